@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# User-facing entry points. Kbuild (next to this file) says what is built;
+# this file only drives kbuild and the user-space parts.
+KVER    ?= $(shell uname -r)
+KDIR    ?= /lib/modules/$(KVER)/build
+VERSION := $(shell scripts/version.sh .)
+DKMS_SRC = /usr/src/sbridge-$(VERSION)
+MODULES  = sbridge_core sbridge_pmu
+
+.PHONY: all modules install load unload clean check ctl test demo \
+	dkms-add dkms-build dkms-install dkms-remove
+
+all: modules ctl
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER)
+
+load:
+	modprobe sbridge_pmu || { insmod sbridge-core/sbridge_core.ko && insmod pmu-monitor/sbridge_pmu.ko; }
+
+unload:
+	-rmmod sbridge_pmu
+	-rmmod sbridge_core
+
+ctl:
+	$(MAKE) -C userspace-ctl
+
+# W=1 build plus checkpatch on our own sources (if the kernel tree has it).
+check:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	tools/checkpatch.sh
+
+# The two commands of the README.
+demo:
+	tools/testbed/demo.sh
+
+test:
+	tests/run.sh
+
+# DKMS: the tree is copied to /usr/src/sbridge-<version> with its version
+# frozen in a VERSION file, since DKMS builds from there without git.
+dkms-add:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -a Kbuild Makefile dkms.conf include scripts sbridge-core pmu-monitor $(DKMS_SRC)/
+	echo $(VERSION) > $(DKMS_SRC)/VERSION
+	sed -i 's/@VERSION@/$(VERSION)/' $(DKMS_SRC)/dkms.conf
+	$(MAKE) -C $(DKMS_SRC) clean
+	dkms add sbridge/$(VERSION)
+
+dkms-build: dkms-add
+	dkms build sbridge/$(VERSION) -k $(KVER)
+
+dkms-install: dkms-add
+	dkms install sbridge/$(VERSION) -k $(KVER)
+
+dkms-remove:
+	-dkms remove sbridge/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
+		find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' | xargs rm -f
+	-$(MAKE) -C userspace-ctl clean

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sbridge in-kernel API, for consumers (schedulers, governors, other
+ * modules) and for counter sources such as sbridge_pmu.
+ *
+ * Versioning: SBRIDGE_API_VERSION is bumped whenever a function or a
+ * struct below changes; a consumer checks sbridge_api_version() at init.
+ * All values use the fixed-point scale of the UAPI (SBRIDGE_FP_ONE == 1.0).
+ */
+#ifndef _SBRIDGE_SBRIDGE_H
+#define _SBRIDGE_SBRIDGE_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <uapi/linux/sbridge.h>
+
+#define SBRIDGE_API_VERSION	1
+
+struct task_struct;
+struct module;
+
+/**
+ * struct sbridge_counts - counter deltas a source hands to the core
+ * @valid: SBRIDGE_EV_* bits saying which fields below are meaningful
+ * @cycles: core cycles
+ * @instructions: retired instructions
+ * @llc_refs: last-level cache references
+ * @llc_misses: last-level cache misses
+ * @stall_cycles: backend stall cycles
+ *
+ * Values are already scaled for multiplexing (time enabled / running).
+ */
+struct sbridge_counts {
+	u32 valid;
+	u64 cycles;
+	u64 instructions;
+	u64 llc_refs;
+	u64 llc_misses;
+	u64 stall_cycles;
+};
+
+/**
+ * struct sbridge_source_ops - a counter source (e.g. the sbridge_pmu module)
+ * @name: short name shown in status
+ * @owner: THIS_MODULE
+ * @events: SBRIDGE_EV_* bits the source can deliver on this machine
+ * @read_delta: called by the core on the local CPU from the sched_switch
+ *	hook (preemption and IRQs off, runqueue lock held): fill @delta with
+ *	what the counters of @cpu advanced since the previous call on that
+ *	CPU. Must not sleep, allocate or take a lock another CPU can hold for
+ *	long. May be NULL for a source that only gives frequencies.
+ * @effective_khz: effective frequency of @cpu in kHz (APERF/MPERF, AMU,
+ *	cpufreq...), 0 if unknown. Same context rules as @read_delta.
+ * @mem_latency_ns: memory latency used for the CPI_stall penalty
+ *
+ * The core reaches the ops only under RCU; sbridge_unregister_source()
+ * waits for every reader to finish before returning, so the source may be
+ * unloaded at any moment after it returns.
+ */
+struct sbridge_source_ops {
+	const char *name;
+	struct module *owner;
+	u32 events;
+	void (*read_delta)(unsigned int cpu, struct sbridge_counts *delta);
+	u32 (*effective_khz)(unsigned int cpu);
+	u32 mem_latency_ns;
+};
+
+/**
+ * struct sbridge_consumer - gets told when factors change
+ * @factors_changed: called from process context (a workqueue) after the
+ *	CPU factors or a workload's learned factors changed; @cpu_mask_changed
+ *	is true if CPU factors moved. May sleep.
+ * @node: owned by the core, do not touch
+ */
+struct sbridge_consumer {
+	void (*factors_changed)(struct sbridge_consumer *c, bool cpu_mask_changed);
+	struct list_head node;
+};
+
+u32 sbridge_api_version(void);
+int sbridge_register_source(const struct sbridge_source_ops *ops);
+void sbridge_unregister_source(const struct sbridge_source_ops *ops);
+int sbridge_register_consumer(struct sbridge_consumer *c);
+void sbridge_unregister_consumer(struct sbridge_consumer *c);
+u32 sbridge_task_factor(struct task_struct *p, int cpu);
+unsigned long sbridge_task_scaled_load(struct task_struct *p, int cpu,
+				       unsigned long load);
+u32 sbridge_cpu_freq_hint(int cpu);
+
+#endif /* _SBRIDGE_SBRIDGE_H */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * sbridge user-space ABI: the generic-netlink family spoken between the
+ * sbridge_core module and sbridgectl (or any other client).
+ *
+ * Stability rules: commands and attributes are only ever appended; a value
+ * once shipped never changes meaning. SBRIDGE_GENL_VERSION is bumped when
+ * something is appended so that a client can tell what the kernel speaks.
+ *
+ * Fixed point: every factor, capacity ratio and CPI value crossing this ABI
+ * is an unsigned integer scaled by SBRIDGE_FP_ONE (1024 == 1.0), the same
+ * scale the scheduler uses for capacity. No floating point anywhere.
+ */
+#ifndef _UAPI_LINUX_SBRIDGE_H
+#define _UAPI_LINUX_SBRIDGE_H
+
+#include <linux/types.h>
+
+#define SBRIDGE_GENL_NAME		"sbridge"
+#define SBRIDGE_GENL_VERSION		1
+#define SBRIDGE_GENL_MCGRP_EVENTS	"events"
+
+#define SBRIDGE_FP_SHIFT		10
+#define SBRIDGE_FP_ONE			(1U << SBRIDGE_FP_SHIFT)
+
+/* Limits a client can rely on (the kernel rejects anything beyond them). */
+#define SBRIDGE_MAX_CORE_TYPES		4
+#define SBRIDGE_MAX_PHASES		4
+#define SBRIDGE_KEY_LEN			16	/* == TASK_COMM_LEN */
+#define SBRIDGE_PATH_LEN		256
+#define SBRIDGE_MAX_RULES		4096
+/* Factors are clamped to [1/8, 8] (128 .. 8192 in fixed point). */
+#define SBRIDGE_FACTOR_MIN		(SBRIDGE_FP_ONE / 8)
+#define SBRIDGE_FACTOR_MAX		(SBRIDGE_FP_ONE * 8)
+
+/**
+ * enum sbridge_cmd - generic-netlink commands of the "sbridge" family
+ * @SBRIDGE_CMD_UNSPEC: unused
+ * @SBRIDGE_CMD_GET_STATUS: reply carries the SBRIDGE_A_STATUS_* attributes
+ * @SBRIDGE_CMD_GET_CPUS: dump; one message per CPU (SBRIDGE_A_CPU_*)
+ * @SBRIDGE_CMD_SET_CPU_FACTOR: needs CAP_SYS_ADMIN; SBRIDGE_A_CPUMASK +
+ *	SBRIDGE_A_FACTOR (0 clears the override)
+ * @SBRIDGE_CMD_GET_TASKS: dump; one message per tracked task
+ *	(SBRIDGE_A_TASK_*); counter data of other users' tasks needs
+ *	CAP_PERFMON or CAP_SYS_ADMIN, otherwise those attributes are omitted
+ * @SBRIDGE_CMD_RULES_LOAD: needs CAP_SYS_ADMIN; nested SBRIDGE_A_RULES;
+ *	all rules replace the current set atomically, or nothing changes
+ * @SBRIDGE_CMD_RULES_GET: dump of the rules in force
+ * @SBRIDGE_CMD_RULES_CLEAR: needs CAP_SYS_ADMIN
+ * @SBRIDGE_CMD_MATRIX_GET: dump of the learned scale-factor matrix
+ * @SBRIDGE_CMD_MATRIX_LOAD: needs CAP_SYS_ADMIN; nested SBRIDGE_A_MATRIX;
+ *	atomic like RULES_LOAD
+ * @SBRIDGE_CMD_GET_REPORTS: dump of work-conserving invariant reports
+ * @SBRIDGE_CMD_SET_PARAM: needs CAP_SYS_ADMIN; SBRIDGE_A_PARAM_NAME +
+ *	SBRIDGE_A_PARAM_VALUE (actuator switches, checker periods, ...)
+ * @SBRIDGE_CMD_EVENT: multicast notification on SBRIDGE_GENL_MCGRP_EVENTS
+ */
+enum sbridge_cmd {
+	SBRIDGE_CMD_UNSPEC,
+	SBRIDGE_CMD_GET_STATUS,
+	SBRIDGE_CMD_GET_CPUS,
+	SBRIDGE_CMD_SET_CPU_FACTOR,
+	SBRIDGE_CMD_GET_TASKS,
+	SBRIDGE_CMD_RULES_LOAD,
+	SBRIDGE_CMD_RULES_GET,
+	SBRIDGE_CMD_RULES_CLEAR,
+	SBRIDGE_CMD_MATRIX_GET,
+	SBRIDGE_CMD_MATRIX_LOAD,
+	SBRIDGE_CMD_GET_REPORTS,
+	SBRIDGE_CMD_SET_PARAM,
+	SBRIDGE_CMD_EVENT,
+
+	__SBRIDGE_CMD_MAX,
+	SBRIDGE_CMD_MAX = __SBRIDGE_CMD_MAX - 1
+};
+
+/**
+ * enum sbridge_rule_match - what a rule matches on (SBRIDGE_A_RULE_MATCH)
+ * @SBRIDGE_MATCH_COMM: task comm, exact, at most 15 bytes
+ * @SBRIDGE_MATCH_EXE: absolute executable path, exact
+ * @SBRIDGE_MATCH_CGROUP: cgroup v2 path relative to the root, prefix match
+ */
+enum sbridge_rule_match {
+	SBRIDGE_MATCH_COMM = 1,
+	SBRIDGE_MATCH_EXE,
+	SBRIDGE_MATCH_CGROUP,
+};
+
+/**
+ * enum sbridge_task_class - what a rule (or the model) says a task is
+ * @SBRIDGE_CLASS_AUTO: learn it (default)
+ * @SBRIDGE_CLASS_COMPUTE: treat as compute-bound (CPI_B share 1.0)
+ * @SBRIDGE_CLASS_MEMORY: treat as memory-bound (CPI_B share 0.0)
+ */
+enum sbridge_task_class {
+	SBRIDGE_CLASS_AUTO = 0,
+	SBRIDGE_CLASS_COMPUTE,
+	SBRIDGE_CLASS_MEMORY,
+};
+
+/**
+ * enum sbridge_pref - placement preference set by a rule
+ * @SBRIDGE_PREF_NONE: follow the factors
+ * @SBRIDGE_PREF_BIG: prefer the highest-capacity core type
+ * @SBRIDGE_PREF_LITTLE: prefer the lowest-capacity core type
+ * @SBRIDGE_PREF_EXCLUDE: never steer or clamp this task
+ */
+enum sbridge_pref {
+	SBRIDGE_PREF_NONE = 0,
+	SBRIDGE_PREF_BIG,
+	SBRIDGE_PREF_LITTLE,
+	SBRIDGE_PREF_EXCLUDE,
+};
+
+/* Bits of SBRIDGE_A_STATUS_EVENTS: which counters the source delivers. */
+#define SBRIDGE_EV_CYCLES		(1U << 0)
+#define SBRIDGE_EV_INSTRUCTIONS		(1U << 1)
+#define SBRIDGE_EV_LLC_REFS		(1U << 2)
+#define SBRIDGE_EV_LLC_MISSES		(1U << 3)
+#define SBRIDGE_EV_STALL_CYCLES		(1U << 4)
+
+enum sbridge_attr {
+	SBRIDGE_A_UNSPEC,
+	SBRIDGE_A_PAD,
+
+	/* status */
+	SBRIDGE_A_STATUS_VERSION,	/* string: module version */
+	SBRIDGE_A_STATUS_API,		/* u32: SBRIDGE_GENL_VERSION */
+	SBRIDGE_A_STATUS_SOURCE,	/* string: counter source name, absent if none */
+	SBRIDGE_A_STATUS_EVENTS,	/* u32: SBRIDGE_EV_* the source delivers */
+	SBRIDGE_A_STATUS_LEARNING,	/* u8: 1 if CPI learning is possible */
+	SBRIDGE_A_STATUS_TASKS,		/* u64: tasks tracked now */
+	SBRIDGE_A_STATUS_ALLOCS,	/* u64: task entries allocated since load */
+	SBRIDGE_A_STATUS_FREES,		/* u64: task entries freed since load */
+	SBRIDGE_A_STATUS_MATRIX,	/* u32: matrix entries */
+	SBRIDGE_A_STATUS_RULES,		/* u32: rules in force */
+	SBRIDGE_A_STATUS_NTYPES,	/* u32: core types found */
+	SBRIDGE_A_STATUS_SWITCHES,	/* u64: context switches seen */
+	SBRIDGE_A_STATUS_MESSAGE,	/* string: human note, e.g. degrade reason */
+
+	/* per CPU */
+	SBRIDGE_A_CPU_ID,		/* u32 */
+	SBRIDGE_A_CPU_TYPE,		/* u32: core type index, 0 == lowest capacity */
+	SBRIDGE_A_CPU_CAPACITY,		/* u32: capacity the scheduler sees (0..1024) */
+	SBRIDGE_A_CPU_ORIG_CAPACITY,	/* u32: capacity at load time */
+	SBRIDGE_A_CPU_FACTOR,		/* u32 fp: CPU factor in force */
+	SBRIDGE_A_CPU_FACTOR_OVERRIDE,	/* u32 fp: user override, 0 == none */
+	SBRIDGE_A_CPU_CUR_KHZ,		/* u32: effective frequency */
+	SBRIDGE_A_CPU_MAX_KHZ,		/* u32 */
+	SBRIDGE_A_CPU_CLUSTER,		/* u32: cluster id */
+	SBRIDGE_A_CPU_MODEL,		/* string: e.g. "0x41:0xd03" (MIDR) */
+
+	/* set cpu-factor */
+	SBRIDGE_A_CPUMASK,		/* binary: little-endian bitmap of CPUs */
+	SBRIDGE_A_FACTOR,		/* u32 fp */
+
+	/* per task */
+	SBRIDGE_A_TASK_PID,		/* u32 */
+	SBRIDGE_A_TASK_COMM,		/* string */
+	SBRIDGE_A_TASK_CPU,		/* u32: last CPU */
+	SBRIDGE_A_TASK_CLASS,		/* u32: enum sbridge_task_class in force */
+	SBRIDGE_A_TASK_PHASE,		/* u32 */
+	SBRIDGE_A_TASK_CPI,		/* u32 fp, on the task's current core type */
+	SBRIDGE_A_TASK_CPI_STALL,	/* u32 fp */
+	SBRIDGE_A_TASK_CPIB_SHARE,	/* u32 fp, quantised to 0.1 steps */
+	SBRIDGE_A_TASK_FACTORS,		/* nest of SBRIDGE_A_FACTOR, one per type */
+	SBRIDGE_A_TASK_UID,		/* u32 */
+	SBRIDGE_A_TASK_RUNTIME_NS,	/* u64 */
+	SBRIDGE_A_TASK_PLACEMENT,	/* u32: core type the task is steered to */
+
+	/* rules: nest of SBRIDGE_A_RULE, each a nest of SBRIDGE_A_RULE_* */
+	SBRIDGE_A_RULES,
+	SBRIDGE_A_RULE,
+	SBRIDGE_A_RULE_MATCH,		/* u32: enum sbridge_rule_match */
+	SBRIDGE_A_RULE_PATTERN,		/* string */
+	SBRIDGE_A_RULE_CLASS,		/* u32: enum sbridge_task_class */
+	SBRIDGE_A_RULE_PREF,		/* u32: enum sbridge_pref */
+	SBRIDGE_A_RULE_FACTORS,		/* nest of SBRIDGE_A_FACTOR, per type; 0 == learn */
+	SBRIDGE_A_RULE_SOURCE,		/* string: "file:line" for messages */
+
+	/* matrix: nest of SBRIDGE_A_MX_ENTRY, each a nest of SBRIDGE_A_MX_* */
+	SBRIDGE_A_MATRIX,
+	SBRIDGE_A_MX_ENTRY,
+	SBRIDGE_A_MX_KEY,		/* string: workload key (comm) */
+	SBRIDGE_A_MX_TYPE,		/* u32 */
+	SBRIDGE_A_MX_PHASE,		/* u32 */
+	SBRIDGE_A_MX_FACTOR,		/* u32 fp */
+	SBRIDGE_A_MX_CPIB_SHARE,	/* u32 fp */
+	SBRIDGE_A_MX_SAMPLES,		/* u32 */
+
+	/* invariant reports */
+	SBRIDGE_A_REPORT,		/* nest */
+	SBRIDGE_A_REPORT_TIME_NS,	/* u64 */
+	SBRIDGE_A_REPORT_IDLE_CPU,	/* u32 */
+	SBRIDGE_A_REPORT_BUSY_CPU,	/* u32 */
+	SBRIDGE_A_REPORT_NR_WAITING,	/* u32 */
+	SBRIDGE_A_REPORT_HINTS,		/* u32: bitmap of actuators in force */
+
+	/* parameters */
+	SBRIDGE_A_PARAM_NAME,		/* string */
+	SBRIDGE_A_PARAM_VALUE,		/* u64 */
+
+	/* events */
+	SBRIDGE_A_EVENT_TYPE,		/* u32: enum sbridge_event */
+	SBRIDGE_A_EVENT_TEXT,		/* string */
+
+	__SBRIDGE_A_MAX,
+	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
+};
+
+/**
+ * enum sbridge_event - SBRIDGE_A_EVENT_TYPE values
+ * @SBRIDGE_EVENT_SOURCE: counter source registered or gone
+ * @SBRIDGE_EVENT_FACTORS: CPU factors changed
+ * @SBRIDGE_EVENT_RULES: rule set replaced or cleared
+ * @SBRIDGE_EVENT_MATRIX: matrix loaded
+ * @SBRIDGE_EVENT_VIOLATION: the work-conserving checker recorded a report
+ * @SBRIDGE_EVENT_PHASE: a tracked workload changed phase
+ */
+enum sbridge_event {
+	SBRIDGE_EVENT_SOURCE = 1,
+	SBRIDGE_EVENT_FACTORS,
+	SBRIDGE_EVENT_RULES,
+	SBRIDGE_EVENT_MATRIX,
+	SBRIDGE_EVENT_VIOLATION,
+	SBRIDGE_EVENT_PHASE,
+};
+
+#endif /* _UAPI_LINUX_SBRIDGE_H */
