@@ -2,27 +2,211 @@
 /*
  * sbridge_pmu - counter source for sbridge_core (perf_event API).
  *
- * Skeleton: checks it speaks the core's API, loads, unloads.
+ * Load order: parameters are checked, memory latency is calibrated (or
+ * taken from mem_latency_ns=), counters are created on every online CPU
+ * (CPU hotplug state), what exists is reported, frequency sampling starts,
+ * and only then the source is registered with the core. Unload undoes it
+ * in reverse: unregister first (the core waits for its readers), then
+ * stop sampling, then release the counters.
+ *
+ * Read-only views in /sys/module/sbridge_pmu/parameters/:
+ *   status          one line: "learning on ..." or the degrade reason
+ *   events          one line per core type: CPUs, PMU, capacity, events
+ *   counts          per CPU: read_delta() calls and counts handed out
+ *   mem_latency_ns  the memory latency in use
+ *   raw_events      the raw codes given at load
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <sbridge/sbridge.h>
 #include <sbridge/compat.h>
 
+#include "pmu.h"
+
+#define SBRIDGE_PMU_DEFAULT_LAT_NS	100	/* when calibration fails */
+#define SBRIDGE_PMU_MAX_LAT_NS		100000
+#define SBRIDGE_PMU_STATUS_LEN		160
+
+static char *raw_events;
+module_param(raw_events, charp, 0444);
+MODULE_PARM_DESC(raw_events,
+		 "raw event codes per core type: key:kind=code[,kind=code][;key:...]; key is the PMU name of the core type (e.g. armv8_cortex_a53, cpu_atom) or *; kind is cycles, instructions, llc_refs, llc_misses or stall_cycles");
+
+static unsigned int mem_latency_ns;
+module_param(mem_latency_ns, uint, 0444);
+MODULE_PARM_DESC(mem_latency_ns,
+		 "memory latency in ns for the CPI_stall penalty (1..100000); 0 or unset: measure at load. Shows the value in use.");
+
+static char sbridge_pmu_status[SBRIDGE_PMU_STATUS_LEN] = "loading";
+
+static int sbridge_pmu_ro_set(const char *val, const struct kernel_param *kp)
+{
+	pr_err("%s is read-only\n", kp->name);
+	return -EPERM;
+}
+
+static int sbridge_pmu_status_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n", sbridge_pmu_status);
+}
+
+static int sbridge_pmu_events_get(char *buf, const struct kernel_param *kp)
+{
+	return sbridge_pmu_format_events(buf, PAGE_SIZE);
+}
+
+static int sbridge_pmu_counts_get(char *buf, const struct kernel_param *kp)
+{
+	return sbridge_pmu_format_counts(buf, PAGE_SIZE);
+}
+
+static const struct kernel_param_ops sbridge_pmu_status_ops = {
+	.set = sbridge_pmu_ro_set,
+	.get = sbridge_pmu_status_get,
+};
+
+static const struct kernel_param_ops sbridge_pmu_events_ops = {
+	.set = sbridge_pmu_ro_set,
+	.get = sbridge_pmu_events_get,
+};
+
+static const struct kernel_param_ops sbridge_pmu_counts_ops = {
+	.set = sbridge_pmu_ro_set,
+	.get = sbridge_pmu_counts_get,
+};
+
+module_param_cb(status, &sbridge_pmu_status_ops, NULL, 0444);
+MODULE_PARM_DESC(status, "read-only: learning on, or why not");
+module_param_cb(events, &sbridge_pmu_events_ops, NULL, 0444);
+MODULE_PARM_DESC(events, "read-only: counters that exist, per core type");
+module_param_cb(counts, &sbridge_pmu_counts_ops, NULL, 0444);
+MODULE_PARM_DESC(counts,
+		 "read-only: per CPU, read_delta() calls and counts handed to the core since load");
+
+static struct sbridge_source_ops sbridge_pmu_ops = {
+	.name		= "pmu",
+	.owner		= THIS_MODULE,
+	.read_delta	= sbridge_pmu_read_delta,
+	.effective_khz	= sbridge_pmu_effective_khz,
+};
+
+/* Fill sbridge_pmu_status from what exists on every CPU. */
+static void sbridge_pmu_set_status(u32 ev)
+{
+	const u32 cpi = SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS;
+	const char *why;
+	int n, i;
+
+	if ((ev & cpi) == cpi) {
+		n = scnprintf(sbridge_pmu_status, sizeof(sbridge_pmu_status),
+			      "learning on");
+		if (ev != BIT(SBRIDGE_PMU_NR_KINDS) - 1) {
+			n += scnprintf(sbridge_pmu_status + n,
+				       sizeof(sbridge_pmu_status) - n, " (missing:");
+			for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+				if (!(ev & BIT(i)))
+					n += scnprintf(sbridge_pmu_status + n,
+						       sizeof(sbridge_pmu_status) - n,
+						       " %s", sbridge_pmu_kind_name[i]);
+			scnprintf(sbridge_pmu_status + n,
+				  sizeof(sbridge_pmu_status) - n, ")");
+		}
+		return;
+	}
+	if (ev & SBRIDGE_EV_CYCLES)
+		why = "cycles only";
+	else if (ev & SBRIDGE_EV_INSTRUCTIONS)
+		why = "no cycle counter";
+	else
+		why = "no counters";
+	scnprintf(sbridge_pmu_status, sizeof(sbridge_pmu_status),
+		  "%s: learning off; rules and static factors still apply", why);
+}
+
+/* Say per core type what exists (dmesg), same text as the `events` file. */
+static void sbridge_pmu_report(void)
+{
+	char *buf, *line, *rest;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return;
+	if (sbridge_pmu_format_events(buf, PAGE_SIZE) >= 0) {
+		rest = buf;
+		while ((line = strsep(&rest, "\n")) != NULL)
+			if (*line)
+				pr_info("events on %s\n", line);
+	}
+	kfree(buf);
+}
+
 static int __init sbridge_pmu_init(void)
 {
+	const char *lat_from = "set by mem_latency_ns";
+	u32 ev;
+	int ret;
+
 	if (sbridge_api_version() != SBRIDGE_API_VERSION) {
 		pr_err("core speaks API %u, this module needs %u\n",
 		       sbridge_api_version(), SBRIDGE_API_VERSION);
 		return -EINVAL;
 	}
-	pr_info("version %s loaded\n", SBRIDGE_VERSION);
+	if (mem_latency_ns > SBRIDGE_PMU_MAX_LAT_NS) {
+		pr_err("mem_latency_ns=%u out of range (1..%u, or 0 to measure)\n",
+		       mem_latency_ns, SBRIDGE_PMU_MAX_LAT_NS);
+		return -EINVAL;
+	}
+	ret = sbridge_pmu_parse_raw_events(raw_events);
+	if (ret)
+		return ret;
+
+	if (!mem_latency_ns) {
+		int lat = sbridge_pmu_calibrate_latency();
+
+		if (lat > 0) {
+			mem_latency_ns = min_t(int, lat, SBRIDGE_PMU_MAX_LAT_NS);
+			lat_from = "measured by pointer chase";
+		} else {
+			mem_latency_ns = SBRIDGE_PMU_DEFAULT_LAT_NS;
+			lat_from = lat == -ETIME ?
+				"default: pointer chase did not fit in 200 ms, set mem_latency_ns" :
+				"default: no memory for the pointer chase";
+		}
+	}
+
+	ret = sbridge_pmu_counters_init();
+	if (ret)
+		return ret;
+	ev = sbridge_pmu_events_everywhere();
+	sbridge_pmu_report();
+	sbridge_pmu_set_status(ev);
+	pr_info("%s\n", sbridge_pmu_status);
+
+	sbridge_pmu_freq_init();
+	sbridge_pmu_ops.events = ev;
+	sbridge_pmu_ops.mem_latency_ns = mem_latency_ns;
+	ret = sbridge_register_source(&sbridge_pmu_ops);
+	if (ret) {
+		pr_err("cannot register with sbridge_core (%d)\n", ret);
+		sbridge_pmu_freq_exit();
+		sbridge_pmu_counters_exit();
+		return ret;
+	}
+	pr_info("version %s: memory latency %u ns (%s), frequency from %s\n",
+		SBRIDGE_VERSION, mem_latency_ns, lat_from,
+		sbridge_pmu_freq_source());
 	return 0;
 }
 
 static void __exit sbridge_pmu_exit(void)
 {
+	sbridge_unregister_source(&sbridge_pmu_ops);
+	sbridge_pmu_freq_exit();
+	sbridge_pmu_counters_exit();
 	pr_info("unloaded\n");
 }
 

@@ -8,5 +8,53 @@
 #define _SBRIDGE_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/topology.h>
+#include <linux/sched/topology.h>
+
+/*
+ * cpuid_eax(): <asm/processor.h> up to 6.14 (6.1, 6.12), moved to
+ * <asm/cpuid/api.h> in 6.15 (7.x), which processor.h no longer pulls in.
+ */
+#ifdef CONFIG_X86
+#include <asm/processor.h>
+#if __has_include(<asm/cpuid/api.h>)
+#include <asm/cpuid/api.h>
+#endif
+#endif
+
+/*
+ * CPU capacity the scheduler uses. All supported kernels (6.1 .. 7.x)
+ * provide arch_scale_cpu_capacity(): arm64 reads the exported per-CPU
+ * cpu_scale; x86 on 6.1 and 6.12 returns SCHED_CAPACITY_SCALE.
+ */
+static inline unsigned long sbridge_cpu_capacity(int cpu)
+{
+	return arch_scale_cpu_capacity(cpu);
+}
+
+/*
+ * Cluster id of a CPU. arm64 (GENERIC_ARCH_TOPOLOGY, 6.1 .. 7.x): the
+ * arch topology's cluster_id (cpu_topology is exported), -1 when the
+ * firmware gave none. x86 (6.1 .. 7.x): topology_cluster_id() reads
+ * cpu_l2c_id, which is not exported, so use the package id there.
+ */
+static inline int sbridge_cpu_cluster(int cpu)
+{
+#ifdef CONFIG_GENERIC_ARCH_TOPOLOGY
+	int id = topology_cluster_id(cpu);
+
+	return id >= 0 ? id : topology_physical_package_id(cpu);
+#else
+	return topology_physical_package_id(cpu);
+#endif
+}
+
+/*
+ * Probe prototype of the sched_switch tracepoint. 5.18 .. 7.x (so all
+ * supported kernels): (preempt, prev, next, prev_state).
+ */
+#define SBRIDGE_SCHED_SWITCH_PROTO					\
+	void *data, bool preempt, struct task_struct *prev,		\
+	struct task_struct *next, unsigned int prev_state
 
 #endif /* _SBRIDGE_COMPAT_H */

@@ -48,7 +48,11 @@ struct sbridge_counts {
  *	hook (preemption and IRQs off, runqueue lock held): fill @delta with
  *	what the counters of @cpu advanced since the previous call on that
  *	CPU. Must not sleep, allocate or take a lock another CPU can hold for
- *	long. May be NULL for a source that only gives frequencies.
+ *	long. May be NULL for a source that only gives frequencies. The task
+ *	the delta belongs to is still current when it is called. The core
+ *	calls it on every switch, also when the idle task or an untracked
+ *	task leaves @cpu (and discards that delta), so that no delta ever
+ *	spans two tasks.
  * @effective_khz: effective frequency of @cpu in kHz (APERF/MPERF, AMU,
  *	cpufreq...), 0 if unknown. Same context rules as @read_delta.
  * @mem_latency_ns: memory latency used for the CPI_stall penalty

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define SBRIDGE_GENL_NAME		"sbridge"
-#define SBRIDGE_GENL_VERSION		1
+#define SBRIDGE_GENL_VERSION		2
 #define SBRIDGE_GENL_MCGRP_EVENTS	"events"
 
 #define SBRIDGE_FP_SHIFT		10
@@ -43,16 +43,27 @@
  * @SBRIDGE_CMD_GET_TASKS: dump; one message per tracked task
  *	(SBRIDGE_A_TASK_*); counter data of other users' tasks needs
  *	CAP_PERFMON or CAP_SYS_ADMIN, otherwise those attributes are omitted
+ *	(PHASE, CPI, CPI_STALL, CPIB_SHARE, FACTORS); CPI and CPI_STALL are
+ *	also absent until the task was sampled on its current core type
  * @SBRIDGE_CMD_RULES_LOAD: needs CAP_SYS_ADMIN; nested SBRIDGE_A_RULES;
  *	all rules replace the current set atomically, or nothing changes
- * @SBRIDGE_CMD_RULES_GET: dump of the rules in force
+ * @SBRIDGE_CMD_RULES_GET: dump of the rules in force, one message per rule,
+ *	each holding one SBRIDGE_A_RULE nest (as in RULES_LOAD), in order
  * @SBRIDGE_CMD_RULES_CLEAR: needs CAP_SYS_ADMIN
- * @SBRIDGE_CMD_MATRIX_GET: dump of the learned scale-factor matrix
+ * @SBRIDGE_CMD_MATRIX_GET: dump of the learned scale-factor matrix, one
+ *	message per cell, each holding one SBRIDGE_A_MX_ENTRY nest (as in
+ *	MATRIX_LOAD), most recently used first
  * @SBRIDGE_CMD_MATRIX_LOAD: needs CAP_SYS_ADMIN; nested SBRIDGE_A_MATRIX;
- *	atomic like RULES_LOAD
+ *	atomic like RULES_LOAD: the loaded cells replace the whole matrix.
+ *	Each entry needs MX_KEY, MX_TYPE (< the machine's core types) and
+ *	MX_CPIB_SHARE; MX_PHASE defaults to 0, MX_SAMPLES to 1, MX_FACTOR is
+ *	recomputed from the share when absent; duplicates are refused
  * @SBRIDGE_CMD_GET_REPORTS: dump of work-conserving invariant reports
  * @SBRIDGE_CMD_SET_PARAM: needs CAP_SYS_ADMIN; SBRIDGE_A_PARAM_NAME +
- *	SBRIDGE_A_PARAM_VALUE (actuator switches, checker periods, ...)
+ *	SBRIDGE_A_PARAM_VALUE (actuator switches, checker periods, ...).
+ *	Unknown names give -EOPNOTSUPP, values out of range -ERANGE. The core
+ *	knows: learning (0/1), window_instr, window_cycles, phase_windows,
+ *	phase_delta (fp), c (the model's C, fp), ref_share (fp), matrix_max
  * @SBRIDGE_CMD_EVENT: multicast notification on SBRIDGE_GENL_MCGRP_EVENTS
  */
 enum sbridge_cmd {
@@ -203,6 +214,11 @@ enum sbridge_attr {
 	/* events */
 	SBRIDGE_A_EVENT_TYPE,		/* u32: enum sbridge_event */
 	SBRIDGE_A_EVENT_TEXT,		/* string */
+
+	/* appended in SBRIDGE_GENL_VERSION 2 (per CPU, GET_CPUS) */
+	SBRIDGE_A_CPU_L1D_KB,		/* u32: L1 data cache, KiB (absent if unknown) */
+	SBRIDGE_A_CPU_L2_KB,		/* u32: L2 cache, KiB */
+	SBRIDGE_A_CPU_L3_KB,		/* u32: L3 cache, KiB */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU hardware counters: probing, raw event codes, CPU hotplug and the
+ * context-switch read path.
+ *
+ * Every CPU gets one pinned, counting (no sampling), per-CPU kernel event
+ * per kind (cycles, instructions, LLC references, LLC misses, backend stall
+ * cycles) through perf_event_create_kernel_counter(). Events are created by
+ * the CPU hotplug "online" callback and released by the "offline" callback;
+ * both run in the target CPU's hotplug thread.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/ctype.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/topology.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "pmu.h"
+
+const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS] = {
+	[SBRIDGE_PMU_CYCLES]		= "cycles",
+	[SBRIDGE_PMU_INSTRUCTIONS]	= "instructions",
+	[SBRIDGE_PMU_LLC_REFS]		= "llc_refs",
+	[SBRIDGE_PMU_LLC_MISSES]	= "llc_misses",
+	[SBRIDGE_PMU_STALL]		= "stall_cycles",
+};
+
+/* Generic perf mapping used unless raw_events= gives a code. */
+static const u64 sbridge_pmu_generic[SBRIDGE_PMU_NR_KINDS] = {
+	[SBRIDGE_PMU_CYCLES]		= PERF_COUNT_HW_CPU_CYCLES,
+	[SBRIDGE_PMU_INSTRUCTIONS]	= PERF_COUNT_HW_INSTRUCTIONS,
+	[SBRIDGE_PMU_LLC_REFS]		= PERF_COUNT_HW_CACHE_REFERENCES,
+	[SBRIDGE_PMU_LLC_MISSES]	= PERF_COUNT_HW_CACHE_MISSES,
+	[SBRIDGE_PMU_STALL]		= PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+};
+
+#define SBRIDGE_PMU_MAX_RAW	SBRIDGE_MAX_CORE_TYPES
+#define SBRIDGE_PMU_NAME_LEN	32
+
+/**
+ * struct sbridge_pmu_raw - raw event codes for one core type
+ * @key: PMU name of that core type's cycle counter (as in
+ *	/sys/bus/event_source/devices, e.g. "armv8_cortex_a53", "cpu_atom"),
+ *	or "*" for every CPU no other entry names
+ * @mask: bit per kind that has a code
+ * @code: raw event code per kind (perf_event_attr.config)
+ *
+ * Written only by sbridge_pmu_parse_raw_events() before any CPU is set
+ * up, read-only afterwards: no locking.
+ */
+struct sbridge_pmu_raw {
+	char key[SBRIDGE_PMU_NAME_LEN];
+	u32 mask;
+	u64 code[SBRIDGE_PMU_NR_KINDS];
+};
+
+static struct sbridge_pmu_raw sbridge_pmu_raw[SBRIDGE_PMU_MAX_RAW];
+static unsigned int sbridge_pmu_nr_raw;
+
+/**
+ * struct sbridge_pmu_cpu - counters of one CPU
+ * @ev: the events; published with smp_store_release() by the hotplug
+ *	callback once created, set to NULL before release. Readers use
+ *	smp_load_acquire() on the owning CPU with IRQs off.
+ * @prev: raw count at the previous read (owned by the read path)
+ * @prev_en: total_time_enabled at the previous read (read path)
+ * @prev_run: total_time_running at the previous read (read path)
+ * @primed: @prev is valid; set to false by the hotplug callback before
+ *	@ev is published, then owned by the read path
+ * @reads: read_delta() calls on this CPU since load (read path; other
+ *	CPUs read it racily for the `counts` report)
+ * @total: sum of the deltas handed out per kind (same rules as @reads)
+ * @mask: kinds open on this CPU (hotplug callback; readers hold
+ *	cpus_read_lock())
+ * @raw: kinds opened from a raw code (same rules as @mask)
+ * @pmu_name: PMU of the cycle counter, "" if none (same rules as @mask)
+ */
+struct sbridge_pmu_cpu {
+	struct perf_event *ev[SBRIDGE_PMU_NR_KINDS];
+	u64 prev[SBRIDGE_PMU_NR_KINDS];
+	u64 prev_en[SBRIDGE_PMU_NR_KINDS];
+	u64 prev_run[SBRIDGE_PMU_NR_KINDS];
+	bool primed[SBRIDGE_PMU_NR_KINDS];
+	u64 reads;
+	u64 total[SBRIDGE_PMU_NR_KINDS];
+	u32 mask;
+	u32 raw;
+	char pmu_name[SBRIDGE_PMU_NAME_LEN];
+};
+
+static DEFINE_PER_CPU(struct sbridge_pmu_cpu, sbridge_pmu_cpu);
+static enum cpuhp_state sbridge_pmu_hp_state;
+
+/* ---- raw_events= parsing ------------------------------------------------ */
+
+static int sbridge_pmu_kind_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+		if (!strcmp(name, sbridge_pmu_kind_name[i]))
+			return i;
+	return -1;
+}
+
+static bool sbridge_pmu_key_ok(const char *key)
+{
+	const char *p;
+
+	if (!strcmp(key, "*"))
+		return true;
+	if (!*key || strlen(key) >= SBRIDGE_PMU_NAME_LEN)
+		return false;
+	for (p = key; *p; p++)
+		if (!isalnum(*p) && *p != '_' && *p != '-' && *p != '.')
+			return false;
+	return true;
+}
+
+/* Parse "kind=code[,kind=code...]" into @r. */
+static int sbridge_pmu_parse_codes(struct sbridge_pmu_raw *r, char *list)
+{
+	char *item;
+
+	while ((item = strsep(&list, ",")) != NULL) {
+		char *val = strchr(item, '=');
+		int kind;
+		u64 code;
+
+		if (!val) {
+			pr_err("raw_events: '%s' is not kind=code\n", item);
+			return -EINVAL;
+		}
+		*val++ = '\0';
+		kind = sbridge_pmu_kind_by_name(item);
+		if (kind < 0) {
+			pr_err("raw_events: unknown event '%s' (cycles, instructions, llc_refs, llc_misses, stall_cycles)\n",
+			       item);
+			return -EINVAL;
+		}
+		if (r->mask & BIT(kind)) {
+			pr_err("raw_events: '%s' given twice for '%s'\n",
+			       item, r->key);
+			return -EINVAL;
+		}
+		if (!*val || kstrtou64(val, 0, &code)) {
+			pr_err("raw_events: bad code '%s' for '%s'\n", val, item);
+			return -EINVAL;
+		}
+		r->code[kind] = code;
+		r->mask |= BIT(kind);
+	}
+	return 0;
+}
+
+/**
+ * sbridge_pmu_parse_raw_events() - parse the raw_events= module parameter
+ * @spec: "key:kind=code[,kind=code...][;key:...]"; NULL or "" means none
+ *
+ * Strict: any syntax error, unknown kind, duplicate or bad number fails
+ * with a message and leaves no entry set. Called once from module init,
+ * before any counter exists.
+ *
+ * Return: 0 or -EINVAL / -ENOMEM.
+ */
+int sbridge_pmu_parse_raw_events(const char *spec)
+{
+	char *copy, *rest, *entry;
+	unsigned int n = 0, i;
+	int ret = 0;
+
+	if (!spec || !*spec)
+		return 0;
+	copy = kstrdup(spec, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	rest = strim(copy);
+	while ((entry = strsep(&rest, ";")) != NULL) {
+		struct sbridge_pmu_raw *r;
+		char *codes = strchr(entry, ':');
+
+		if (!codes) {
+			pr_err("raw_events: '%s' has no 'key:' (PMU name or *)\n",
+			       entry);
+			ret = -EINVAL;
+			break;
+		}
+		*codes++ = '\0';
+		if (!sbridge_pmu_key_ok(entry)) {
+			pr_err("raw_events: bad key '%s' (PMU name or *)\n", entry);
+			ret = -EINVAL;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(sbridge_pmu_raw[i].key, entry))
+				break;
+		if (i < n) {
+			pr_err("raw_events: key '%s' given twice\n", entry);
+			ret = -EINVAL;
+			break;
+		}
+		if (n == SBRIDGE_PMU_MAX_RAW) {
+			pr_err("raw_events: at most %d keys\n", SBRIDGE_PMU_MAX_RAW);
+			ret = -EINVAL;
+			break;
+		}
+		r = &sbridge_pmu_raw[n++];
+		strscpy(r->key, entry, sizeof(r->key));
+		ret = sbridge_pmu_parse_codes(r, codes);
+		if (ret)
+			break;
+	}
+	kfree(copy);
+	if (ret) {
+		memset(sbridge_pmu_raw, 0, sizeof(sbridge_pmu_raw));
+		n = 0;
+	}
+	sbridge_pmu_nr_raw = n;
+	return ret;
+}
+
+static const struct sbridge_pmu_raw *sbridge_pmu_raw_for(const char *pmu_name)
+{
+	const struct sbridge_pmu_raw *any = NULL;
+	unsigned int i;
+
+	for (i = 0; i < sbridge_pmu_nr_raw; i++) {
+		if (!strcmp(sbridge_pmu_raw[i].key, "*"))
+			any = &sbridge_pmu_raw[i];
+		else if (*pmu_name && !strcmp(sbridge_pmu_raw[i].key, pmu_name))
+			return &sbridge_pmu_raw[i];
+	}
+	return any;
+}
+
+/* ---- event creation / release (hotplug thread, may sleep) ---------------- */
+
+static struct perf_event *sbridge_pmu_open(unsigned int cpu, u32 type, u64 config)
+{
+	struct perf_event_attr attr = {
+		.type		= type,
+		.size		= sizeof(attr),
+		.config		= config,
+		.pinned		= 1,	/* never rotated out: no multiplexing gaps */
+	};
+	struct perf_event *ev;
+
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(ev))
+		return ev;
+	/*
+	 * A pinned event that cannot get a counter goes to ERROR state at
+	 * install time instead of failing: treat it as missing.
+	 */
+	if (READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE) {
+		perf_event_release_kernel(ev);
+		return ERR_PTR(-EBUSY);
+	}
+	return ev;
+}
+
+static int sbridge_pmu_cpu_online(unsigned int cpu)
+{
+	struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+	struct perf_event *ev[SBRIDGE_PMU_NR_KINDS] = { };
+	const struct sbridge_pmu_raw *raw;
+	u32 pmu_type = PERF_TYPE_RAW;
+	int i;
+
+	pc->mask = 0;
+	pc->raw = 0;
+	pc->pmu_name[0] = '\0';
+
+	/* The generic cycle counter tells which PMU (core type) this CPU has. */
+	ev[SBRIDGE_PMU_CYCLES] = sbridge_pmu_open(cpu, PERF_TYPE_HARDWARE,
+						  PERF_COUNT_HW_CPU_CYCLES);
+	if (!IS_ERR(ev[SBRIDGE_PMU_CYCLES])) {
+		struct pmu *pmu = ev[SBRIDGE_PMU_CYCLES]->pmu;
+
+		pmu_type = pmu->type;
+		strscpy(pc->pmu_name, pmu->name ? pmu->name : "?",
+			sizeof(pc->pmu_name));
+	}
+	raw = sbridge_pmu_raw_for(pc->pmu_name);
+
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
+		bool use_raw = raw && (raw->mask & BIT(i));
+
+		if (i == SBRIDGE_PMU_CYCLES && use_raw &&
+		    !IS_ERR(ev[i])) {
+			perf_event_release_kernel(ev[i]);
+			ev[i] = NULL;
+		}
+		if (i != SBRIDGE_PMU_CYCLES || use_raw) {
+			if (use_raw)
+				ev[i] = sbridge_pmu_open(cpu, pmu_type, raw->code[i]);
+			else
+				ev[i] = sbridge_pmu_open(cpu, PERF_TYPE_HARDWARE,
+							 sbridge_pmu_generic[i]);
+		}
+		if (IS_ERR(ev[i])) {
+			pr_debug("cpu%u: %s%s unavailable (%ld)\n", cpu,
+				 use_raw ? "raw " : "", sbridge_pmu_kind_name[i],
+				 PTR_ERR(ev[i]));
+			ev[i] = NULL;
+			continue;
+		}
+		pc->mask |= BIT(i);
+		if (use_raw)
+			pc->raw |= BIT(i);
+	}
+
+	/* Publish: the read path primes prev[] on its first look. */
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
+		if (!ev[i])
+			continue;
+		WRITE_ONCE(pc->primed[i], false);
+		smp_store_release(&pc->ev[i], ev[i]);
+	}
+	return 0;
+}
+
+static int sbridge_pmu_cpu_offline(unsigned int cpu)
+{
+	struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+	struct perf_event *ev[SBRIDGE_PMU_NR_KINDS];
+	int i;
+
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
+		ev[i] = pc->ev[i];
+		WRITE_ONCE(pc->ev[i], NULL);
+	}
+	/*
+	 * The read path only runs on @cpu with IRQs off. In the hotplug
+	 * thread of @cpu (the normal case) a reader runs entirely between two
+	 * of our instructions, so none can still hold an event after the
+	 * stores above. Anywhere else wait for readers: an IRQs-off region is
+	 * an RCU read-side critical section.
+	 */
+	if (cpu != raw_smp_processor_id())
+		synchronize_rcu();
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+		if (ev[i])
+			perf_event_release_kernel(ev[i]);
+	pc->mask = 0;
+	pc->raw = 0;
+	pc->pmu_name[0] = '\0';
+	return 0;
+}
+
+/**
+ * sbridge_pmu_counters_init() - create the counters on every online CPU
+ *
+ * Sets up a dynamic CPU hotplug state; its online callback runs on every
+ * online CPU now and on every CPU that comes online later.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; nothing is left allocated on failure.
+ */
+int sbridge_pmu_counters_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(BIT(SBRIDGE_PMU_CYCLES) != SBRIDGE_EV_CYCLES);
+	BUILD_BUG_ON(BIT(SBRIDGE_PMU_INSTRUCTIONS) != SBRIDGE_EV_INSTRUCTIONS);
+	BUILD_BUG_ON(BIT(SBRIDGE_PMU_LLC_REFS) != SBRIDGE_EV_LLC_REFS);
+	BUILD_BUG_ON(BIT(SBRIDGE_PMU_LLC_MISSES) != SBRIDGE_EV_LLC_MISSES);
+	BUILD_BUG_ON(BIT(SBRIDGE_PMU_STALL) != SBRIDGE_EV_STALL_CYCLES);
+
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "sbridge/pmu:online",
+				sbridge_pmu_cpu_online, sbridge_pmu_cpu_offline);
+	if (ret < 0) {
+		pr_err("cannot set up CPU hotplug state (%d)\n", ret);
+		return ret;
+	}
+	sbridge_pmu_hp_state = ret;
+	return 0;
+}
+
+/**
+ * sbridge_pmu_counters_exit() - release every counter
+ *
+ * The caller must have unregistered from the core first, so that no
+ * read_delta() call can start any more.
+ */
+void sbridge_pmu_counters_exit(void)
+{
+	cpuhp_remove_state(sbridge_pmu_hp_state);
+}
+
+/**
+ * sbridge_pmu_events_everywhere() - kinds open on every online CPU
+ *
+ * Return: SBRIDGE_EV_* bits. Takes cpus_read_lock(): process context.
+ */
+u32 sbridge_pmu_events_everywhere(void)
+{
+	u32 mask = BIT(SBRIDGE_PMU_NR_KINDS) - 1;
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		mask &= per_cpu_ptr(&sbridge_pmu_cpu, cpu)->mask;
+	cpus_read_unlock();
+	return mask;
+}
+
+static bool sbridge_pmu_same_type(unsigned int a, unsigned int b)
+{
+	const struct sbridge_pmu_cpu *pa = per_cpu_ptr(&sbridge_pmu_cpu, a);
+	const struct sbridge_pmu_cpu *pb = per_cpu_ptr(&sbridge_pmu_cpu, b);
+
+	return pa->mask == pb->mask && pa->raw == pb->raw &&
+	       !strcmp(pa->pmu_name, pb->pmu_name) &&
+	       arch_scale_cpu_capacity(a) == arch_scale_cpu_capacity(b);
+}
+
+/**
+ * sbridge_pmu_format_events() - describe what exists, one line per core type
+ * @buf: output
+ * @len: size of @buf
+ *
+ * A core type here is a set of online CPUs with the same PMU, the same
+ * capacity and the same events, e.g.
+ * "cpus 0-3 pmu armv8_pmuv3_0 capacity 1024: cycles".
+ * Takes cpus_read_lock(): process context only.
+ *
+ * Return: bytes written (without the NUL), or -ENOMEM.
+ */
+int sbridge_pmu_format_events(char *buf, size_t len)
+{
+	cpumask_var_t done, group;
+	unsigned int cpu, other;
+	int n = 0, i;
+
+	if (!zalloc_cpumask_var(&done, GFP_KERNEL))
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&group, GFP_KERNEL)) {
+		free_cpumask_var(done);
+		return -ENOMEM;
+	}
+	buf[0] = '\0';
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		const struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+
+		if (cpumask_test_cpu(cpu, done))
+			continue;
+		cpumask_clear(group);
+		for_each_online_cpu(other)
+			if (!cpumask_test_cpu(other, done) &&
+			    sbridge_pmu_same_type(cpu, other))
+				cpumask_set_cpu(other, group);
+		cpumask_or(done, done, group);
+		n += scnprintf(buf + n, len - n, "cpus %*pbl pmu %s capacity %lu:",
+			       cpumask_pr_args(group),
+			       pc->pmu_name[0] ? pc->pmu_name : "none",
+			       arch_scale_cpu_capacity(cpu));
+		if (!pc->mask)
+			n += scnprintf(buf + n, len - n, " none");
+		for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+			if (pc->mask & BIT(i))
+				n += scnprintf(buf + n, len - n, " %s%s",
+					       sbridge_pmu_kind_name[i],
+					       pc->raw & BIT(i) ? "(raw)" : "");
+		n += scnprintf(buf + n, len - n, "\n");
+	}
+	cpus_read_unlock();
+	free_cpumask_var(group);
+	free_cpumask_var(done);
+	return n;
+}
+
+/**
+ * sbridge_pmu_format_counts() - what read_delta() handed out, per CPU
+ * @buf: output
+ * @len: size of @buf
+ *
+ * One line per online CPU: "cpuN reads R cycles C instructions I ...",
+ * totals since load (they survive hotplug). Lockless snapshot of values
+ * only their CPU writes; for tests and debugging.
+ *
+ * Return: bytes written (without the NUL).
+ */
+int sbridge_pmu_format_counts(char *buf, size_t len)
+{
+	unsigned int cpu;
+	int n = 0, i;
+
+	buf[0] = '\0';
+	for_each_online_cpu(cpu) {
+		const struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+
+		n += scnprintf(buf + n, len - n, "cpu%u reads %llu", cpu,
+			       READ_ONCE(pc->reads));
+		for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+			n += scnprintf(buf + n, len - n, " %s %llu",
+				       sbridge_pmu_kind_name[i],
+				       READ_ONCE(pc->total[i]));
+		n += scnprintf(buf + n, len - n, "\n");
+	}
+	return n;
+}
+
+/* ---- context-switch read path (IRQs off, local CPU) ----------------------- */
+
+/* @delta * @en / @run without overflow for any realistic delta. */
+static u64 sbridge_pmu_scale(u64 delta, u64 en, u64 run)
+{
+	u64 q, r;
+
+	if (!run || en <= run)
+		return delta;
+	while (en >> 32) {
+		en >>= 1;
+		run >>= 1;
+	}
+	if (!run)
+		return delta;
+	q = div64_u64_rem(delta, run, &r);
+	return q * en + div64_u64(r * en, run);
+}
+
+/**
+ * sbridge_pmu_read_delta() - counter deltas of the local CPU since last call
+ * @cpu: must be the local CPU (anything else gets an empty delta)
+ * @delta: filled with the scaled deltas; @delta->valid says which
+ *
+ * Called by the core from the sched_switch tracepoint: IRQs off, rq lock
+ * held. perf_event_read_local() is not exported on 6.1 and
+ * perf_event_read_value() may sleep (it takes the event's child_mutex and
+ * may IPI), so this open-codes the one case of perf_event_read_local()
+ * (kernel/events/core.c, 6.1) that applies here, which is safe because:
+ *
+ *  - Our events are per-CPU (task == NULL, no inherit) and bound to @cpu,
+ *    and we run on @cpu with IRQs off. Every change to such an event's
+ *    state, oncpu and total_time_* happens on its CPU with IRQs off (under
+ *    ctx->lock, via IPI if requested from elsewhere), so none can happen
+ *    while we look. Only the PMU overflow interrupt (an NMI on x86) may
+ *    run, and it updates ->count through the same NMI-safe
+ *    pmu->read()/event-update code (local64 cmpxchg on prev_count).
+ *  - oncpu == this CPU implies state ACTIVE (sched-out sets oncpu = -1):
+ *    exactly then perf_event_read_local() calls event->pmu->read(event)
+ *    before local64_read(&event->count). Otherwise the count is frozen
+ *    and reading it is enough.
+ *  - The event cannot be freed under us: the hotplug callback unpublishes
+ *    it before releasing it (see sbridge_pmu_cpu_offline()), and module
+ *    unload unregisters from the core (which waits for its RCU readers)
+ *    before releasing counters.
+ *
+ * Events are pinned, so they are never multiplexed out; should one be
+ * descheduled anyway (e.g. disabled, or an ERROR state after a conflict),
+ * deltas are scaled by time enabled / running as perf reports it, and a
+ * kind that is not counting right now is left out of @delta->valid and
+ * resynchronised, so a gap is never attributed to the next task.
+ */
+void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
+{
+	struct sbridge_pmu_cpu *pc;
+	u64 *field[SBRIDGE_PMU_NR_KINDS] = {
+		[SBRIDGE_PMU_CYCLES]		= &delta->cycles,
+		[SBRIDGE_PMU_INSTRUCTIONS]	= &delta->instructions,
+		[SBRIDGE_PMU_LLC_REFS]		= &delta->llc_refs,
+		[SBRIDGE_PMU_LLC_MISSES]	= &delta->llc_misses,
+		[SBRIDGE_PMU_STALL]		= &delta->stall_cycles,
+	};
+	unsigned long flags;
+	int i;
+
+	memset(delta, 0, sizeof(*delta));
+	/* IRQs are already off in sched_switch; this keeps other callers safe. */
+	local_irq_save(flags);
+	if (cpu != smp_processor_id())
+		goto out;
+	pc = this_cpu_ptr(&sbridge_pmu_cpu);
+	WRITE_ONCE(pc->reads, pc->reads + 1);
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
+		struct perf_event *ev = smp_load_acquire(&pc->ev[i]);
+		u64 val, en, run, d;
+
+		if (!ev)
+			continue;
+		if (ev->oncpu == (int)cpu &&
+		    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
+			ev->pmu->read(ev);
+		else
+			pc->primed[i] = false;	/* not counting: resync */
+		val = local64_read(&ev->count);
+		en = ev->total_time_enabled;
+		run = ev->total_time_running;
+		if (pc->primed[i]) {
+			d = val - pc->prev[i];
+			d = sbridge_pmu_scale(d, en - pc->prev_en[i],
+					      run - pc->prev_run[i]);
+			*field[i] = d;
+			WRITE_ONCE(pc->total[i], pc->total[i] + d);
+			delta->valid |= BIT(i);
+		}
+		pc->prev[i] = val;
+		pc->prev_en[i] = en;
+		pc->prev_run[i] = run;
+		pc->primed[i] = ev->oncpu == (int)cpu;
+	}
+out:
+	local_irq_restore(flags);
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduler hooks through the sched_* tracepoints: no kernel patch, no
+ * kprobe. The tracepoints are not exported as symbols, so they are found
+ * by name with for_each_kernel_tracepoint().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/tracepoint.h>
+#include <linux/binfmts.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/percpu.h>
+#include <linux/err.h>
+#include <sbridge/compat.h>
+#include "internal.h"
+
+/**
+ * struct sbridge_path_buf - per-CPU buffer for the exec path
+ * @path: d_path() output
+ *
+ * Used only by the exec probe, which runs with preemption off.
+ */
+struct sbridge_path_buf {
+	char path[SBRIDGE_PATH_LEN];
+};
+static DEFINE_PER_CPU(struct sbridge_path_buf, sbridge_exe_buf);
+
+static void sbridge_probe_fork(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	sbridge_task_fork(child);
+}
+
+static void sbridge_probe_exec(void *data, struct task_struct *p,
+			       pid_t old_pid, struct linux_binprm *bprm)
+{
+	char *buf = this_cpu_ptr(&sbridge_exe_buf)->path;
+	const char *exe = NULL;
+
+	if (bprm && bprm->file) {
+		exe = d_path(&bprm->file->f_path, buf, SBRIDGE_PATH_LEN);
+		if (IS_ERR(exe))
+			exe = NULL;
+	}
+	sbridge_task_exec(p, exe);
+}
+
+static void sbridge_probe_free(void *data, struct task_struct *p)
+{
+	sbridge_task_free(p);
+}
+
+static void sbridge_probe_migrate(void *data, struct task_struct *p,
+				  int dest_cpu)
+{
+	if (sbridge_cpu_type(task_cpu(p)) != sbridge_cpu_type(dest_cpu))
+		atomic64_inc(&sbridge_stats.type_migrations);
+}
+
+static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)
+{
+	sbridge_task_switch(prev, next, smp_processor_id());
+}
+
+/**
+ * struct sbridge_hook - one tracepoint probe
+ * @name: tracepoint name
+ * @probe: our probe
+ * @tp: the tracepoint, found at init
+ * @registered: probe is attached
+ *
+ * Only touched at init and exit (module load/unload serialise them).
+ */
+struct sbridge_hook {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+/*
+ * Registration order matters: free before fork/exec before adopting the
+ * live tasks (see sbridge_tasks_adopt()), switch and migrate last.
+ */
+enum { SB_HOOK_FREE, SB_HOOK_FORK, SB_HOOK_EXEC, SB_HOOK_SWITCH,
+	SB_HOOK_MIGRATE, SB_NR_HOOKS };
+
+static struct sbridge_hook sbridge_hooks[SB_NR_HOOKS] = {
+	[SB_HOOK_FREE]	 = { "sched_process_free", sbridge_probe_free },
+	[SB_HOOK_FORK]	 = { "sched_process_fork", sbridge_probe_fork },
+	[SB_HOOK_EXEC]	 = { "sched_process_exec", sbridge_probe_exec },
+	[SB_HOOK_SWITCH] = { "sched_switch", sbridge_probe_switch },
+	[SB_HOOK_MIGRATE] = { "sched_migrate_task", sbridge_probe_migrate },
+};
+
+static void sbridge_find_tp(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < SB_NR_HOOKS; i++)
+		if (!strcmp(tp->name, sbridge_hooks[i].name))
+			sbridge_hooks[i].tp = tp;
+}
+
+static int sbridge_hook_register(unsigned int i)
+{
+	struct sbridge_hook *h = &sbridge_hooks[i];
+	int ret;
+
+	ret = tracepoint_probe_register(h->tp, h->probe, NULL);
+	if (ret) {
+		pr_err("cannot attach to %s: %d\n", h->name, ret);
+		return ret;
+	}
+	h->registered = true;
+	return 0;
+}
+
+/**
+ * sbridge_hooks_exit() - detach every probe and wait for running ones
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_hooks_exit(void)
+{
+	int i;
+
+	for (i = SB_NR_HOOKS - 1; i >= 0; i--) {
+		struct sbridge_hook *h = &sbridge_hooks[i];
+
+		if (!h->registered)
+			continue;
+		tracepoint_probe_unregister(h->tp, h->probe, NULL);
+		h->registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * sbridge_hooks_init() - attach the probes and adopt live tasks
+ *
+ * Context: process context at init.
+ * Return: 0 or a negative errno; on error nothing stays attached.
+ */
+int sbridge_hooks_init(void)
+{
+	unsigned int i;
+	int ret, n;
+
+	for_each_kernel_tracepoint(sbridge_find_tp, NULL);
+	for (i = 0; i < SB_NR_HOOKS; i++) {
+		if (!sbridge_hooks[i].tp) {
+			pr_err("tracepoint %s not found\n",
+			       sbridge_hooks[i].name);
+			return -ENOENT;
+		}
+	}
+	for (i = SB_HOOK_FREE; i <= SB_HOOK_EXEC; i++) {
+		ret = sbridge_hook_register(i);
+		if (ret)
+			goto fail;
+	}
+	n = sbridge_tasks_adopt();
+	for (i = SB_HOOK_SWITCH; i < SB_NR_HOOKS; i++) {
+		ret = sbridge_hook_register(i);
+		if (ret)
+			goto fail;
+	}
+	pr_info("hooks attached, %d live tasks adopted\n", n);
+	return 0;
+fail:
+	sbridge_hooks_exit();
+	return ret;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Declarations shared by the files of sbridge_core. Nothing here is
+ * visible to other modules: the exported API is include/sbridge/sbridge.h.
+ */
+#ifndef _SBRIDGE_CORE_INTERNAL_H
+#define _SBRIDGE_CORE_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/rhashtable-types.h>
+#include <linux/rcupdate.h>
+#include <linux/percpu.h>
+#include <sbridge/sbridge.h>
+#include "model.h"
+
+#define SBRIDGE_EV_ALL		(SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS | \
+				 SBRIDGE_EV_LLC_REFS | SBRIDGE_EV_LLC_MISSES | \
+				 SBRIDGE_EV_STALL_CYCLES)
+/* Events without which no CPI can be computed. */
+#define SBRIDGE_EV_LEARN	(SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS)
+#define SBRIDGE_DEFAULT_MEM_LAT_NS	80
+
+/* ---- source.c ---- */
+extern const struct sbridge_source_ops __rcu *sbridge_source;
+extern atomic_t sbridge_source_gen;
+u32 sbridge_source_describe(char *name, size_t len);
+u32 sbridge_source_mem_latency_ns(void);
+u32 sbridge_source_effective_khz(unsigned int cpu);
+int sbridge_source_init(void);
+void sbridge_source_exit(void);
+
+/* ---- api.c ---- */
+void sbridge_consumers_notify(bool cpu_mask_changed);
+void sbridge_api_exit(void);
+
+/* ---- topology.c ---- */
+#define SBRIDGE_MODEL_LEN	24
+#define SBRIDGE_CACHE_LEVELS	3
+
+/**
+ * struct sbridge_cpu - what the core knows about one CPU
+ * @type: core type index, 0 == lowest capacity
+ * @cluster: cluster id (arch topology, else package id)
+ * @orig_capacity: capacity the scheduler reported at load time
+ * @max_khz: maximum frequency (cpufreq), 0 if unknown
+ * @factor_override: user CPU factor (fp), 0 == none
+ * @factor: CPU factor in force (fp): override, else Cap(ref/type)
+ * @model: MIDR "implementer:part" on arm64, "family:model:hybrid" on x86
+ * @cache_kb: data/unified cache size per level (L1..L3) in KiB, 0 unknown
+ *
+ * Per CPU. Everything but @factor_override/@factor is written once at
+ * load. Those two are written under sbridge_topo_lock and read locklessly
+ * with READ_ONCE() (single aligned u32).
+ */
+struct sbridge_cpu {
+	u8 type;
+	u32 cluster;
+	u32 orig_capacity;
+	u32 max_khz;
+	u32 factor_override;
+	u32 factor;
+	char model[SBRIDGE_MODEL_LEN];
+	u32 cache_kb[SBRIDGE_CACHE_LEVELS];
+};
+DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
+
+/**
+ * struct sbridge_topology - core types found at load
+ * @ntypes: number of core types (>= 1)
+ * @ref_type: reference core type k of the model (the biggest)
+ * @type_capacity: nominal capacity per type (mean of its CPUs)
+ * @type_max_khz: highest max frequency per type
+ * @type_mask: CPUs of each type
+ *
+ * Written once at init, read-only afterwards: no locking.
+ */
+struct sbridge_topology {
+	unsigned int ntypes;
+	unsigned int ref_type;
+	u32 type_capacity[SBRIDGE_MAX_CORE_TYPES];
+	u32 type_max_khz[SBRIDGE_MAX_CORE_TYPES];
+	struct cpumask type_mask[SBRIDGE_MAX_CORE_TYPES];
+};
+extern struct sbridge_topology sbridge_topo;
+int sbridge_topology_init(void);
+int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
+u32 sbridge_type_factor(unsigned int type);
+
+static inline unsigned int sbridge_cpu_type(int cpu)
+{
+	return per_cpu(sbridge_cpus, cpu).type;
+}
+
+/* ---- task.c ---- */
+/**
+ * struct sbridge_task - per-task state
+ * @node: rhashtable linkage, keyed by @task
+ * @task: the task (key only; never dereferenced after its free hook)
+ * @rcu: deferred free
+ * @comm: workload key (comm at the last exec)
+ * @exe_hash: jhash of the executable path at the last exec, 0 if unknown
+ * @uid: real uid at the last exec/fork
+ * @pid: pid, for reporting
+ * @class: enum sbridge_task_class in force (rule or AUTO)
+ * @pref: enum sbridge_pref from a rule
+ * @flags: SBRIDGE_TF_*
+ * @last_cpu: CPU it last ran on
+ * @gen: source generation the window was started under
+ * @win: counter deltas accumulated on the current core type
+ * @win_type: core type @win belongs to
+ * @ph: phase tracker over the CPI_B share
+ * @share: last CPI_B share per core type (fp, quantised)
+ * @cpi: last CPI per core type (fp)
+ * @cpi_stall: last CPI_stall per core type (fp)
+ * @rule_factor: factor fixed by a rule per type (fp), 0 == learn
+ * @switch_in_ns: clock at the last switch-in
+ * @runtime_ns: time run while tracked
+ *
+ * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
+ * @last_cpu, @runtime_ns for prev/next on the CPU they run on, so there is
+ * one writer at a time per task. Exec writes the identity fields and the
+ * rule fields while the task is running its own exec (same CPU, not in a
+ * switch). Readers (netlink dump, API) take rcu_read_lock() and may see
+ * a torn multi-field snapshot, which is harmless for statistics.
+ */
+struct sbridge_task {
+	struct rhash_head node;
+	struct task_struct *task;
+	struct rcu_head rcu;
+	char comm[SBRIDGE_KEY_LEN];
+	u32 exe_hash;
+	u32 uid;
+	u32 pid;
+	u8 class;
+	u8 pref;
+	u8 flags;
+	u8 win_type;
+	u16 last_cpu;
+	u16 gen;
+	struct sbridge_window win;
+	struct sbridge_phase ph;
+	u16 share[SBRIDGE_MAX_CORE_TYPES];
+	u16 cpi[SBRIDGE_MAX_CORE_TYPES];
+	u16 cpi_stall[SBRIDGE_MAX_CORE_TYPES];
+	u16 rule_factor[SBRIDGE_MAX_CORE_TYPES];
+	u64 switch_in_ns;
+	u64 runtime_ns;
+};
+
+#define SBRIDGE_TF_FROM_MATRIX	BIT(0)	/* seeded from the matrix */
+#define SBRIDGE_TF_LEARNED	BIT(1)	/* has at least one model sample */
+/* Sampled on core type @ty since exec (bits 4..7; 4 types at most). */
+#define SBRIDGE_TF_SAMPLED(ty)	BIT(4 + (ty))
+#define SBRIDGE_TF_SAMPLED_ALL	(0xf0)
+
+/**
+ * struct sbridge_stats - global counters, all atomic, no lock
+ * @allocs: task entries allocated since load
+ * @frees: task entries freed since load
+ * @alloc_fail: fork/adopt allocations that failed (task untracked)
+ * @switches: context switches seen
+ * @untracked: switches of a task without an entry
+ * @matrix_hits: tasks seeded from the matrix at exec
+ * @samples: model samples taken
+ * @phase_changes: phase changes detected
+ * @rule_hits: execs that matched a rule
+ * @type_migrations: migrations between core types
+ */
+struct sbridge_stats {
+	atomic64_t allocs;
+	atomic64_t frees;
+	atomic64_t alloc_fail;
+	atomic64_t switches;
+	atomic64_t untracked;
+	atomic64_t matrix_hits;
+	atomic64_t samples;
+	atomic64_t phase_changes;
+	atomic64_t rule_hits;
+	atomic64_t type_migrations;
+};
+extern struct sbridge_stats sbridge_stats;
+
+int sbridge_tasks_init(void);
+void sbridge_tasks_exit(void);
+int sbridge_tasks_adopt(void);
+struct sbridge_task *sbridge_task_lookup(struct task_struct *p);
+void sbridge_task_fork(struct task_struct *child);
+void sbridge_task_exec(struct task_struct *p, const char *exe);
+void sbridge_task_free(struct task_struct *p);
+void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
+			 int cpu);
+u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
+u32 sbridge_task_placement(const struct sbridge_task *t);
+u32 sbridge_task_share(const struct sbridge_task *t);
+u64 sbridge_switch_counts(u64 *untracked);
+s64 sbridge_tasks_live(void);
+/* Calls @fn for each tracked task under rcu_read_lock(); stops on nonzero. */
+int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
+		       unsigned long skip, unsigned long *done);
+
+/* ---- hooks.c ---- */
+int sbridge_hooks_init(void);
+void sbridge_hooks_exit(void);
+
+/* ---- params (main.c) ---- */
+/**
+ * struct sbridge_params - tunables (SET_PARAM)
+ * @learning: 0 stops the model (factors frozen)
+ * @window_instr: instructions per model window
+ * @window_cycles: cycles per model window when instructions are absent
+ * @phase_windows: consecutive windows a new share must hold to be a phase
+ * @phase_delta: share change (fp) that counts as a different phase
+ * @c_const: the model's constant C (fp)
+ * @ref_share: CPI_B share of the reference task m (fp)
+ * @matrix_max: cells the matrix holds before LRU eviction
+ *
+ * Each is one aligned word written with WRITE_ONCE() under
+ * sbridge_param_lock and read with READ_ONCE() anywhere.
+ */
+struct sbridge_params {
+	u32 learning;
+	u32 window_instr;
+	u32 window_cycles;
+	u32 phase_windows;
+	u32 phase_delta;
+	u32 c_const;
+	u32 ref_share;
+	u32 matrix_max;
+};
+extern struct sbridge_params sbridge_params;
+int sbridge_param_set(const char *name, u64 value);
+bool sbridge_learning_possible(void);
+/* Iterates the parameter table; returns NULL past the end. */
+const char *sbridge_param_get(unsigned int i, u64 *value);
+
+/* ---- matrix.c ---- */
+int sbridge_matrix_init(void);
+void sbridge_matrix_exit(void);
+bool sbridge_matrix_seed(struct sbridge_task *t);
+void sbridge_matrix_learn(const struct sbridge_task *t);
+u32 sbridge_matrix_count(void);
+struct sk_buff;
+struct netlink_callback;
+struct nlattr;
+struct netlink_ext_ack;
+int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack);
+
+/* ---- rules.c ---- */
+int sbridge_rules_init(void);
+void sbridge_rules_exit(void);
+void sbridge_rules_apply(struct sbridge_task *t, const char *exe);
+u32 sbridge_rules_count(void);
+int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack);
+void sbridge_rules_clear(void);
+
+/* ---- netlink.c ---- */
+int sbridge_netlink_init(void);
+void sbridge_netlink_exit(void);
+void sbridge_event_notify(u32 type, const char *text);
+const char *sbridge_status_message(u32 events, bool has_source);
+
+void *sbridge_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
+			  u8 cmd);
+
+/* ---- sysfs.c ---- */
+int sbridge_sysfs_init(void);
+void sbridge_sysfs_exit(void);
+
+#endif /* _SBRIDGE_CORE_INTERNAL_H */

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scale-factor matrix: what was learned per workload (comm) x core type
+ * x phase, so that a program seen before starts from its learned factor
+ * instead of 1. Bounded; the least recently used entry is evicted.
+ *
+ * One spinlock (IRQ-safe: the free hook runs in softirq context) protects
+ * the hash, the LRU list and every entry. It is never taken in the
+ * context-switch path, only at fork, exec, free and from control.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/list.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <net/genetlink.h>
+#include "internal.h"
+
+#define SBRIDGE_MX_HASH_BITS	9
+
+/**
+ * struct sbridge_mx - one matrix cell
+ * @hnode: hash linkage (hash of @key)
+ * @lru: LRU linkage, most recent first
+ * @key: workload key (comm)
+ * @type: core type
+ * @phase: phase index
+ * @share: learned CPI_B share (fp, quantised)
+ * @factor: LF on @type when it was learned or loaded (fp)
+ * @samples: task lifetimes folded in (saturating)
+ *
+ * All fields under sbridge_mx_lock.
+ */
+struct sbridge_mx {
+	struct hlist_node hnode;
+	struct list_head lru;
+	char key[SBRIDGE_KEY_LEN];
+	u8 type;
+	u8 phase;
+	u16 share;
+	u32 factor;
+	u32 samples;
+};
+
+static DEFINE_SPINLOCK(sbridge_mx_lock);
+static DEFINE_HASHTABLE(sbridge_mx_hash, SBRIDGE_MX_HASH_BITS);
+static LIST_HEAD(sbridge_mx_lru);
+static u32 sbridge_mx_count;
+static struct kmem_cache *sbridge_mx_cache;
+
+static u32 sbridge_mx_hashkey(const char *key)
+{
+	return jhash(key, strnlen(key, SBRIDGE_KEY_LEN), 0);
+}
+
+static struct sbridge_mx *sbridge_mx_find(const char *key, u8 type, u8 phase)
+{
+	struct sbridge_mx *m;
+
+	hash_for_each_possible(sbridge_mx_hash, m, hnode, sbridge_mx_hashkey(key))
+		if (m->type == type && m->phase == phase &&
+		    !strncmp(m->key, key, SBRIDGE_KEY_LEN))
+			return m;
+	return NULL;
+}
+
+static void sbridge_mx_unlink(struct sbridge_mx *m)
+{
+	hash_del(&m->hnode);
+	list_del(&m->lru);
+	sbridge_mx_count--;
+}
+
+static void sbridge_mx_link(struct sbridge_mx *m)
+{
+	hash_add(sbridge_mx_hash, &m->hnode, sbridge_mx_hashkey(m->key));
+	list_add(&m->lru, &sbridge_mx_lru);
+	sbridge_mx_count++;
+}
+
+/**
+ * sbridge_matrix_seed() - start a task from what its workload learned
+ * @t: entry being set up (fork of an untracked parent, exec, adoption)
+ *
+ * Copies the learned share of each phase of @t's workload into its phase
+ * tracker; the current phase is the one with most samples.
+ *
+ * Context: any but hard IRQ; takes sbridge_mx_lock.
+ * Return: true if @t was seeded.
+ */
+bool sbridge_matrix_seed(struct sbridge_task *t)
+{
+	u32 psum[SBRIDGE_MAX_PHASES] = { 0 }, pn[SBRIDGE_MAX_PHASES] = { 0 };
+	struct sbridge_mx *m;
+	unsigned long flags;
+	unsigned int p, best = 0, np = 0;
+	bool found = false;
+
+	spin_lock_irqsave(&sbridge_mx_lock, flags);
+	hash_for_each_possible(sbridge_mx_hash, m, hnode,
+			       sbridge_mx_hashkey(t->comm)) {
+		if (strncmp(m->key, t->comm, SBRIDGE_KEY_LEN) ||
+		    m->phase >= SBRIDGE_MAX_PHASES)
+			continue;
+		psum[m->phase] += m->share;
+		pn[m->phase]++;
+		if (m->type < SBRIDGE_MAX_CORE_TYPES)
+			t->share[m->type] = m->share;
+		list_move(&m->lru, &sbridge_mx_lru);
+		found = true;
+	}
+	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
+	if (!found)
+		return false;
+
+	/* Phases keep their matrix index so that learning maps back. */
+	memset(&t->ph, 0, sizeof(t->ph));
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
+		if (!pn[p])
+			continue;
+		t->ph.share[p] = sbridge_model_quantise(psum[p] / pn[p]);
+		np = p + 1;
+		if (pn[p] > pn[best] || !pn[best])
+			best = p;
+	}
+	/* Holes get the best phase's share; they are real slots now. */
+	for (p = 0; p < np; p++)
+		if (!pn[p])
+			t->ph.share[p] = t->ph.share[best];
+	t->ph.nphases = np;
+	t->ph.cur = best;
+	t->flags |= SBRIDGE_TF_FROM_MATRIX;
+	atomic64_inc(&sbridge_stats.matrix_hits);
+	return true;
+}
+
+/* Folds @s into cell (@key, @type, @phase); under sbridge_mx_lock. */
+static void sbridge_mx_fold(const char *key, u8 type, u8 phase, u32 s, u32 max)
+{
+	struct sbridge_mx *m = sbridge_mx_find(key, type, phase);
+
+	if (m) {
+		s = sbridge_model_quantise((3 * m->share + s) / 4);
+		list_move(&m->lru, &sbridge_mx_lru);
+	} else {
+		if (!max)
+			return;
+		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_ATOMIC | __GFP_NOWARN);
+		if (!m)
+			return;
+		if (sbridge_mx_count >= max) {
+			struct sbridge_mx *old;
+
+			old = list_last_entry(&sbridge_mx_lru, struct sbridge_mx, lru);
+			sbridge_mx_unlink(old);
+			kmem_cache_free(sbridge_mx_cache, old);
+		}
+		memcpy(m->key, key, SBRIDGE_KEY_LEN);
+		m->type = type;
+		m->phase = phase;
+		sbridge_mx_link(m);
+	}
+	m->share = s;
+	m->factor = sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+					 sbridge_type_factor(type), s,
+					 READ_ONCE(sbridge_params.ref_share));
+	if (m->samples < U32_MAX)
+		m->samples++;
+}
+
+/**
+ * sbridge_matrix_learn() - fold a task's model into the matrix
+ * @t: entry with at least one sample (SBRIDGE_TF_LEARNED)
+ *
+ * For each core type the task was sampled on since its exec, and each
+ * phase it went through, the cell (workload, type, phase) moves a quarter
+ * of the way to the task's share (EWMA) and its factor is recomputed. The
+ * current phase uses the share measured on that type; earlier phases use
+ * the phase's share. New cells may evict the least recently used one.
+ *
+ * Context: any but hard IRQ; takes sbridge_mx_lock; allocates atomically.
+ */
+void sbridge_matrix_learn(const struct sbridge_task *t)
+{
+	u32 max = READ_ONCE(sbridge_params.matrix_max);
+	unsigned int type, p, np = t->ph.nphases ? t->ph.nphases : 1;
+	u8 cur = t->ph.nphases ? t->ph.cur : 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sbridge_mx_lock, flags);
+	for (type = 0; type < sbridge_topo.ntypes; type++) {
+		if (!(t->flags & SBRIDGE_TF_SAMPLED(type)) ||
+		    t->share[type] > SBRIDGE_FP_ONE)
+			continue;
+		for (p = 0; p < np && p < SBRIDGE_MAX_PHASES; p++)
+			sbridge_mx_fold(t->comm, type, p,
+					p == cur ? t->share[type] : t->ph.share[p],
+					max);
+	}
+	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
+}
+
+/**
+ * sbridge_matrix_count() - cells in the matrix
+ *
+ * Return: number of cells.
+ */
+u32 sbridge_matrix_count(void)
+{
+	return READ_ONCE(sbridge_mx_count);
+}
+
+static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
+{
+	struct nlattr *e = nla_nest_start(skb, SBRIDGE_A_MX_ENTRY);
+
+	if (!e)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, SBRIDGE_A_MX_KEY, m->key) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_TYPE, m->type) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_PHASE, m->phase) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_FACTOR, m->factor) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE, m->share) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples)) {
+		nla_nest_cancel(skb, e);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, e);
+	return 0;
+}
+
+/**
+ * sbridge_matrix_dump() - MATRIX_GET dump, one SBRIDGE_A_MX_ENTRY a message
+ * @skb: dump buffer
+ * @cb: cb->args[0] is the number of cells already sent (LRU order)
+ *
+ * Context: process context; takes sbridge_mx_lock.
+ * Return: skb->len, 0 when done, or a negative errno.
+ */
+int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long idx = 0, start = cb->args[0];
+	struct sbridge_mx *m;
+	void *hdr;
+
+	spin_lock_irq(&sbridge_mx_lock);
+	list_for_each_entry(m, &sbridge_mx_lru, lru) {
+		if (idx++ < start)
+			continue;
+		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_MATRIX_GET);
+		if (!hdr)
+			break;
+		if (sbridge_mx_fill(skb, m)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = idx;
+	}
+	spin_unlock_irq(&sbridge_mx_lock);
+	return skb->len;
+}
+
+static void sbridge_mx_free_list(struct list_head *head)
+{
+	struct sbridge_mx *m, *n;
+
+	list_for_each_entry_safe(m, n, head, lru) {
+		list_del(&m->lru);
+		kmem_cache_free(sbridge_mx_cache, m);
+	}
+}
+
+static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_SAMPLES + 1] = {
+	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
+				      .len = SBRIDGE_KEY_LEN - 1 },
+	[SBRIDGE_A_MX_TYPE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_CORE_TYPES - 1),
+	[SBRIDGE_A_MX_PHASE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_PHASES - 1),
+	[SBRIDGE_A_MX_FACTOR]	  = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
+						     SBRIDGE_FACTOR_MAX),
+	[SBRIDGE_A_MX_CPIB_SHARE] = NLA_POLICY_MAX(NLA_U32, SBRIDGE_FP_ONE),
+	[SBRIDGE_A_MX_SAMPLES]	  = { .type = NLA_U32 },
+};
+
+/**
+ * sbridge_matrix_load() - replace the matrix atomically (MATRIX_LOAD)
+ * @nest: SBRIDGE_A_MATRIX, a nest of SBRIDGE_A_MX_ENTRY nests
+ * @extack: error report
+ *
+ * Every cell is validated and allocated first; only then the old matrix
+ * is swapped out under the lock. Any error leaves the matrix untouched.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno (-EINVAL, -E2BIG, -ENOMEM).
+ */
+int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[SBRIDGE_A_MX_SAMPLES + 1];
+	u32 max = READ_ONCE(sbridge_params.matrix_max);
+	struct sbridge_mx *m, *n;
+	struct hlist_node *tmp;
+	struct nlattr *e;
+	LIST_HEAD(fresh);
+	LIST_HEAD(old);
+	unsigned int cnt = 0, bkt;
+	int rem, ret;
+
+	nla_for_each_nested(e, nest, rem) {
+		if (nla_type(e) != SBRIDGE_A_MX_ENTRY) {
+			NL_SET_ERR_MSG_ATTR(extack, e, "matrix nest holds only entries");
+			ret = -EINVAL;
+			goto fail;
+		}
+		ret = nla_parse_nested(tb, SBRIDGE_A_MX_SAMPLES, e,
+				       sbridge_mx_policy, extack);
+		if (ret)
+			goto fail;
+		if (!tb[SBRIDGE_A_MX_KEY] || !tb[SBRIDGE_A_MX_TYPE] ||
+		    !tb[SBRIDGE_A_MX_CPIB_SHARE]) {
+			NL_SET_ERR_MSG_ATTR(extack, e,
+					    "matrix entry needs key, type and share");
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (!nla_len(tb[SBRIDGE_A_MX_KEY]) ||
+		    !*(char *)nla_data(tb[SBRIDGE_A_MX_KEY])) {
+			NL_SET_ERR_MSG_ATTR(extack, e, "empty matrix key");
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (nla_get_u32(tb[SBRIDGE_A_MX_TYPE]) >= sbridge_topo.ntypes) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TYPE],
+					    "core type does not exist on this machine");
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (++cnt > max) {
+			NL_SET_ERR_MSG_ATTR(extack, e, "more entries than the matrix holds");
+			ret = -E2BIG;
+			goto fail;
+		}
+		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_KERNEL);
+		if (!m) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		nla_strscpy(m->key, tb[SBRIDGE_A_MX_KEY], SBRIDGE_KEY_LEN);
+		m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
+		m->phase = tb[SBRIDGE_A_MX_PHASE] ?
+			   nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
+		m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
+		m->factor = tb[SBRIDGE_A_MX_FACTOR] ?
+			    nla_get_u32(tb[SBRIDGE_A_MX_FACTOR]) :
+			    sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+						 sbridge_type_factor(m->type), m->share,
+						 READ_ONCE(sbridge_params.ref_share));
+		m->samples = tb[SBRIDGE_A_MX_SAMPLES] ?
+			     nla_get_u32(tb[SBRIDGE_A_MX_SAMPLES]) : 1;
+		/* Duplicates would make the load order-dependent: refuse. */
+		list_for_each_entry(n, &fresh, lru) {
+			if (n->type == m->type && n->phase == m->phase &&
+			    !strncmp(n->key, m->key, SBRIDGE_KEY_LEN)) {
+				kmem_cache_free(sbridge_mx_cache, m);
+				NL_SET_ERR_MSG_ATTR(extack, e,
+						    "duplicate matrix entry");
+				ret = -EINVAL;
+				goto fail;
+			}
+		}
+		list_add_tail(&m->lru, &fresh);
+	}
+	if (rem) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "trailing bytes in matrix nest");
+		ret = -EINVAL;
+		goto fail;
+	}
+
+	spin_lock_irq(&sbridge_mx_lock);
+	hash_for_each_safe(sbridge_mx_hash, bkt, tmp, m, hnode)
+		hash_del(&m->hnode);
+	list_splice_init(&sbridge_mx_lru, &old);
+	sbridge_mx_count = 0;
+	list_for_each_entry_safe_reverse(m, n, &fresh, lru) {
+		list_del(&m->lru);
+		sbridge_mx_link(m);
+	}
+	spin_unlock_irq(&sbridge_mx_lock);
+	sbridge_mx_free_list(&old);
+	pr_info("matrix loaded: %u entries\n", cnt);
+	return 0;
+fail:
+	sbridge_mx_free_list(&fresh);
+	return ret;
+}
+
+/**
+ * sbridge_matrix_init() - create the cell cache
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sbridge_matrix_init(void)
+{
+	sbridge_mx_cache = KMEM_CACHE(sbridge_mx, 0);
+	return sbridge_mx_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * sbridge_matrix_exit() - free every cell and the cache
+ *
+ * Called after the hooks are gone: nobody else touches the matrix.
+ */
+void sbridge_matrix_exit(void)
+{
+	LIST_HEAD(old);
+	struct sbridge_mx *m;
+	struct hlist_node *n;
+	unsigned int bkt;
+
+	spin_lock_irq(&sbridge_mx_lock);
+	hash_for_each_safe(sbridge_mx_hash, bkt, n, m, hnode)
+		hash_del(&m->hnode);
+	list_splice_init(&sbridge_mx_lru, &old);
+	sbridge_mx_count = 0;
+	spin_unlock_irq(&sbridge_mx_lock);
+	sbridge_mx_free_list(&old);
+	kmem_cache_destroy(sbridge_mx_cache);
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The S-Bridge load model as integer arithmetic. No kernel dependency on
+ * purpose (see model.h): tests/unit/ builds this very file on the host.
+ */
+#ifdef __KERNEL__
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/math64.h>
+#define SB_DIV64(a, b)	div64_u64((a), (b))
+#else
+#define SB_DIV64(a, b)	((a) / (b))
+#endif
+#include "model.h"
+
+/* Default clock assumed for the miss penalty when the frequency is unknown. */
+#define SBRIDGE_DEFAULT_KHZ	1000000U
+/* Capacities within 2 % of each other are one core type. */
+#define SBRIDGE_TYPE_TOL_PCT	2
+
+static u32 sb_sat32(u64 v)
+{
+	return v > 0xffffffffULL ? 0xffffffffU : (u32)v;
+}
+
+static u32 sb_absdiff(u32 a, u32 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/**
+ * sbridge_model_penalty_cycles() - C_penalty of eq. 2 in core cycles
+ * @mem_latency_ns: memory latency in ns
+ * @khz: clock of the core the sample was taken on, 0 if unknown (1 GHz)
+ *
+ * Return: @mem_latency_ns * @khz / 10^6, at least 1.
+ */
+u32 sbridge_model_penalty_cycles(u32 mem_latency_ns, u32 khz)
+{
+	u64 c;
+
+	if (!khz)
+		khz = SBRIDGE_DEFAULT_KHZ;
+	c = SB_DIV64((u64)mem_latency_ns * khz, 1000000ULL);
+	return c ? sb_sat32(c) : 1;
+}
+
+/**
+ * sbridge_model_quantise() - round a CPI_B share to the nearest 0.1
+ * @share: share in fixed point, [0, SBRIDGE_FP_ONE]
+ *
+ * The paper puts programs into 0.1 buckets so that noise does not flip
+ * decisions. Rounding to the nearest bucket (not down) keeps values that
+ * are exactly on a bucket, such as 0.3 (307/1024), in that bucket.
+ *
+ * Return: bucket * SBRIDGE_FP_ONE / 10, i.e. 0, 102, 204, 307, ... 1024.
+ */
+u32 sbridge_model_quantise(u32 share)
+{
+	u32 b;
+
+	if (share > SBRIDGE_FP_ONE)
+		share = SBRIDGE_FP_ONE;
+	b = (share * SBRIDGE_SHARE_BUCKETS + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
+	return b * SBRIDGE_FP_ONE / SBRIDGE_SHARE_BUCKETS;
+}
+
+/**
+ * sbridge_model_cpi() - CPI stack of one window (eqs. 1 and 2)
+ * @w: counter deltas
+ * @penalty_cycles: C_penalty, memory latency in cycles
+ * @out: result
+ *
+ * CPI = cycles / instructions. CPI_stall = M_ref x C_miss x C_penalty,
+ * which is LLC misses per instruction x penalty (M_ref x C_miss = misses
+ * / instructions). Without miss counts, backend stall cycles per
+ * instruction stand in; without either, CPI_stall is 0 (share 1.0).
+ * Stall cycles are capped at the window's cycles, so 0 <= share <= 1.
+ *
+ * Return: 0, or -1 if the window has no cycles or no instructions.
+ */
+int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
+		      struct sbridge_cpi *out)
+{
+	u64 stall;
+
+	if (!w->instr || !w->cycles)
+		return -1;
+	if (w->misses)
+		stall = w->misses * (u64)penalty_cycles;
+	else
+		stall = w->stall;
+	if (stall > w->cycles)
+		stall = w->cycles;
+
+	out->cpi = sb_sat32(SB_DIV64(w->cycles << SBRIDGE_FP_SHIFT, w->instr));
+	out->cpi_stall = sb_sat32(SB_DIV64(stall << SBRIDGE_FP_SHIFT, w->instr));
+	if (out->cpi_stall > out->cpi)
+		out->cpi_stall = out->cpi;
+	out->cpi_base = out->cpi - out->cpi_stall;
+	out->share = (u32)SB_DIV64((w->cycles - stall) << SBRIDGE_FP_SHIFT,
+				   w->cycles);
+	out->share_q = sbridge_model_quantise(out->share);
+	return 0;
+}
+
+/**
+ * sbridge_model_cap_ratio() - Cap(k/j) of eq. 3
+ * @cap_ref: capacity of the reference core type k
+ * @cap_j: capacity of core type j
+ *
+ * Return: @cap_ref / @cap_j in fixed point (1.0 if @cap_j is 0).
+ */
+u32 sbridge_model_cap_ratio(u32 cap_ref, u32 cap_j)
+{
+	if (!cap_j || !cap_ref)
+		return SBRIDGE_FP_ONE;
+	return sb_sat32(SB_DIV64((u64)cap_ref << SBRIDGE_FP_SHIFT, cap_j));
+}
+
+/**
+ * sbridge_model_clamp() - clamp a factor to the ABI's range
+ * @factor: fixed-point factor
+ *
+ * Return: @factor within [SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX].
+ */
+u32 sbridge_model_clamp(u64 factor)
+{
+	if (factor < SBRIDGE_FACTOR_MIN)
+		return SBRIDGE_FACTOR_MIN;
+	if (factor > SBRIDGE_FACTOR_MAX)
+		return SBRIDGE_FACTOR_MAX;
+	return (u32)factor;
+}
+
+/**
+ * sbridge_model_factor() - LF_ij = C x Cap(k/j) x CPI_B(i/m) (eq. 3)
+ * @c: the constant C (fp)
+ * @cap_ratio: Cap(k/j), CPU factor of core type j (fp)
+ * @share_i: CPI_B share of task i (fp)
+ * @share_m: CPI_B share of the reference task m (fp), 0 means 1.0
+ *
+ * Return: the clamped load scale factor (fp).
+ */
+u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m)
+{
+	u64 num, den;
+
+	if (!share_m)
+		share_m = SBRIDGE_FP_ONE;
+	/* c * cap * share_i carries FP^3; divide by share_m * FP to get FP. */
+	num = (u64)c * cap_ratio * share_i;
+	den = (u64)share_m << SBRIDGE_FP_SHIFT;
+	return sbridge_model_clamp(SB_DIV64(num, den));
+}
+
+/**
+ * sbridge_phase_update() - feed one quantised share to the phase tracker
+ * @ph: tracker
+ * @share_q: the window's quantised CPI_B share (fp)
+ * @delta: share difference that makes a different phase (fp, >= 1)
+ * @nwin: consecutive windows a new share must hold (>= 1)
+ *
+ * Return: true if the current phase changed with this sample.
+ */
+bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
+			  u32 nwin)
+{
+	unsigned int i;
+
+	if (!delta)
+		delta = 1;
+	if (!nwin)
+		nwin = 1;
+	if (!ph->nphases) {
+		ph->share[0] = share_q;
+		ph->nphases = 1;
+		ph->cur = 0;
+		ph->cand_count = 0;
+		return false;
+	}
+	if (sb_absdiff(share_q, ph->share[ph->cur]) < delta) {
+		ph->cand_count = 0;
+		return false;
+	}
+	if (ph->cand_count && sb_absdiff(share_q, ph->cand) < delta) {
+		ph->cand_count++;
+	} else {
+		ph->cand = share_q;
+		ph->cand_count = 1;
+	}
+	if (ph->cand_count < nwin)
+		return false;
+
+	ph->cand_count = 0;
+	for (i = 0; i < ph->nphases; i++) {
+		if (i != ph->cur && sb_absdiff(ph->share[i], ph->cand) < delta) {
+			ph->cur = i;
+			return true;
+		}
+	}
+	if (ph->nphases < SBRIDGE_MAX_PHASES) {
+		i = ph->nphases++;
+	} else {
+		i = ph->next_slot % SBRIDGE_MAX_PHASES;
+		if (i == ph->cur)
+			i = (i + 1) % SBRIDGE_MAX_PHASES;
+		ph->next_slot = (i + 1) % SBRIDGE_MAX_PHASES;
+	}
+	ph->share[i] = ph->cand;
+	ph->cur = i;
+	return true;
+}
+
+/**
+ * struct sb_level - a capacity level while grouping core types
+ * @min: lowest capacity in the level
+ * @max: highest capacity in the level
+ * @sum: sum of member capacities
+ * @count: members
+ */
+struct sb_level {
+	u32 min, max;
+	u64 sum;
+	u32 count;
+};
+
+static bool sb_near(u32 a, u32 b)
+{
+	u32 hi = a > b ? a : b;
+
+	return (u64)sb_absdiff(a, b) * 100 <= (u64)hi * SBRIDGE_TYPE_TOL_PCT;
+}
+
+/**
+ * sbridge_group_types() - group CPUs into core types by capacity
+ * @cap: capacity of each of the @n CPUs (0 entries are ignored: offline)
+ * @n: number of CPUs
+ * @type: out, core type of each CPU (0 == lowest capacity)
+ * @type_cap: out, mean capacity of each type, @max_types entries
+ * @max_types: at most this many types (<= SBRIDGE_MAX_CORE_TYPES)
+ *
+ * CPUs whose capacities are within 2 % are one type. If there are more
+ * distinct capacities than @max_types, the two adjacent levels closest to
+ * each other (by ratio) are merged until they fit. Three-cluster parts
+ * such as 1+3+4 give three types.
+ *
+ * Return: number of types (0 if @n is 0 or all capacities are 0).
+ */
+int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
+			u32 *type_cap, unsigned int max_types)
+{
+	struct sb_level lv[SBRIDGE_MAX_CORE_TYPES + 1];
+	unsigned int nl = 0, i, j;
+
+	if (max_types > SBRIDGE_MAX_CORE_TYPES)
+		max_types = SBRIDGE_MAX_CORE_TYPES;
+	if (!max_types)
+		return 0;
+
+	for (i = 0; i < n; i++) {
+		u32 v = cap[i];
+
+		if (!v)
+			continue;
+		for (j = 0; j < nl; j++) {
+			if ((v >= lv[j].min && v <= lv[j].max) ||
+			    sb_near(v, lv[j].min) || sb_near(v, lv[j].max))
+				break;
+		}
+		if (j < nl) {
+			if (v < lv[j].min)
+				lv[j].min = v;
+			if (v > lv[j].max)
+				lv[j].max = v;
+			lv[j].sum += v;
+			lv[j].count++;
+			continue;
+		}
+		/* New level, kept sorted ascending. */
+		for (j = nl; j > 0 && lv[j - 1].min > v; j--)
+			lv[j] = lv[j - 1];
+		lv[j].min = v;
+		lv[j].max = v;
+		lv[j].sum = v;
+		lv[j].count = 1;
+		nl++;
+		if (nl > max_types) {
+			/* Merge the adjacent pair with the smallest ratio. */
+			unsigned int best = 0;
+			u64 best_r = ~0ULL;
+
+			for (j = 0; j + 1 < nl; j++) {
+				u64 r = SB_DIV64((u64)lv[j + 1].min << 16,
+						 lv[j].max);
+
+				if (r < best_r) {
+					best_r = r;
+					best = j;
+				}
+			}
+			lv[best].max = lv[best + 1].max;
+			lv[best].sum += lv[best + 1].sum;
+			lv[best].count += lv[best + 1].count;
+			for (j = best + 1; j + 1 < nl; j++)
+				lv[j] = lv[j + 1];
+			nl--;
+		}
+	}
+
+	for (j = 0; j < nl; j++)
+		type_cap[j] = (u32)SB_DIV64(lv[j].sum, lv[j].count);
+	for (i = 0; i < n; i++) {
+		type[i] = 0;
+		for (j = 0; j < nl; j++) {
+			if (cap[i] && cap[i] >= lv[j].min && cap[i] <= lv[j].max)
+				type[i] = (u8)j;
+		}
+	}
+	return (int)nl;
+}

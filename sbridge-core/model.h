@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The S-Bridge load model (seed 004, section 3.2, eqs. 1-3) plus phase
+ * tracking and core-type grouping, as pure integer arithmetic with no
+ * kernel dependency: the same model.c is built into the module and into
+ * the host unit tests (tests/unit/).
+ *
+ * Fixed point: SBRIDGE_FP_ONE (1024) == 1.0 throughout.
+ */
+#ifndef _SBRIDGE_CORE_MODEL_H
+#define _SBRIDGE_CORE_MODEL_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+#include <stdbool.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+#include <uapi/linux/sbridge.h>
+
+/* CPI_B share buckets: the paper's 0.1 steps. */
+#define SBRIDGE_SHARE_BUCKETS	10
+
+/**
+ * struct sbridge_window - counter deltas gathered for one model sample
+ * @cycles: core cycles
+ * @instr: retired instructions
+ * @misses: last-level cache misses
+ * @stall: backend stall cycles (used when misses are not available)
+ *
+ * No locking of its own: embedded in a structure whose rules apply.
+ */
+struct sbridge_window {
+	u64 cycles;
+	u64 instr;
+	u64 misses;
+	u64 stall;
+};
+
+/**
+ * struct sbridge_cpi - one CPI stack (all fixed point)
+ * @cpi: cycles per instruction
+ * @cpi_stall: stall CPI (eq. 2), at most @cpi
+ * @cpi_base: @cpi - @cpi_stall (eq. 1)
+ * @share: CPI_B share, @cpi_base / @cpi, in [0, SBRIDGE_FP_ONE]
+ * @share_q: @share quantised down to a 0.1 bucket
+ *
+ * Plain value, no locking.
+ */
+struct sbridge_cpi {
+	u32 cpi;
+	u32 cpi_stall;
+	u32 cpi_base;
+	u32 share;
+	u32 share_q;
+};
+
+/**
+ * struct sbridge_phase - phase tracker over a task's CPI_B share
+ * @share: quantised share of each known phase (fp)
+ * @nphases: phases known (0 until the first sample)
+ * @cur: current phase index
+ * @cand: phase candidate share (fp) while it is being confirmed
+ * @cand_count: consecutive windows seen at @cand
+ * @next_slot: round-robin victim when all SBRIDGE_MAX_PHASES are used
+ *
+ * A phase changes only after the new share held for N consecutive
+ * windows (hysteresis), so that one noisy window does not flip it.
+ * No locking of its own: one writer (the task's CPU).
+ */
+struct sbridge_phase {
+	u16 share[SBRIDGE_MAX_PHASES];
+	u8 nphases;
+	u8 cur;
+	u16 cand;
+	u8 cand_count;
+	u8 next_slot;
+};
+
+u32 sbridge_model_penalty_cycles(u32 mem_latency_ns, u32 khz);
+int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
+		      struct sbridge_cpi *out);
+u32 sbridge_model_quantise(u32 share);
+u32 sbridge_model_cap_ratio(u32 cap_ref, u32 cap_j);
+u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m);
+u32 sbridge_model_clamp(u64 factor);
+bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
+			  u32 nwin);
+int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
+			u32 *type_cap, unsigned int max_types);
+
+#endif /* _SBRIDGE_CORE_MODEL_H */

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Control: the "sbridge" generic-netlink family (include/uapi/linux/
+ * sbridge.h). Every request attribute has a strict policy: unknown or
+ * malformed attributes are refused by the genetlink core with an extack
+ * message before any handler runs, and handlers validate everything before
+ * changing anything. Changes need CAP_SYS_ADMIN, checked explicitly
+ * (GENL_ADMIN_PERM would test CAP_NET_ADMIN instead).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/cpufreq.h>
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <sbridge/compat.h>
+#include "internal.h"
+
+#define SBRIDGE_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
+#define SBRIDGE_PARAM_NAME_LEN		32
+
+static const struct nla_policy sbridge_policy[SBRIDGE_A_MAX + 1] = {
+	[SBRIDGE_A_CPUMASK]	= { .type = NLA_BINARY,
+				    .len = SBRIDGE_CPUMASK_MAX_BYTES },
+	[SBRIDGE_A_FACTOR]	= NLA_POLICY_MAX(NLA_U32, SBRIDGE_FACTOR_MAX),
+	[SBRIDGE_A_RULES]	= { .type = NLA_NESTED },
+	[SBRIDGE_A_MATRIX]	= { .type = NLA_NESTED },
+	[SBRIDGE_A_PARAM_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = SBRIDGE_PARAM_NAME_LEN - 1 },
+	[SBRIDGE_A_PARAM_VALUE]	= { .type = NLA_U64 },
+};
+
+static const struct genl_multicast_group sbridge_mcgrps[] = {
+	{ .name = SBRIDGE_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family sbridge_family;
+static bool sbridge_family_live;
+
+/**
+ * sbridge_nl_dump_hdr() - start one message of a dump
+ * @skb: dump buffer
+ * @cb: dump state
+ * @cmd: command echoed in the message
+ *
+ * Return: user header or NULL when @skb is full.
+ */
+void *sbridge_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
+			  u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &sbridge_family, NLM_F_MULTI, cmd);
+}
+
+/**
+ * sbridge_event_notify() - multicast an event to SBRIDGE_GENL_MCGRP_EVENTS
+ * @type: enum sbridge_event
+ * @text: short human text, may be NULL
+ *
+ * Best effort: dropped if nobody listens or memory is short.
+ *
+ * Context: process or softirq context, not with IRQs off.
+ */
+void sbridge_event_notify(u32 type, const char *text)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!READ_ONCE(sbridge_family_live))
+		return;
+	if (!genl_has_listeners(&sbridge_family, &init_net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &sbridge_family, 0, SBRIDGE_CMD_EVENT);
+	if (!hdr ||
+	    nla_put_u32(skb, SBRIDGE_A_EVENT_TYPE, type) ||
+	    (text && nla_put_string(skb, SBRIDGE_A_EVENT_TEXT, text))) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&sbridge_family, skb, 0, 0, GFP_ATOMIC);
+}
+
+/**
+ * sbridge_status_message() - one line saying what works and what does not
+ * @events: SBRIDGE_EV_* of the current source
+ * @has_source: a source is registered
+ *
+ * Return: static string.
+ */
+const char *sbridge_status_message(u32 events, bool has_source)
+{
+	if (!has_source)
+		return "no counter source: factors are neutral (rules and CPU factors still apply)";
+	if ((events & SBRIDGE_EV_LEARN) != SBRIDGE_EV_LEARN)
+		return "counter source lacks cycles or instructions: no CPI learning";
+	if (!(events & (SBRIDGE_EV_LLC_MISSES | SBRIDGE_EV_STALL_CYCLES)))
+		return "no LLC-miss or stall counts: CPI_stall taken as 0 (tasks look compute-bound)";
+	if (!READ_ONCE(sbridge_params.learning))
+		return "learning switched off";
+	return "ok";
+}
+
+/* Every changing command starts here: CAP_SYS_ADMIN of the sender. */
+static int sbridge_nl_admin(struct sk_buff *req, struct genl_info *info)
+{
+	if (netlink_capable(req, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "changing sbridge needs CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
+static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
+{
+	char src[32];
+	struct sk_buff *skb;
+	u64 switches;
+	u32 events;
+	void *hdr;
+
+	events = sbridge_source_describe(src, sizeof(src));
+	switches = sbridge_switch_counts(NULL);
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(skb, info, &sbridge_family, 0,
+				SBRIDGE_CMD_GET_STATUS);
+	if (!hdr)
+		goto nomem;
+	if (nla_put_string(skb, SBRIDGE_A_STATUS_VERSION, SBRIDGE_VERSION) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_API, SBRIDGE_GENL_VERSION) ||
+	    (src[0] && nla_put_string(skb, SBRIDGE_A_STATUS_SOURCE, src)) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_EVENTS, events) ||
+	    nla_put_u8(skb, SBRIDGE_A_STATUS_LEARNING, sbridge_learning_possible()) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_STATUS_TASKS, sbridge_tasks_live(),
+			      SBRIDGE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_STATUS_ALLOCS,
+			      atomic64_read(&sbridge_stats.allocs), SBRIDGE_A_PAD) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_STATUS_FREES,
+			      atomic64_read(&sbridge_stats.frees), SBRIDGE_A_PAD) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_MATRIX, sbridge_matrix_count()) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_RULES, sbridge_rules_count()) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_NTYPES, sbridge_topo.ntypes) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_STATUS_SWITCHES, switches,
+			      SBRIDGE_A_PAD) ||
+	    nla_put_string(skb, SBRIDGE_A_STATUS_MESSAGE,
+			   sbridge_status_message(events, src[0])))
+		goto nomem;
+	genlmsg_end(skb, hdr);
+	return genlmsg_reply(skb, info);
+nomem:
+	nlmsg_free(skb);
+	return -EMSGSIZE;
+}
+
+static u32 sbridge_cpu_cur_khz(int cpu)
+{
+	u32 khz = sbridge_source_effective_khz(cpu);
+
+	return khz ? khz : cpufreq_quick_get(cpu);
+}
+
+static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	int cpu;
+
+	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
+		const struct sbridge_cpu *c;
+		void *hdr;
+
+		if (!cpu_possible(cpu))
+			continue;
+		c = per_cpu_ptr(&sbridge_cpus, cpu);
+		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_GET_CPUS);
+		if (!hdr)
+			break;
+		if (nla_put_u32(skb, SBRIDGE_A_CPU_ID, cpu) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE, c->type) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_CAPACITY,
+				sbridge_cpu_capacity(cpu)) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_ORIG_CAPACITY, c->orig_capacity) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR, READ_ONCE(c->factor)) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR_OVERRIDE,
+				READ_ONCE(c->factor_override)) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_CUR_KHZ, sbridge_cpu_cur_khz(cpu)) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_MAX_KHZ, c->max_khz) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_CLUSTER, c->cluster) ||
+		    nla_put_string(skb, SBRIDGE_A_CPU_MODEL, c->model) ||
+		    (c->cache_kb[0] &&
+		     nla_put_u32(skb, SBRIDGE_A_CPU_L1D_KB, c->cache_kb[0])) ||
+		    (c->cache_kb[1] &&
+		     nla_put_u32(skb, SBRIDGE_A_CPU_L2_KB, c->cache_kb[1])) ||
+		    (c->cache_kb[2] &&
+		     nla_put_u32(skb, SBRIDGE_A_CPU_L3_KB, c->cache_kb[2]))) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = cpu + 1;
+	}
+	return skb->len;
+}
+
+static int sbridge_nl_set_cpu_factor(struct sk_buff *req, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *a = info->attrs[SBRIDGE_A_CPUMASK];
+	cpumask_var_t mask;
+	unsigned int i, len;
+	const u8 *bytes;
+	u32 factor;
+	int ret;
+
+	ret = sbridge_nl_admin(req, info);
+	if (ret)
+		return ret;
+	if (!a || !info->attrs[SBRIDGE_A_FACTOR]) {
+		NL_SET_ERR_MSG(extack, "need SBRIDGE_A_CPUMASK and SBRIDGE_A_FACTOR");
+		return -EINVAL;
+	}
+	factor = nla_get_u32(info->attrs[SBRIDGE_A_FACTOR]);
+	if (factor && factor < SBRIDGE_FACTOR_MIN) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[SBRIDGE_A_FACTOR],
+				    "factor below 128 (1/8); 0 clears the override");
+		return -EINVAL;
+	}
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	bytes = nla_data(a);
+	len = nla_len(a);
+	for (i = 0; i < len * 8; i++) {
+		if (!(bytes[i / 8] & (1U << (i % 8))))
+			continue;
+		if (i >= nr_cpu_ids || !cpu_possible(i)) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "CPU mask names a CPU that does not exist");
+			ret = -EINVAL;
+			goto out;
+		}
+		cpumask_set_cpu(i, mask);
+	}
+	if (cpumask_empty(mask)) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "empty CPU mask");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = sbridge_set_cpu_factor(mask, factor);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "CPU factor refused");
+		goto out;
+	}
+	sbridge_consumers_notify(true);
+	sbridge_event_notify(SBRIDGE_EVENT_FACTORS, "cpu factor set");
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+/**
+ * struct sbridge_task_dump - state of one GET_TASKS dump pass
+ * @skb: dump buffer
+ * @cb: dump state
+ * @uid: requester's uid
+ * @privileged: requester may see every task's counter data
+ */
+struct sbridge_task_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	u32 uid;
+	bool privileged;
+};
+
+static int sbridge_task_fill(struct sbridge_task *t, void *arg)
+{
+	struct sbridge_task_dump *d = arg;
+	struct sk_buff *skb = d->skb;
+	unsigned int type, cpu = t->last_cpu;
+	struct nlattr *f;
+	void *hdr;
+
+	hdr = sbridge_nl_dump_hdr(skb, d->cb, SBRIDGE_CMD_GET_TASKS);
+	if (!hdr)
+		return -EMSGSIZE;
+	type = cpu < nr_cpu_ids ? sbridge_cpu_type(cpu) : 0;
+	if (nla_put_u32(skb, SBRIDGE_A_TASK_PID, t->pid) ||
+	    nla_put_string(skb, SBRIDGE_A_TASK_COMM, t->comm) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_UID, t->uid) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_CPU, cpu) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_CLASS, t->class) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, sbridge_task_placement(t)) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
+			      SBRIDGE_A_PAD))
+		goto cancel;
+	/* Counter-derived data follows perf's rule for other users' tasks. */
+	if (d->privileged || t->uid == d->uid) {
+		if (nla_put_u32(skb, SBRIDGE_A_TASK_PHASE, t->ph.cur) ||
+		    nla_put_u32(skb, SBRIDGE_A_TASK_CPIB_SHARE,
+				sbridge_task_share(t)))
+			goto cancel;
+		if ((t->flags & SBRIDGE_TF_SAMPLED(type)) &&
+		    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, t->cpi[type]) ||
+		     nla_put_u32(skb, SBRIDGE_A_TASK_CPI_STALL, t->cpi_stall[type])))
+			goto cancel;
+		f = nla_nest_start(skb, SBRIDGE_A_TASK_FACTORS);
+		if (!f)
+			goto cancel;
+		for (type = 0; type < sbridge_topo.ntypes; type++)
+			if (nla_put_u32(skb, SBRIDGE_A_FACTOR,
+					sbridge_task_factor_on(t, type)))
+				goto cancel;
+		nla_nest_end(skb, f);
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int sbridge_nl_get_tasks(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct sbridge_task_dump d = {
+		.skb = skb,
+		.cb = cb,
+		.uid = from_kuid_munged(&init_user_ns, NETLINK_CB(cb->skb).creds.uid),
+		.privileged = netlink_capable(cb->skb, CAP_PERFMON) ||
+			      netlink_capable(cb->skb, CAP_SYS_ADMIN),
+	};
+	unsigned long done = 0;
+
+	sbridge_tasks_walk(sbridge_task_fill, &d, cb->args[0], &done);
+	cb->args[0] = done;
+	return skb->len;
+}
+
+static int sbridge_nl_rules_load(struct sk_buff *req, struct genl_info *info)
+{
+	int ret;
+
+	ret = sbridge_nl_admin(req, info);
+	if (ret)
+		return ret;
+	if (!info->attrs[SBRIDGE_A_RULES]) {
+		NL_SET_ERR_MSG(info->extack, "need SBRIDGE_A_RULES");
+		return -EINVAL;
+	}
+	ret = sbridge_rules_load(info->attrs[SBRIDGE_A_RULES], info->extack);
+	if (!ret)
+		sbridge_event_notify(SBRIDGE_EVENT_RULES, "rules loaded");
+	return ret;
+}
+
+static int sbridge_nl_rules_clear(struct sk_buff *req, struct genl_info *info)
+{
+	int ret = sbridge_nl_admin(req, info);
+
+	if (ret)
+		return ret;
+	sbridge_rules_clear();
+	sbridge_event_notify(SBRIDGE_EVENT_RULES, "rules cleared");
+	return 0;
+}
+
+static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)
+{
+	int ret;
+
+	ret = sbridge_nl_admin(req, info);
+	if (ret)
+		return ret;
+	if (!info->attrs[SBRIDGE_A_MATRIX]) {
+		NL_SET_ERR_MSG(info->extack, "need SBRIDGE_A_MATRIX");
+		return -EINVAL;
+	}
+	ret = sbridge_matrix_load(info->attrs[SBRIDGE_A_MATRIX], info->extack);
+	if (!ret) {
+		sbridge_consumers_notify(false);
+		sbridge_event_notify(SBRIDGE_EVENT_MATRIX, "matrix loaded");
+	}
+	return ret;
+}
+
+/* The work-conserving checker is not part of the core yet: empty dump. */
+static int sbridge_nl_get_reports(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return 0;
+}
+
+static int sbridge_nl_set_param(struct sk_buff *req, struct genl_info *info)
+{
+	struct nlattr *n = info->attrs[SBRIDGE_A_PARAM_NAME];
+	struct nlattr *v = info->attrs[SBRIDGE_A_PARAM_VALUE];
+	int ret;
+
+	ret = sbridge_nl_admin(req, info);
+	if (ret)
+		return ret;
+	if (!n || !v) {
+		NL_SET_ERR_MSG(info->extack,
+			       "need SBRIDGE_A_PARAM_NAME and SBRIDGE_A_PARAM_VALUE");
+		return -EINVAL;
+	}
+	ret = sbridge_param_set(nla_data(n), nla_get_u64(v));
+	if (ret == -EOPNOTSUPP)
+		NL_SET_ERR_MSG_ATTR(info->extack, n, "unknown parameter");
+	else if (ret)
+		NL_SET_ERR_MSG_ATTR(info->extack, v, "value out of range for this parameter");
+	return ret;
+}
+
+static const struct genl_ops sbridge_ops[] = {
+	{ .cmd = SBRIDGE_CMD_GET_STATUS, .doit = sbridge_nl_get_status },
+	{ .cmd = SBRIDGE_CMD_GET_CPUS, .dumpit = sbridge_nl_get_cpus },
+	{ .cmd = SBRIDGE_CMD_SET_CPU_FACTOR, .doit = sbridge_nl_set_cpu_factor },
+	{ .cmd = SBRIDGE_CMD_GET_TASKS, .dumpit = sbridge_nl_get_tasks },
+	{ .cmd = SBRIDGE_CMD_RULES_LOAD, .doit = sbridge_nl_rules_load },
+	{ .cmd = SBRIDGE_CMD_RULES_GET, .dumpit = sbridge_rules_dump },
+	{ .cmd = SBRIDGE_CMD_RULES_CLEAR, .doit = sbridge_nl_rules_clear },
+	{ .cmd = SBRIDGE_CMD_MATRIX_GET, .dumpit = sbridge_matrix_dump },
+	{ .cmd = SBRIDGE_CMD_MATRIX_LOAD, .doit = sbridge_nl_matrix_load },
+	{ .cmd = SBRIDGE_CMD_GET_REPORTS, .dumpit = sbridge_nl_get_reports },
+	{ .cmd = SBRIDGE_CMD_SET_PARAM, .doit = sbridge_nl_set_param },
+};
+
+static struct genl_family sbridge_family = {
+	.name = SBRIDGE_GENL_NAME,
+	.version = SBRIDGE_GENL_VERSION,
+	.maxattr = SBRIDGE_A_MAX,
+	.policy = sbridge_policy,
+	.netnsok = false,
+	.module = THIS_MODULE,
+	.ops = sbridge_ops,
+	.n_ops = ARRAY_SIZE(sbridge_ops),
+	.mcgrps = sbridge_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(sbridge_mcgrps),
+	/* Every op validates reserved header bytes and has a policy. */
+	.resv_start_op = SBRIDGE_CMD_GET_STATUS,
+};
+
+/**
+ * sbridge_netlink_init() - register the family
+ *
+ * Return: 0 or a negative errno.
+ */
+int sbridge_netlink_init(void)
+{
+	int ret = genl_register_family(&sbridge_family);
+
+	if (!ret)
+		WRITE_ONCE(sbridge_family_live, true);
+	return ret;
+}
+
+/**
+ * sbridge_netlink_exit() - unregister the family
+ */
+void sbridge_netlink_exit(void)
+{
+	WRITE_ONCE(sbridge_family_live, false);
+	genl_unregister_family(&sbridge_family);
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counter-source registry. One source at a time (e.g. sbridge_pmu); the
+ * core reaches its ops only through an RCU-protected pointer, so the
+ * source can go away at any moment: unregistering swaps the pointer to
+ * NULL and waits for every reader (the sched_switch probe runs with
+ * preemption off, which is an RCU read-side section) before returning.
+ *
+ * The core takes no reference on the source module: it would then never
+ * reach its exit function. The source depends on the core's symbols, so
+ * the core cannot be unloaded while a source is loaded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
+#include "internal.h"
+
+/* Written under sbridge_source_lock, read under RCU. */
+const struct sbridge_source_ops __rcu *sbridge_source;
+static DEFINE_MUTEX(sbridge_source_lock);
+/* Bumped on every swap so that per-CPU baselines know to restart. */
+atomic_t sbridge_source_gen = ATOMIC_INIT(0);
+
+/**
+ * sbridge_register_source() - install a counter source
+ * @ops: the source's operations; must stay valid until
+ *	sbridge_unregister_source() returns
+ *
+ * Context: process context, may sleep. Takes the registry mutex.
+ * Return: 0, -EINVAL for bad @ops, -EBUSY if another source is installed.
+ */
+int sbridge_register_source(const struct sbridge_source_ops *ops)
+{
+	int ret = 0;
+
+	if (!ops || !ops->name || !ops->name[0])
+		return -EINVAL;
+	if (ops->events & ~SBRIDGE_EV_ALL)
+		return -EINVAL;
+
+	mutex_lock(&sbridge_source_lock);
+	if (rcu_access_pointer(sbridge_source)) {
+		ret = -EBUSY;
+	} else {
+		atomic_inc(&sbridge_source_gen);
+		rcu_assign_pointer(sbridge_source, ops);
+	}
+	mutex_unlock(&sbridge_source_lock);
+
+	if (ret) {
+		pr_warn("source %s refused: one is already registered\n",
+			ops->name);
+		return ret;
+	}
+	pr_info("counter source %s registered (events 0x%x)\n", ops->name,
+		ops->events);
+	sbridge_event_notify(SBRIDGE_EVENT_SOURCE, ops->name);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sbridge_register_source);
+
+/**
+ * sbridge_unregister_source() - remove a counter source
+ * @ops: the ops passed to sbridge_register_source()
+ *
+ * After return no CPU is inside or will enter any of @ops' callbacks, so
+ * the caller may free them or unload.
+ *
+ * Context: process context, sleeps (synchronize_rcu()). Takes the registry
+ * mutex.
+ */
+void sbridge_unregister_source(const struct sbridge_source_ops *ops)
+{
+	const struct sbridge_source_ops *cur;
+
+	mutex_lock(&sbridge_source_lock);
+	cur = rcu_dereference_protected(sbridge_source,
+					lockdep_is_held(&sbridge_source_lock));
+	if (cur == ops && ops) {
+		RCU_INIT_POINTER(sbridge_source, NULL);
+		atomic_inc(&sbridge_source_gen);
+	}
+	mutex_unlock(&sbridge_source_lock);
+
+	if (cur != ops || !ops) {
+		pr_warn("unregister of a source that is not registered\n");
+		return;
+	}
+	/* Readers run in the switch path with preemption off. */
+	synchronize_rcu();
+	pr_info("counter source %s unregistered\n", ops->name);
+	sbridge_event_notify(SBRIDGE_EVENT_SOURCE, "none");
+}
+EXPORT_SYMBOL_GPL(sbridge_unregister_source);
+
+/**
+ * sbridge_source_describe() - copy the current source's name and events
+ * @name: buffer of @len bytes, gets "" when there is no source
+ * @len: size of @name
+ *
+ * Context: any.
+ * Return: the SBRIDGE_EV_* mask of the current source, 0 if none.
+ */
+u32 sbridge_source_describe(char *name, size_t len)
+{
+	const struct sbridge_source_ops *ops;
+	u32 events = 0;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sbridge_source);
+	if (ops) {
+		strscpy(name, ops->name, len);
+		events = ops->events;
+	} else if (len) {
+		name[0] = '\0';
+	}
+	rcu_read_unlock();
+	return events;
+}
+
+/**
+ * sbridge_source_mem_latency_ns() - memory latency of the current source
+ *
+ * Context: any.
+ * Return: the source's figure, or SBRIDGE_DEFAULT_MEM_LAT_NS if unknown.
+ */
+u32 sbridge_source_mem_latency_ns(void)
+{
+	const struct sbridge_source_ops *ops;
+	u32 ns = 0;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sbridge_source);
+	if (ops)
+		ns = ops->mem_latency_ns;
+	rcu_read_unlock();
+	return ns ? ns : SBRIDGE_DEFAULT_MEM_LAT_NS;
+}
+
+/**
+ * sbridge_source_effective_khz() - effective frequency of @cpu
+ * @cpu: CPU number
+ *
+ * Context: any; the source callback is called under RCU.
+ * Return: kHz from the source, 0 if none or unknown.
+ */
+u32 sbridge_source_effective_khz(unsigned int cpu)
+{
+	const struct sbridge_source_ops *ops;
+	u32 khz = 0;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sbridge_source);
+	if (ops && ops->effective_khz)
+		khz = ops->effective_khz(cpu);
+	rcu_read_unlock();
+	return khz;
+}
+
+/*
+ * A source module that forgets to unregister (or whose init fails after
+ * registering) would leave the core calling freed code. The module
+ * notifier runs after the source's exit function and before its memory
+ * is freed, so the core drops such a source here.
+ */
+static int sbridge_source_module_cb(struct notifier_block *nb,
+				    unsigned long state, void *data)
+{
+	struct module *mod = data;
+	const struct sbridge_source_ops *cur;
+
+	if (state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	rcu_read_lock();
+	cur = rcu_dereference(sbridge_source);
+	rcu_read_unlock();
+	if (cur && cur->owner == mod) {
+		pr_err("source %s: module %s left without unregistering; dropped\n",
+		       cur->name, mod->name);
+		sbridge_unregister_source(cur);
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sbridge_source_nb = {
+	.notifier_call = sbridge_source_module_cb,
+};
+
+/**
+ * sbridge_source_init() - watch source modules going away
+ *
+ * Return: 0 or a negative errno.
+ */
+int sbridge_source_init(void)
+{
+	return register_module_notifier(&sbridge_source_nb);
+}
+
+/**
+ * sbridge_source_exit() - stop watching
+ */
+void sbridge_source_exit(void)
+{
+	unregister_module_notifier(&sbridge_source_nb);
+}

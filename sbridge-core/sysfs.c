@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read-only status under /sys/kernel/sbridge/: one value per file so that
+ * shell scripts (and the in-guest tests) can read it without a client.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include <linux/cpumask.h>
+#include "internal.h"
+
+static struct kobject *sbridge_kobj;
+
+#define SB_ATTR_RO(_name)						\
+	static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+#define SB_STAT_ATTR(_name, _expr)					\
+	static ssize_t _name##_show(struct kobject *k,			\
+				    struct kobj_attribute *a, char *buf) \
+	{								\
+		return sysfs_emit(buf, "%lld\n", (long long)(_expr));	\
+	}								\
+	SB_ATTR_RO(_name)
+
+SB_STAT_ATTR(api, SBRIDGE_API_VERSION);
+SB_STAT_ATTR(tasks, sbridge_tasks_live());
+SB_STAT_ATTR(allocs, atomic64_read(&sbridge_stats.allocs));
+SB_STAT_ATTR(frees, atomic64_read(&sbridge_stats.frees));
+SB_STAT_ATTR(alloc_fail, atomic64_read(&sbridge_stats.alloc_fail));
+SB_STAT_ATTR(matrix_hits, atomic64_read(&sbridge_stats.matrix_hits));
+SB_STAT_ATTR(samples, atomic64_read(&sbridge_stats.samples));
+SB_STAT_ATTR(phase_changes, atomic64_read(&sbridge_stats.phase_changes));
+SB_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
+SB_STAT_ATTR(type_migrations, atomic64_read(&sbridge_stats.type_migrations));
+SB_STAT_ATTR(switches, sbridge_switch_counts(NULL));
+SB_STAT_ATTR(matrix, sbridge_matrix_count());
+SB_STAT_ATTR(rules, sbridge_rules_count());
+SB_STAT_ATTR(ntypes, sbridge_topo.ntypes);
+SB_STAT_ATTR(learning, sbridge_learning_possible());
+SB_STAT_ATTR(task_entry_bytes, sizeof(struct sbridge_task));
+
+static ssize_t version_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SBRIDGE_VERSION);
+}
+SB_ATTR_RO(version);
+
+static ssize_t untracked_show(struct kobject *k, struct kobj_attribute *a,
+			      char *buf)
+{
+	u64 u;
+
+	sbridge_switch_counts(&u);
+	return sysfs_emit(buf, "%llu\n", u);
+}
+SB_ATTR_RO(untracked);
+
+static ssize_t source_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	char name[32];
+
+	sbridge_source_describe(name, sizeof(name));
+	return sysfs_emit(buf, "%s\n", name[0] ? name : "none");
+}
+SB_ATTR_RO(source);
+
+static ssize_t events_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	char name[8];
+
+	return sysfs_emit(buf, "0x%x\n", sbridge_source_describe(name, sizeof(name)));
+}
+SB_ATTR_RO(events);
+
+static ssize_t message_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	char name[32];
+	u32 ev = sbridge_source_describe(name, sizeof(name));
+
+	return sysfs_emit(buf, "%s\n", sbridge_status_message(ev, name[0]));
+}
+SB_ATTR_RO(message);
+
+/* One line per core type: index, nominal capacity, max kHz, CPU factor, CPUs. */
+static ssize_t types_show(struct kobject *k, struct kobj_attribute *a,
+			  char *buf)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < sbridge_topo.ntypes; i++)
+		n += sysfs_emit_at(buf, n, "%u capacity=%u max_khz=%u factor=%u cpus=%*pbl\n",
+				   i, sbridge_topo.type_capacity[i],
+				   sbridge_topo.type_max_khz[i],
+				   sbridge_type_factor(i),
+				   cpumask_pr_args(&sbridge_topo.type_mask[i]));
+	return n;
+}
+SB_ATTR_RO(types);
+
+/* One line per possible CPU. */
+static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	int cpu, n = 0;
+
+	for_each_possible_cpu(cpu) {
+		const struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+
+		n += sysfs_emit_at(buf, n,
+				   "%d type=%u cluster=%u capacity=%u factor=%u override=%u max_khz=%u model=%s cache_kb=%u/%u/%u\n",
+				   cpu, c->type, c->cluster, c->orig_capacity,
+				   READ_ONCE(c->factor), READ_ONCE(c->factor_override),
+				   c->max_khz, c->model, c->cache_kb[0], c->cache_kb[1],
+				   c->cache_kb[2]);
+	}
+	return n;
+}
+SB_ATTR_RO(cpus);
+
+static ssize_t params_show(struct kobject *k, struct kobj_attribute *a,
+			   char *buf)
+{
+	const char *name;
+	unsigned int i;
+	int n = 0;
+	u64 v;
+
+	for (i = 0; (name = sbridge_param_get(i, &v)); i++)
+		n += sysfs_emit_at(buf, n, "%s %llu\n", name, v);
+	return n;
+}
+SB_ATTR_RO(params);
+
+static struct attribute *sbridge_attrs[] = {
+	&version_attr.attr,
+	&api_attr.attr,
+	&tasks_attr.attr,
+	&allocs_attr.attr,
+	&frees_attr.attr,
+	&alloc_fail_attr.attr,
+	&switches_attr.attr,
+	&untracked_attr.attr,
+	&matrix_attr.attr,
+	&matrix_hits_attr.attr,
+	&rules_attr.attr,
+	&rule_hits_attr.attr,
+	&samples_attr.attr,
+	&phase_changes_attr.attr,
+	&type_migrations_attr.attr,
+	&ntypes_attr.attr,
+	&learning_attr.attr,
+	&source_attr.attr,
+	&events_attr.attr,
+	&message_attr.attr,
+	&types_attr.attr,
+	&cpus_attr.attr,
+	&params_attr.attr,
+	&task_entry_bytes_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group sbridge_group = {
+	.attrs = sbridge_attrs,
+};
+
+/**
+ * sbridge_sysfs_init() - create /sys/kernel/sbridge
+ *
+ * Return: 0 or a negative errno.
+ */
+int sbridge_sysfs_init(void)
+{
+	int ret;
+
+	sbridge_kobj = kobject_create_and_add("sbridge", kernel_kobj);
+	if (!sbridge_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(sbridge_kobj, &sbridge_group);
+	if (ret) {
+		kobject_put(sbridge_kobj);
+		sbridge_kobj = NULL;
+	}
+	return ret;
+}
+
+/**
+ * sbridge_sysfs_exit() - remove /sys/kernel/sbridge
+ */
+void sbridge_sysfs_exit(void)
+{
+	if (!sbridge_kobj)
+		return;
+	sysfs_remove_group(sbridge_kobj, &sbridge_group);
+	kobject_put(sbridge_kobj);
+	sbridge_kobj = NULL;
+}

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task state: one entry per task, from a kmem_cache, in an rhashtable
+ * keyed by the task_struct pointer (unique until the task's free hook,
+ * unlike pids, which may be reused before the old task_struct is freed).
+ * Lookups are lock-free under RCU; the context-switch path only looks up
+ * and updates the entries of prev/next, which only that CPU writes then.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/rhashtable.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/cred.h>
+#include <linux/slab.h>
+#include <linux/jhash.h>
+#include <linux/string.h>
+#include "internal.h"
+
+#define SBRIDGE_SHARE_NONE	0xffff
+
+struct sbridge_stats sbridge_stats;
+/* Hot counters of the switch path: per CPU, so no shared cache line. */
+DEFINE_PER_CPU(u64, sbridge_pcpu_switches);
+DEFINE_PER_CPU(u64, sbridge_pcpu_untracked);
+
+static struct kmem_cache *sbridge_task_cache;
+static struct rhashtable sbridge_tasks;
+static bool sbridge_tasks_ready;
+
+static const struct rhashtable_params sbridge_task_params = {
+	.key_len = sizeof(struct task_struct *),
+	.key_offset = offsetof(struct sbridge_task, task),
+	.head_offset = offsetof(struct sbridge_task, node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * sbridge_task_lookup() - the entry of @p
+ * @p: task
+ *
+ * Context: caller holds rcu_read_lock() or runs with preemption off; the
+ *	entry stays valid until that ends.
+ * Return: entry or NULL if @p is not tracked.
+ */
+struct sbridge_task *sbridge_task_lookup(struct task_struct *p)
+{
+	if (unlikely(!READ_ONCE(sbridge_tasks_ready)))
+		return NULL;
+	return rhashtable_lookup(&sbridge_tasks, &p, sbridge_task_params);
+}
+
+static void sbridge_task_reset_model(struct sbridge_task *t)
+{
+	unsigned int i;
+
+	memset(&t->win, 0, sizeof(t->win));
+	memset(&t->ph, 0, sizeof(t->ph));
+	for (i = 0; i < SBRIDGE_MAX_CORE_TYPES; i++) {
+		t->share[i] = SBRIDGE_SHARE_NONE;
+		t->cpi[i] = 0;
+		t->cpi_stall[i] = 0;
+	}
+	t->flags &= ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_FROM_MATRIX |
+		      SBRIDGE_TF_SAMPLED_ALL);
+}
+
+static void sbridge_task_reset_rules(struct sbridge_task *t)
+{
+	t->class = SBRIDGE_CLASS_AUTO;
+	t->pref = SBRIDGE_PREF_NONE;
+	memset(t->rule_factor, 0, sizeof(t->rule_factor));
+}
+
+static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
+{
+	struct sbridge_task *t;
+
+	t = kmem_cache_zalloc(sbridge_task_cache, gfp | __GFP_NOWARN);
+	if (!t) {
+		atomic64_inc(&sbridge_stats.alloc_fail);
+		return NULL;
+	}
+	atomic64_inc(&sbridge_stats.allocs);
+	t->task = p;
+	t->pid = task_pid_nr(p);
+	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
+	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
+	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
+	t->last_cpu = task_cpu(p);
+	sbridge_task_reset_model(t);
+	sbridge_task_reset_rules(t);
+	return t;
+}
+
+static void sbridge_task_free_now(struct sbridge_task *t)
+{
+	kmem_cache_free(sbridge_task_cache, t);
+	atomic64_inc(&sbridge_stats.frees);
+}
+
+static void sbridge_task_free_rcu(struct rcu_head *head)
+{
+	sbridge_task_free_now(container_of(head, struct sbridge_task, rcu));
+}
+
+/* Inserts @t; on a race with another inserter of the same task, drops @t. */
+static struct sbridge_task *sbridge_task_insert(struct sbridge_task *t)
+{
+	int ret;
+
+	ret = rhashtable_lookup_insert_fast(&sbridge_tasks, &t->node,
+					    sbridge_task_params);
+	if (ret) {
+		if (ret != -EEXIST)
+			atomic64_inc(&sbridge_stats.alloc_fail);
+		sbridge_task_free_now(t);
+		return NULL;
+	}
+	return t;
+}
+
+/**
+ * sbridge_task_fork() - track a new task (sched_process_fork)
+ * @child: the new task, not yet running
+ *
+ * The child inherits its parent's identity, rules and learned model (a
+ * thread or a fork runs the same program); if the parent is untracked it
+ * is seeded from the matrix by comm.
+ *
+ * Context: tracepoint, preemption off; allocates with GFP_NOWAIT.
+ */
+void sbridge_task_fork(struct task_struct *child)
+{
+	struct sbridge_task *t, *parent;
+
+	t = sbridge_task_alloc(child, GFP_NOWAIT);
+	if (!t)
+		return;
+	/* Preemption is off already; the explicit section keeps lockdep-RCU quiet. */
+	rcu_read_lock();
+	parent = sbridge_task_lookup(current);
+	if (parent) {
+		t->exe_hash = parent->exe_hash;
+		t->class = parent->class;
+		t->pref = parent->pref;
+		t->flags = parent->flags &
+			   ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
+		t->ph = parent->ph;
+		t->ph.cand_count = 0;
+		memcpy(t->share, parent->share, sizeof(t->share));
+		memcpy(t->cpi, parent->cpi, sizeof(t->cpi));
+		memcpy(t->cpi_stall, parent->cpi_stall, sizeof(t->cpi_stall));
+		memcpy(t->rule_factor, parent->rule_factor,
+		       sizeof(t->rule_factor));
+	}
+	rcu_read_unlock();
+	if (!parent) {
+		sbridge_rules_apply(t, NULL);
+		sbridge_matrix_seed(t);
+	}
+	sbridge_task_insert(t);
+}
+
+/**
+ * sbridge_task_exec() - re-key a task on exec (sched_process_exec)
+ * @p: the task, running its exec (== current)
+ * @exe: absolute path of the new executable, or NULL if unknown
+ *
+ * Before the entry is re-keyed, what was learned under the old program is
+ * folded into the matrix. Then the identity, rules and model restart and
+ * the matrix seeds the new program if it is known.
+ *
+ * Context: tracepoint in @p's context, preemption off.
+ */
+void sbridge_task_exec(struct task_struct *p, const char *exe)
+{
+	struct sbridge_task *t;
+
+	rcu_read_lock();
+	t = sbridge_task_lookup(p);
+	if (!t) {
+		t = sbridge_task_alloc(p, GFP_NOWAIT);
+		if (t)
+			t = sbridge_task_insert(t);
+		if (!t)
+			goto out;
+	} else if (t->flags & SBRIDGE_TF_LEARNED) {
+		sbridge_matrix_learn(t);
+	}
+	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
+	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
+	t->exe_hash = exe ? jhash(exe, strlen(exe), 0) : 0;
+	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
+	sbridge_task_reset_model(t);
+	sbridge_task_reset_rules(t);
+	sbridge_rules_apply(t, exe);
+	sbridge_matrix_seed(t);
+out:
+	rcu_read_unlock();
+}
+
+/**
+ * sbridge_task_free() - forget a task (sched_process_free)
+ * @p: the task, about to be freed
+ *
+ * Context: RCU callback (softirq) or process context.
+ */
+void sbridge_task_free(struct task_struct *p)
+{
+	struct sbridge_task *t;
+
+	rcu_read_lock();
+	t = sbridge_task_lookup(p);
+	if (t && !rhashtable_remove_fast(&sbridge_tasks, &t->node,
+					 sbridge_task_params)) {
+		if (t->flags & SBRIDGE_TF_LEARNED)
+			sbridge_matrix_learn(t);
+		call_rcu(&t->rcu, sbridge_task_free_rcu);
+	}
+	rcu_read_unlock();
+}
+
+static u16 sbridge_sat16(u32 v)
+{
+	return v > 0xfffe ? 0xfffe : v;
+}
+
+/* One model sample from @t's window on core type @type. */
+static void sbridge_task_sample(struct sbridge_task *t, unsigned int type,
+				unsigned int cpu,
+				const struct sbridge_source_ops *src)
+{
+	struct sbridge_cpi c;
+	u32 khz = 0, pen;
+
+	if (src->effective_khz)
+		khz = src->effective_khz(cpu);
+	if (!khz)
+		khz = per_cpu(sbridge_cpus, cpu).max_khz;
+	pen = sbridge_model_penalty_cycles(src->mem_latency_ns ?:
+					   SBRIDGE_DEFAULT_MEM_LAT_NS, khz);
+	if (sbridge_model_cpi(&t->win, pen, &c))
+		return;
+	t->cpi[type] = sbridge_sat16(c.cpi);
+	t->cpi_stall[type] = sbridge_sat16(c.cpi_stall);
+	t->share[type] = c.share_q;
+	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
+	atomic64_inc(&sbridge_stats.samples);
+	if (sbridge_phase_update(&t->ph, c.share_q,
+				 READ_ONCE(sbridge_params.phase_delta),
+				 READ_ONCE(sbridge_params.phase_windows)))
+		atomic64_inc(&sbridge_stats.phase_changes);
+}
+
+/* Adds the counts prev accumulated on @cpu to its window; samples if full. */
+static void sbridge_task_account(struct sbridge_task *t, unsigned int cpu,
+				 const struct sbridge_source_ops *src,
+				 const struct sbridge_counts *dp)
+{
+	const struct sbridge_counts d = *dp;
+	unsigned int type = sbridge_cpu_type(cpu);
+	u16 gen = (u16)atomic_read(&sbridge_source_gen);
+	bool full;
+
+	if (t->gen != gen || t->win_type != type) {
+		memset(&t->win, 0, sizeof(t->win));
+		t->gen = gen;
+		t->win_type = type;
+	}
+	if (!(d.valid & SBRIDGE_EV_CYCLES))
+		return;
+	t->win.cycles += d.cycles;
+	if (d.valid & SBRIDGE_EV_INSTRUCTIONS)
+		t->win.instr += d.instructions;
+	if (d.valid & SBRIDGE_EV_LLC_MISSES)
+		t->win.misses += d.llc_misses;
+	if (d.valid & SBRIDGE_EV_STALL_CYCLES)
+		t->win.stall += d.stall_cycles;
+
+	full = t->win.instr >= READ_ONCE(sbridge_params.window_instr);
+	if (!full && !t->win.instr)
+		full = t->win.cycles >= READ_ONCE(sbridge_params.window_cycles);
+	if (!full)
+		return;
+	if (READ_ONCE(sbridge_params.learning))
+		sbridge_task_sample(t, type, cpu, src);
+	memset(&t->win, 0, sizeof(t->win));
+}
+
+/**
+ * sbridge_task_switch() - context-switch hook (sched_switch)
+ * @prev: task leaving @cpu
+ * @next: task entering @cpu
+ * @cpu: this CPU
+ *
+ * O(1): two hash lookups, one source read, at most one model sample. No
+ * lock, no allocation, no sleeping.
+ *
+ * Context: runqueue lock held, IRQs off.
+ */
+void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
+			 int cpu)
+{
+	const struct sbridge_source_ops *src;
+	struct sbridge_counts d = { 0 };
+	struct sbridge_task *t;
+	u64 now = local_clock();
+
+	__this_cpu_inc(sbridge_pcpu_switches);
+	/*
+	 * IRQs are off, which already is an RCU read-side section; the
+	 * explicit one documents it and keeps lockdep-RCU quiet.
+	 */
+	rcu_read_lock();
+	src = rcu_dereference(sbridge_source);
+	if (src && !src->read_delta)
+		src = NULL;
+	/*
+	 * Always read, even for idle or untracked prev: the delta is what
+	 * this CPU ran since the last switch, and must not leak into the
+	 * next task's share.
+	 */
+	if (src)
+		src->read_delta(cpu, &d);
+
+	if (!is_idle_task(prev)) {
+		t = sbridge_task_lookup(prev);
+		if (t) {
+			if (t->switch_in_ns && now > t->switch_in_ns)
+				t->runtime_ns += now - t->switch_in_ns;
+			t->switch_in_ns = 0;
+			t->last_cpu = cpu;
+			if (src)
+				sbridge_task_account(t, cpu, src, &d);
+		} else {
+			__this_cpu_inc(sbridge_pcpu_untracked);
+		}
+	}
+
+	if (!is_idle_task(next)) {
+		t = sbridge_task_lookup(next);
+		if (t)
+			t->switch_in_ns = now;
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * sbridge_task_factor_on() - LF of a tracked task on a core type
+ * @t: entry, under RCU
+ * @type: core type
+ *
+ * Context: any, under RCU.
+ * Return: fixed-point factor; SBRIDGE_FP_ONE if nothing is known, as the
+ *	paper starts every task at 1.
+ */
+u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
+{
+	u32 share;
+	u8 cur;
+
+	if (type >= SBRIDGE_MAX_CORE_TYPES)
+		return SBRIDGE_FP_ONE;
+	if (READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE)
+		return SBRIDGE_FP_ONE;
+	if (READ_ONCE(t->rule_factor[type]))
+		return READ_ONCE(t->rule_factor[type]);
+	switch (READ_ONCE(t->class)) {
+	case SBRIDGE_CLASS_COMPUTE:
+		share = SBRIDGE_FP_ONE;
+		break;
+	case SBRIDGE_CLASS_MEMORY:
+		share = 0;
+		break;
+	default:
+		if (!READ_ONCE(t->ph.nphases))
+			return SBRIDGE_FP_ONE;
+		cur = READ_ONCE(t->ph.cur) % SBRIDGE_MAX_PHASES;
+		share = READ_ONCE(t->ph.share[cur]);
+		break;
+	}
+	return sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+				    sbridge_type_factor(type), share,
+				    READ_ONCE(sbridge_params.ref_share));
+}
+
+/**
+ * sbridge_task_share() - CPI_B share the factors of @t use
+ * @t: entry, under RCU
+ *
+ * Return: fixed-point share, or SBRIDGE_FP_ONE if nothing is known.
+ */
+u32 sbridge_task_share(const struct sbridge_task *t)
+{
+	u8 cur;
+
+	if (t->class == SBRIDGE_CLASS_COMPUTE)
+		return SBRIDGE_FP_ONE;
+	if (t->class == SBRIDGE_CLASS_MEMORY)
+		return 0;
+	if (!t->ph.nphases)
+		return SBRIDGE_FP_ONE;
+	cur = READ_ONCE(t->ph.cur) % SBRIDGE_MAX_PHASES;
+	return READ_ONCE(t->ph.share[cur]);
+}
+
+/**
+ * sbridge_task_placement() - core type @t is steered to
+ * @t: entry, under RCU
+ *
+ * A rule's preference wins; otherwise a compute-leaning task (share of at
+ * least 0.5) belongs on the biggest type and a memory-bound one on the
+ * smallest.
+ *
+ * Return: core type index.
+ */
+u32 sbridge_task_placement(const struct sbridge_task *t)
+{
+	u32 big = sbridge_topo.ntypes ? sbridge_topo.ntypes - 1 : 0;
+
+	switch (READ_ONCE(t->pref)) {
+	case SBRIDGE_PREF_BIG:
+		return big;
+	case SBRIDGE_PREF_LITTLE:
+		return 0;
+	default:
+		break;
+	}
+	return sbridge_task_share(t) >= SBRIDGE_FP_ONE / 2 ? big : 0;
+}
+
+/**
+ * sbridge_tasks_live() - entries allocated and not yet freed
+ *
+ * Return: allocs - frees.
+ */
+s64 sbridge_tasks_live(void)
+{
+	return atomic64_read(&sbridge_stats.allocs) -
+	       atomic64_read(&sbridge_stats.frees);
+}
+
+/**
+ * sbridge_switch_counts() - sum of the per-CPU switch counters
+ * @untracked: out, switches of tasks without an entry (may be NULL)
+ *
+ * Return: context switches seen since load.
+ */
+u64 sbridge_switch_counts(u64 *untracked)
+{
+	u64 s = 0, u = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		s += per_cpu(sbridge_pcpu_switches, cpu);
+		u += per_cpu(sbridge_pcpu_untracked, cpu);
+	}
+	if (untracked)
+		*untracked = u;
+	return s;
+}
+
+/**
+ * sbridge_tasks_walk() - call @fn for tracked tasks
+ * @fn: callback, called under rcu_read_lock(), must not sleep; a nonzero
+ *	return stops the walk
+ * @arg: passed to @fn
+ * @skip: entries to skip first (resuming a netlink dump)
+ * @done: out, entries skipped or visited with @fn returning 0
+ *
+ * Context: process context, may sleep between entries.
+ * Return: the nonzero value of @fn that stopped the walk, else 0.
+ */
+int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
+		       unsigned long skip, unsigned long *done)
+{
+	struct rhashtable_iter iter;
+	struct sbridge_task *t;
+	unsigned long n = 0;
+	int ret = 0;
+
+	rhashtable_walk_enter(&sbridge_tasks, &iter);
+	rhashtable_walk_start(&iter);
+	while ((t = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(t)) {
+			if (PTR_ERR(t) == -EAGAIN)
+				continue;
+			break;
+		}
+		if (n < skip) {
+			n++;
+			continue;
+		}
+		ret = fn(t, arg);
+		if (ret)
+			break;
+		n++;
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	if (done)
+		*done = n;
+	return ret;
+}
+
+/**
+ * sbridge_tasks_adopt() - track the tasks that existed before load
+ *
+ * Must run after the fork and free hooks are registered: a task seen in
+ * the task list inside this RCU section cannot reach its free hook before
+ * the section ends, so no adopted entry can be missed by the free hook.
+ *
+ * Context: process context.
+ * Return: number of tasks adopted.
+ */
+int sbridge_tasks_adopt(void)
+{
+	struct task_struct *g, *p;
+	struct sbridge_task *t;
+	int n = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (sbridge_task_lookup(p))
+			continue;
+		t = sbridge_task_alloc(p, GFP_ATOMIC);
+		if (!t)
+			continue;
+		sbridge_rules_apply(t, NULL);
+		sbridge_matrix_seed(t);
+		if (sbridge_task_insert(t))
+			n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * sbridge_tasks_init() - create the cache and the table
+ *
+ * Context: process context at init.
+ * Return: 0 or a negative errno.
+ */
+int sbridge_tasks_init(void)
+{
+	int ret;
+
+	sbridge_task_cache = KMEM_CACHE(sbridge_task, 0);
+	if (!sbridge_task_cache)
+		return -ENOMEM;
+	ret = rhashtable_init(&sbridge_tasks, &sbridge_task_params);
+	if (ret) {
+		kmem_cache_destroy(sbridge_task_cache);
+		return ret;
+	}
+	WRITE_ONCE(sbridge_tasks_ready, true);
+	return 0;
+}
+
+static void sbridge_task_destroy_one(void *ptr, void *arg)
+{
+	sbridge_task_free_now(ptr);
+}
+
+/**
+ * sbridge_tasks_exit() - free every entry and the cache
+ *
+ * Called after every hook is unregistered and synchronised: no reader or
+ * writer is left. Pending RCU frees are flushed before the cache goes.
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_tasks_exit(void)
+{
+	WRITE_ONCE(sbridge_tasks_ready, false);
+	synchronize_rcu();
+	rhashtable_free_and_destroy(&sbridge_tasks, sbridge_task_destroy_one,
+				    NULL);
+	rcu_barrier();
+	kmem_cache_destroy(sbridge_task_cache);
+	pr_info("task entries: %lld allocated, %lld freed\n",
+		(long long)atomic64_read(&sbridge_stats.allocs),
+		(long long)atomic64_read(&sbridge_stats.frees));
+}

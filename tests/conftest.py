@@ -1,0 +1,28 @@
+"""pytest glue: the testbed lives in tools/testbed; TAP points inside each
+guest are tallied per cell and printed at the end, skips apart from passes."""
+import collections
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "testbed"))
+
+TALLY = collections.defaultdict(lambda: collections.Counter())
+
+
+def record(cell, result):
+    t = TALLY[cell]
+    t["boots"] += 1
+    t["ok"] += len(result.passed)
+    t["not ok"] += len(result.failed)
+    t["skip"] += len(result.skipped)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not TALLY:
+        return
+    tr = terminalreporter
+    tr.section("in-guest TAP points per kernel cell")
+    for cell in sorted(TALLY):
+        t = TALLY[cell]
+        tr.write_line(f"{cell:20} boots {t['boots']:3}  ok {t['ok']:4}  "
+                      f"not ok {t['not ok']:3}  skip {t['skip']:3}")

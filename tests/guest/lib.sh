@@ -1,0 +1,64 @@
+# TAP helpers for in-guest scenarios (sourced by tests/scenarios/*.sh).
+# A scenario prints a plan and one line per check; the harness counts
+# ok / not ok / skip separately and never turns a skip into a pass.
+_n=0
+_failed=0
+
+plan() { echo "1..$1"; }
+diag() { echo "$*" | sed 's/^/# /'; }
+ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+not_ok() {
+	_n=$((_n + 1)); _failed=$((_failed + 1))
+	echo "not ok $_n - $1"
+	[ -n "$2" ] && diag "$2"
+	return 0
+}
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP ${2:-no reason given}"; }
+
+# check DESC CMD...: ok if CMD exits 0; otherwise not ok with its output.
+check() {
+	_d=$1; shift
+	if _o=$("$@" 2>&1); then ok "$_d"; else not_ok "$_d" "$(echo "$_o" | tail -n 20)"; fi
+}
+
+# check_fail DESC CMD...: ok if CMD exits non-zero (something refused).
+check_fail() {
+	_d=$1; shift
+	if _o=$("$@" 2>&1); then not_ok "$_d" "expected failure, got: $_o"; else ok "$_d"; fi
+}
+
+# Run as an unprivileged user (uid/gid 1000, no capabilities).
+as_user() { asuser 1000 "$@"; }
+
+kver() { uname -r; }
+# kver_ge 6.12: true if the running kernel is at least that version.
+kver_ge() {
+	_k=$(uname -r | sed 's/[^0-9.].*//')
+	[ "$(printf '%s\n%s\n' "$1" "$_k" | sort -t. -k1,1n -k2,2n -k3,3n | head -n1)" = "$1" ]
+}
+
+MODDIR=/sbridge/modules
+# Under the emulation rig (tools/rig) an ivshmem device carries the emulated
+# PMU: its driver must be there before sbridge_pmu probes the counters.
+on_rig() { grep -qs 0x1110 /sys/bus/pci/devices/*/device; }
+load_sbridge() {
+	if on_rig && ! grep -q '^rig_pmu ' /proc/modules; then
+		insmod $MODDIR/rig_pmu.ko || return 1
+	fi
+	insmod $MODDIR/sbridge_core.ko "$@" && insmod $MODDIR/sbridge_pmu.ko
+}
+unload_sbridge() {
+	_r=0
+	grep -q '^sbridge_pmu ' /proc/modules && { rmmod sbridge_pmu || _r=1; }
+	grep -q '^sbridge_core ' /proc/modules && { rmmod sbridge_core || _r=1; }
+	return $_r
+}
+
+# CPUs by capacity (arm64 device-tree topologies): "big" and "little" lists.
+cpus_with_capacity() {
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		[ "$(cat $c/cpu_capacity 2>/dev/null)" = "$1" ] && echo "${c##*cpu}"
+	done | sort -n | tr '\n' ' '
+}
+big_cpus() { cpus_with_capacity "$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | sort -n | tail -n1)"; }
+little_cpus() { cpus_with_capacity "$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | sort -n | head -n1)"; }

@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of sbridgectl: rule parser against golden files, CPU lists,
+ * fixed-point decimals, robustness (random bytes, 1 MB lines, 100 000
+ * rules, bad UTF-8, deep and cyclic includes) and command-line errors of
+ * the real binary. Built with ASan/UBSan; a crash fails the run.
+ *
+ * usage: test_ctl SBRIDGECTL_BINARY       (run everything from this dir)
+ *        test_ctl --show FILE.rules       (print what a golden file gives)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "rules_parse.h"
+
+static int passed, failed, skipped;
+
+static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", passed + failed + 1);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	if (len)
+		*len = (size_t)n;
+	fclose(f);
+	return buf;
+}
+
+/* Output of a golden case: canonical rules, or "error: MSG". */
+static char *run_golden(const char *path)
+{
+	struct rp_set set = { NULL, 0, 0 };
+	struct rp_error err;
+	size_t cap = 1 << 16, o = 0, i;
+	char *out = malloc(cap), line[1024];
+
+	out[0] = '\0';
+	if (rp_parse_path(&set, path, &err)) {
+		snprintf(out, cap, "error: %s\n", err.msg);
+	} else {
+		for (i = 0; i < set.n && o + 1200 < cap; i++) {
+			rp_format_rule(&set.rules[i], line, sizeof(line));
+			o += (size_t)snprintf(out + o, cap - o, "%s\t# %s\n", line,
+					      set.rules[i].source);
+		}
+	}
+	rp_free(&set);
+	return out;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_golden(void)
+{
+	struct dirent *de;
+	char *names[512];
+	size_t n = 0, i;
+	DIR *d = opendir("golden");
+
+	if (!d) {
+		result(0, "golden directory missing");
+		return;
+	}
+	while ((de = readdir(d)) && n < 512)
+		if (ends_with(de->d_name, ".rules"))
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		char path[512], exp[512], *got, *want;
+
+		snprintf(path, sizeof(path), "golden/%s", names[i]);
+		snprintf(exp, sizeof(exp), "golden/%.*s.out",
+			 (int)strlen(names[i]) - 6, names[i]);
+		want = slurp(exp, NULL);
+		if (!want) {
+			snprintf(exp, sizeof(exp), "golden/%.*s.err",
+				 (int)strlen(names[i]) - 6, names[i]);
+			want = slurp(exp, NULL);
+		}
+		got = run_golden(path);
+		if (!want)
+			result(0, "golden %s: no .out or .err file", names[i]);
+		else
+			result(!strcmp(got, want), "golden %s%s%s", names[i],
+			       strcmp(got, want) ? ": got " : "",
+			       strcmp(got, want) ? got : "");
+		free(got);
+		free(want);
+		free(names[i]);
+	}
+}
+
+static void test_cpulist(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "0", "0" }, { "0-3", "0-3" }, { "0-3,5,7-9:2", "0-3,5,7,9" },
+		{ "1,1,1", "1" }, { "3,2,1,0", "0-3" }, { "0-10:5", "0,5,10" },
+		{ "8191", "8191" }, { "0-8191:4096", "0,4096" }, { "2-2", "2" },
+		{ "0-1,0-1", "0-1" }, { "63,64", "63-64" },
+		{ "", NULL }, { "8192", NULL }, { "3-1", NULL }, { "a", NULL },
+		{ "1,", NULL }, { ",1", NULL }, { "1-", NULL }, { "-1", NULL },
+		{ "0-3:0", NULL }, { "0-3:", NULL }, { "1 2", NULL }, { "1;2", NULL },
+		{ "99999999999999999999", NULL }, { "0x1", NULL }, { "1:2", NULL },
+		{ "0-3,5-", NULL }, { " 1", NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cpuset s;
+		const char *why = "";
+		unsigned int col = 0;
+		char buf[256];
+		int r = cpulist_parse(cases[i].in, &s, &why, &col);
+
+		if (cases[i].out) {
+			if (!r)
+				cpulist_format(&s, buf, sizeof(buf));
+			result(!r && !strcmp(buf, cases[i].out), "cpulist '%s' -> %s%s%s",
+			       cases[i].in, cases[i].out, r ? ": " : "", r ? why : "");
+		} else {
+			result(r && col >= 1 && col <= strlen(cases[i].in) + 1,
+			       "cpulist '%s' rejected (%s at %u)", cases[i].in, why, col);
+		}
+	}
+	{
+		struct cpuset s;
+		const char *why;
+		unsigned int col;
+		uint8_t b[16];
+		size_t n;
+
+		cpulist_parse("0,9,65", &s, &why, &col);
+		n = cpuset_to_le(&s, b, sizeof(b));
+		result(n == 16 && b[0] == 1 && b[1] == 2 && b[8] == 2 && b[2] == 0,
+		       "cpumask little-endian bytes for 0,9,65");
+	}
+}
+
+static void test_fp(void)
+{
+	static const struct { const char *in; int64_t v; } cases[] = {
+		{ "1", 1024 }, { "1.0", 1024 }, { "0.5", 512 }, { "0.125", 128 },
+		{ "8", 8192 }, { "0.6", 614 }, { "1.5", 1536 }, { "0.0005", 1 },
+		{ "0.00048828125", -1 }, { "0.0004882812", 0 }, { "0.0004882813", 1 },
+		{ "2.25", 2304 }, { "1000", 1024000 }, { "1001", -1 }, { "", -1 },
+		{ ".5", -1 }, { "1.", -1 }, { "1e3", -1 }, { "-1", -1 }, { "+1", -1 },
+		{ "1,5", -1 }, { "0x10", -1 }, { "1.2.3", -1 }, { " 1", -1 },
+		{ "1.00000000001", -1 }, { "0.9999999999", 1024 },
+	};
+	uint32_t v, back;
+	const char *why;
+	char buf[32];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = sb_parse_fp(cases[i].in, &v, &why);
+
+		if (cases[i].v < 0)
+			result(r != 0, "decimal '%s' rejected", cases[i].in);
+		else
+			result(!r && v == cases[i].v, "decimal '%s' -> %lld (got %u)",
+			       cases[i].in, (long long)cases[i].v, r ? 0 : v);
+	}
+	/* Every representable factor survives format -> parse unchanged. */
+	for (v = 0; v <= 1024 * 1000; v += v < 9000 ? 1 : 997) {
+		sb_format_fp(v, buf, sizeof(buf));
+		if (sb_parse_fp(buf, &back, &why) || back != v)
+			bad++;
+	}
+	result(!bad, "fixed point format/parse round trip (%d mismatches)", bad);
+}
+
+/* Parser must return cleanly on any input; ASan/UBSan catch the rest. */
+static int parse_buf_ok(const char *buf, size_t len, char *err, size_t errlen)
+{
+	struct rp_set set = { NULL, 0, 0 };
+	struct rp_error e;
+	int r = rp_parse_buffer(&set, "fuzz", buf, len, &e);
+
+	if (err)
+		snprintf(err, errlen, "%s", r ? e.msg : "");
+	rp_free(&set);
+	return r;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+static void test_fuzz(void)
+{
+	static const char *seeds[] = {
+		"comm=ffmpeg class=compute prefer=big\n",
+		"exe=/usr/bin/x265 class=compute factor little=0.6 big=1.0 # c\n",
+		"cgroup=/system.slice/x prefer=little\ncomm=\"a b\" exclude\n",
+		"include /nonexistent\ncomm=a factor 0=1 1=2 2=learn\n",
+	};
+	char buf[8192], err[600];
+	size_t len, i, k;
+	int clean = 1, ok_count = 0, err_count = 0;
+	char *big;
+
+	/* random bytes */
+	for (i = 0; i < 3000; i++) {
+		len = rnd() % sizeof(buf);
+		for (k = 0; k < len; k++)
+			buf[k] = (char)rnd();
+		if (!parse_buf_ok(buf, len, err, sizeof(err)))
+			ok_count++;
+		else if (strncmp(err, "fuzz:", 5))
+			clean = 0;
+		else
+			err_count++;
+	}
+	result(clean, "3000 random buffers: %d parsed, %d clean errors", ok_count, err_count);
+
+	/* mutations of valid rules: flip, insert and drop bytes */
+	clean = 1;
+	ok_count = err_count = 0;
+	for (i = 0; i < 20000; i++) {
+		const char *s = seeds[i % 4];
+		int m;
+
+		len = strlen(s);
+		memcpy(buf, s, len);
+		for (m = (int)(rnd() % 4); m >= 0; m--) {
+			size_t at = rnd() % (len + 1);
+
+			switch (rnd() % 3) {
+			case 0:
+				if (at < len)
+					buf[at] = "=\"\\# \t\n\x01\xff.0a/"[rnd() % 14];
+				break;
+			case 1:
+				memmove(buf + at + 1, buf + at, len - at);
+				buf[at] = (char)rnd();
+				len++;
+				break;
+			default:
+				if (at < len) {
+					memmove(buf + at, buf + at + 1, len - at - 1);
+					len--;
+				}
+			}
+		}
+		if (!parse_buf_ok(buf, len, err, sizeof(err)))
+			ok_count++;
+		else if (strncmp(err, "fuzz:", 5) && strncmp(err, "/nonexistent", 12))
+			clean = 0;
+		else
+			err_count++;
+	}
+	result(clean, "20000 mutated rule lines: %d parsed, %d clean errors", ok_count,
+	       err_count);
+
+	/* a 1 MB line */
+	big = malloc((1 << 20) + 64);
+	memset(big, 'a', 1 << 20);
+	memcpy(big, "comm=", 5);
+	result(parse_buf_ok(big, 1 << 20, err, sizeof(err)) &&
+	       strstr(err, "fuzz:1:4097: line too long"), "1 MB line: %s", err);
+	/* 1 MB of newlines and 1 MB of '#' comments */
+	memset(big, '\n', 1 << 20);
+	result(!parse_buf_ok(big, 1 << 20, NULL, 0), "1 MB of empty lines parses");
+	memset(big, '"', 4000);
+	result(parse_buf_ok(big, 4000, err, sizeof(err)) && strstr(err, "fuzz:1:"),
+	       "4000 quotes: %s", err);
+	free(big);
+
+	/* bad UTF-8 of every kind gets a clean error naming the column */
+	{
+		static const char *bad[] = {
+			"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80",
+			"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x80\x80\x80",
+			"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xfe", "\xff",
+			"\xc3", "\xe2\x82", "\xf0\x9f\x98", "\xc3\x28",
+		};
+		int good = 1;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			len = (size_t)snprintf(buf, sizeof(buf), "comm=a%s class=compute\n", bad[i]);
+			if (!parse_buf_ok(buf, len, err, sizeof(err)) ||
+			    !strstr(err, "fuzz:1:7: invalid UTF-8"))
+				good = 0;
+		}
+		result(good, "16 malformed UTF-8 sequences rejected at their column");
+		len = (size_t)snprintf(buf, sizeof(buf),
+				       "comm=\xf0\x9f\x98\x80 class=compute\n");
+		result(!parse_buf_ok(buf, len, err, sizeof(err)), "4-byte UTF-8 accepted %s", err);
+	}
+}
+
+static char *make_rules(size_t n, size_t *len)
+{
+	char *buf = malloc(n * 40 + 1);
+	size_t o = 0, i;
+
+	for (i = 0; i < n; i++)
+		o += (size_t)sprintf(buf + o, "comm=t%zu class=compute\n", i);
+	*len = o;
+	return buf;
+}
+
+static void test_many(void)
+{
+	char err[600], *buf;
+	size_t len;
+
+	buf = make_rules(100000, &len);
+	result(parse_buf_ok(buf, len, err, sizeof(err)) &&
+	       strstr(err, "fuzz:4097:1: too many rules (at most 4096)"),
+	       "100000 rules: %s", err);
+	free(buf);
+	buf = make_rules(SBRIDGE_MAX_RULES, &len);
+	result(!parse_buf_ok(buf, len, err, sizeof(err)), "4096 rules parse %s", err);
+	free(buf);
+}
+
+static void write_file(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void write_file(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static void test_includes(void)
+{
+	char dir[] = "/tmp/sbridge-ctl-test.XXXXXX", p[256], q[256];
+	struct rp_set set = { NULL, 0, 0 };
+	struct rp_error e;
+	int i, r;
+
+	if (!mkdtemp(dir)) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/* chain d0 -> d1 -> ... -> d11 */
+	for (i = 0; i < 12; i++) {
+		snprintf(p, sizeof(p), "%s/d%d.rules", dir, i);
+		if (i < 11)
+			write_file(p, "comm=d%d class=compute\ninclude d%d.rules\n", i, i + 1);
+		else
+			write_file(p, "comm=d%d class=compute\n", i);
+	}
+	snprintf(p, sizeof(p), "%s/d0.rules", dir);
+	r = rp_parse_path(&set, p, &e);
+	result(r && strstr(e.msg, "nested more than 8 deep"), "include chain of 12: %s", e.msg);
+	rp_free(&set);
+	snprintf(p, sizeof(p), "%s/d4.rules", dir);
+	r = rp_parse_path(&set, p, &e);
+	result(!r && set.n == 8, "include chain of 8 parses (%zu rules) %s", set.n, e.msg);
+	rp_free(&set);
+
+	/* a -> b -> c -> a */
+	snprintf(p, sizeof(p), "%s/a.rules", dir);
+	write_file(p, "include b.rules\n");
+	snprintf(q, sizeof(q), "%s/b.rules", dir);
+	write_file(q, "comm=b exclude\ninclude c.rules\n");
+	snprintf(q, sizeof(q), "%s/c.rules", dir);
+	write_file(q, "include ./a.rules\n");
+	r = rp_parse_path(&set, p, &e);
+	result(r && strstr(e.msg, "c.rules:1:9: include cycle"), "include cycle a->b->c->a: %s",
+	       e.msg);
+	rp_free(&set);
+
+	/* a directory that includes itself through one of its files */
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	mkdir(p, 0700);
+	snprintf(q, sizeof(q), "%s/sub/x.rules", dir);
+	write_file(q, "include .\n");
+	r = rp_parse_path(&set, p, &e);
+	result(r && strstr(e.msg, "include cycle"), "directory including itself: %s", e.msg);
+	rp_free(&set);
+
+	/* not a regular file */
+	r = rp_parse_path(&set, "/dev/null", &e);
+	result(r && strstr(e.msg, "not a regular file"), "/dev/null: %s", e.msg);
+	rp_free(&set);
+	r = rp_parse_path(&set, "/nonexistent/x.rules", &e);
+	result(r && strstr(e.msg, "No such file"), "missing file: %s", e.msg);
+	rp_free(&set);
+
+	/* an empty directory is an empty, valid rule set */
+	snprintf(p, sizeof(p), "%s/empty", dir);
+	mkdir(p, 0700);
+	r = rp_parse_path(&set, p, &e);
+	result(!r && !set.n, "empty directory: no rules");
+	rp_free(&set);
+
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	if (system(p))
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+/* The shipped rule files parse, and their canonical form parses back the same. */
+static void test_shipped(void)
+{
+	struct rp_set set = { NULL, 0, 0 }, back = { NULL, 0, 0 };
+	struct rp_error e;
+	char *text;
+	size_t i, o = 0;
+	int r, same;
+
+	r = rp_parse_path(&set, "../../../rules", &e);
+	result(!r && set.n > 20, "shipped rules/ parse (%zu rules) %s", set.n, r ? e.msg : "");
+	text = malloc(set.n * 1100 + 1);
+	text[0] = '\0';
+	for (i = 0; i < set.n; i++) {
+		rp_format_rule(&set.rules[i], text + o, 1100);
+		o += strlen(text + o);
+		text[o++] = '\n';
+	}
+	r = rp_parse_buffer(&back, "canonical", text, o, &e);
+	same = !r && back.n == set.n;
+	for (i = 0; same && i < set.n; i++) {
+		struct rp_rule a = set.rules[i], b = back.rules[i];
+
+		memset(a.source, 0, sizeof(a.source));
+		memset(b.source, 0, sizeof(b.source));
+		same = !memcmp(&a, &b, sizeof(a));
+	}
+	result(same, "canonical form round-trips %s", r ? e.msg : "");
+	/* resolve: big maps to the top type; type beyond ntypes is refused */
+	r = rp_resolve(&set, 2, &e);
+	result(!r, "shipped rules resolve for 2 core types %s", r ? e.msg : "");
+	free(text);
+	rp_free(&set);
+	rp_free(&back);
+	{
+		struct rp_set s = { NULL, 0, 0 };
+		const char *t = "comm=a factor little=0.5 big=2\ncomm=b factor 3=1\n";
+
+		rp_parse_buffer(&s, "r", t, strlen(t), &e);
+		r = rp_resolve(&s, 2, &e);
+		result(r && strstr(e.msg, "r:2: factor for core type 3, but this system has 2"),
+		       "resolve refuses type 3 on 2 types: %s", e.msg);
+		result(s.rules[0].factors[0] == 512 && s.rules[0].factors[1] == 2048 &&
+		       !s.rules[0].big, "resolve maps big to type 1 of 2");
+		rp_free(&s);
+	}
+}
+
+/* Runs the binary; returns its exit status and its stderr in @err. */
+static int run(const char *bin, char *err, size_t errlen, char *const *args)
+{
+	char *argv[16];
+	int pfd[2], st, i;
+	ssize_t n;
+	size_t o = 0;
+	pid_t pid;
+
+	argv[0] = (char *)bin;
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		int nul = open("/dev/null", O_WRONLY);
+
+		dup2(nul, 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (o + 1 < errlen && (n = read(pfd[0], err + o, errlen - 1 - o)) > 0)
+		o += (size_t)n;
+	while (o && err[o - 1] == '\n')
+		o--;
+	err[o] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void test_cli(const char *bin)
+{
+	static const struct { int code; const char *want; char *args[8]; } cases[] = {
+		{ 2, "usage", { NULL } },
+		{ 2, "unknown command 'frobnicate'", { "frobnicate", NULL } },
+		{ 2, "unknown option '--bogus'", { "--bogus", "status", NULL } },
+		{ 2, "unexpected argument 'extra'", { "status", "extra", NULL } },
+		{ 2, "unknown option '--frob'", { "status", "--frob", NULL } },
+		{ 2, "bad CPU list '0-3,x'", { "set", "cpu-factor", "0-3,x", "1", NULL } },
+		{ 2, "range end below its start", { "set", "cpu-factor", "5-3", "1", NULL } },
+		{ 2, "CPU number too large", { "set", "cpu-factor", "9000", "1", NULL } },
+		{ 2, "factor '9' out of range", { "set", "cpu-factor", "0", "9", NULL } },
+		{ 2, "factor '0.1' out of range", { "set", "cpu-factor", "0", "0.1", NULL } },
+		{ 2, "bad factor '1.2.3'", { "set", "cpu-factor", "0", "1.2.3", NULL } },
+		{ 2, "bad factor 'fast'", { "set", "cpu-factor", "0-1", "fast", NULL } },
+		{ 2, "unknown option '-1'", { "set", "cpu-factor", "0", "-1", NULL } },
+		{ 2, "takes exactly two arguments", { "set", "cpu-factor", "0", NULL } },
+		{ 2, "unknown setting 'speed'", { "set", "speed", "1", NULL } },
+		{ 2, "bad value 'x'", { "set", "param", "foo", "x", NULL } },
+		{ 2, "bad parameter name", { "set", "param", "Bad Name", "1", NULL } },
+		{ 2, "bad CPU list", { "get", "1-", NULL } },
+		{ 2, "unknown sort key 'size'", { "tasks", "--sort=size", NULL } },
+		{ 2, "bad PID 'abc'", { "tasks", "--pid", "abc", NULL } },
+		{ 2, "unknown class 'fast'", { "tasks", "--class=fast", NULL } },
+		{ 2, "needs a value", { "tasks", "--limit", NULL } },
+		{ 2, "bad interval '0.01'", { "top", "--interval=0.01", NULL } },
+		{ 2, "bad count '0'", { "events", "--count=0", NULL } },
+		{ 2, "missing action", { "rules", NULL } },
+		{ 2, "unknown action 'reload'", { "rules", "reload", NULL } },
+		{ 2, "needs at least one PATH", { "rules", "load", NULL } },
+		{ 2, "err-unknown-class.rules:1:14: unknown class 'fast'",
+		  { "rules", "load", "golden/err-unknown-class.rules", NULL } },
+		{ 2, "inc/cyc-b.rules:1:9: include cycle",
+		  { "rules", "check", "golden/err-include-cycle.rules", NULL } },
+		{ 0, "", { "rules", "check", "../../../rules", NULL } },
+		{ 0, "", { "rules", "check", "--print", "golden/basic.rules", NULL } },
+		{ 0, "", { "--json", "rules", "check", "golden/factors.rules", NULL } },
+		{ 2, "takes no arguments", { "rules", "list", "x", NULL } },
+		{ 2, "needs exactly one FILE", { "matrix", "save", NULL } },
+		{ 2, "bad.matrix:2:17: core type must be 0-3",
+		  { "matrix", "load", "golden/bad.matrix", NULL } },
+		{ 2, "cannot open 'golden/missing.matrix'",
+		  { "matrix", "load", "golden/missing.matrix", NULL } },
+		{ 2, "unknown action 'dump'", { "matrix", "dump", NULL } },
+		{ 2, "unexpected argument", { "check", "now", NULL } },
+		{ 0, "", { "--help", NULL } },
+		{ 0, "", { "--version", NULL } },
+		{ 0, "", { "help", "rules", NULL } },
+		{ 0, "", { "status", "--help", NULL } },
+		{ 0, "", { "get", "--help", NULL } },
+		{ 0, "", { "set", "--help", NULL } },
+		{ 0, "", { "tasks", "--help", NULL } },
+		{ 0, "", { "top", "--help", NULL } },
+		{ 0, "", { "matrix", "--help", NULL } },
+		{ 0, "", { "check", "--help", NULL } },
+		{ 0, "", { "events", "--help", NULL } },
+	};
+	char err[4096], cmd[256];
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int code = run(bin, err, sizeof(err), cases[i].args);
+		size_t o = 0;
+
+		cmd[0] = '\0';
+		for (k = 0; cases[i].args[k]; k++)
+			o += (size_t)snprintf(cmd + o, sizeof(cmd) - o, " %s", cases[i].args[k]);
+		result(code == cases[i].code && strstr(err, cases[i].want) &&
+		       (code || !err[0]),
+		       "sbridgectl%s -> exit %d%s%s", cmd, cases[i].code,
+		       code == cases[i].code ? "" : " (got another)",
+		       code == cases[i].code && strstr(err, cases[i].want) ? "" : err);
+	}
+	/* Whole files through the binary: random bytes, 100 000 rules, 1 MB line. */
+	{
+		char path[] = "/tmp/sbridge-ctl-cli.XXXXXX";
+		char *args[] = { "rules", "check", path, NULL };
+		int fd = mkstemp(path), code;
+		char *buf;
+		size_t len, k;
+
+		if (fd < 0) {
+			result(0, "mkstemp: %s", strerror(errno));
+			return;
+		}
+		buf = malloc(1 << 20);
+		for (k = 0; k < (1 << 20); k++)
+			buf[k] = (char)rnd();
+		code = (int)write(fd, buf, 1 << 20);
+		code = run(bin, err, sizeof(err), args);
+		result(code == 2 && strstr(err, path), "rules check of 1 MB random bytes -> exit 2: %s",
+		       err);
+		free(buf);
+		buf = make_rules(100000, &len);
+		if (ftruncate(fd, 0) || pwrite(fd, buf, len, 0) != (ssize_t)len)
+			result(0, "write %s", path);
+		code = run(bin, err, sizeof(err), args);
+		result(code == 2 && strstr(err, ":4097:1: too many rules"),
+		       "rules check of 100000 rules -> exit 2: %s", err);
+		free(buf);
+		buf = malloc(1 << 20);
+		memset(buf, 'x', 1 << 20);
+		if (ftruncate(fd, 0) || pwrite(fd, buf, 1 << 20, 0) != (1 << 20))
+			result(0, "write %s", path);
+		code = run(bin, err, sizeof(err), args);
+		result(code == 2 && strstr(err, ":1:4097: line too long"),
+		       "rules check of a 1 MB line -> exit 2: %s", err);
+		free(buf);
+		close(fd);
+		unlink(path);
+	}
+	/* Without the module (the host never has it) commands that need it exit 3. */
+	{
+		char *args[] = { "status", NULL };
+		int code = run(bin, err, sizeof(err), args);
+
+		if (code == 3)
+			result(strstr(err, "not loaded") != NULL, "status without module -> exit 3");
+		else {
+			printf("ok %d - # SKIP status without module: module present?\n",
+			       passed + failed + skipped + 1);
+			skipped++;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--show")) {
+		char *out = run_golden(argv[2]);
+
+		fputs(out, stdout);
+		free(out);
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_ctl SBRIDGECTL | --show FILE\n");
+		return 2;
+	}
+	test_golden();
+	test_cpulist();
+	test_fp();
+	test_fuzz();
+	test_many();
+	test_includes();
+	test_shipped();
+	test_cli(argv[1]);
+	if (skipped)
+		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	else
+		printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# scenario: learned factors go to the matrix; a second run of the same program starts from it; MATRIX_GET/LOAD round-trips
+# arch: any
+# topology: smp
+# smp: 2
+# timeout: 240
+# icount: no
+. /sbridge/lib.sh
+
+# QEMU has no usable CPI counters, so the test source sbridge_fakesrc
+# (tests/modules/fakesrc) makes them up: "chase*" tasks look memory-bound
+# (CPI_B share 0.2 == 204), everything else compute-bound (1.0 == 1024).
+S=/sys/kernel/sbridge
+plan 13
+
+check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
+if ! insmod $MODDIR/sbridge_fakesrc.ko; then
+	not_ok "sbridge_fakesrc loads" "tests/modules/fakesrc not built?"
+	rmmod sbridge_core
+	exit 0
+fi
+ok "sbridge_fakesrc loads"
+check "status names the source" grep -qx fake $S/source
+check "learning possible with the source" grep -qx 1 $S/learning
+
+spin 1 >/dev/null
+chase 4 1 >/dev/null
+# The matrix learns when a task is freed (after reaping + RCU grace period).
+i=0
+while [ $i -lt 20 ]; do
+	nltest matrix > /tmp/mx
+	grep -q '^spin ' /tmp/mx && grep -q '^chase ' /tmp/mx && break
+	sleep 1; i=$((i + 1))
+done
+diag "$(cat /tmp/mx)"
+check "spin learned as compute-bound (share 1024)" grep -q '^spin [0-9]* [0-9]* [0-9]* 1024 ' /tmp/mx
+check "chase learned as memory-bound (share 204)" grep -q '^chase [0-9]* [0-9]* [0-9]* 204 ' /tmp/mx
+
+# Second run: the new task is seeded at exec, before any sample of its own.
+hits0=$(cat $S/matrix_hits)
+nltest param learning 0
+spin 2 >/dev/null &
+sleep 1
+nltest tasks > /tmp/tasks
+wait
+nltest param learning 1
+hits1=$(cat $S/matrix_hits)
+diag "matrix_hits $hits0 -> $hits1; $(grep ' spin ' /tmp/tasks)"
+check "second run seeded from the matrix (matrix_hits grew)" test "$hits1" -gt "$hits0"
+check "second run carries the learned share without learning" \
+	grep -q ' spin 0 [01] 1024 ' /tmp/tasks
+
+# Save, reload into a fresh core, compare.
+grep -v '^#' /tmp/mx > /tmp/mx.save
+rmmod sbridge_fakesrc
+rmmod sbridge_core
+insmod $MODDIR/sbridge_core.ko
+check "fresh core has an empty matrix" test "$(cat $S/matrix)" -eq 0
+check "MATRIX_LOAD of the saved matrix" nltest matrix-load-file /tmp/mx.save
+nltest matrix > /tmp/mx2
+sort /tmp/mx.save > /tmp/a; sort /tmp/mx2 > /tmp/b
+check "reloaded matrix equals the saved one" cmp /tmp/a /tmp/b
+hits0=$(cat $S/matrix_hits)
+spin 1 >/dev/null
+check "a loaded matrix seeds new runs" test "$(cat $S/matrix_hits)" -gt "$hits0"
+check "sbridge_core unloads" rmmod sbridge_core

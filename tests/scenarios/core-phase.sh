@@ -1,0 +1,51 @@
+#!/bin/sh
+# scenario: a running task whose CPI_B share shifts for good changes phase (after the hysteresis), and both phases reach the matrix
+# arch: any
+# topology: smp
+# smp: 2
+# timeout: 180
+# icount: no
+. /sbridge/lib.sh
+
+# sbridge_fakesrc's "force" parameter turns every task memory-bound at run
+# time: a compute phase followed by a memory phase in one process.
+S=/sys/kernel/sbridge
+F=/sys/module/sbridge_fakesrc/parameters/force
+plan 9
+
+check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
+if ! insmod $MODDIR/sbridge_fakesrc.ko force=1; then
+	not_ok "sbridge_fakesrc loads" "tests/modules/fakesrc not built?"
+	rmmod sbridge_core
+	exit 0
+fi
+ok "sbridge_fakesrc loads"
+nltest param phase_windows 3
+
+spin 8 >/dev/null &
+pid=$!
+sleep 3
+share1=$(nltest tasks | awk -v p=$pid '$1 == p { print $5 }')
+ph0=$(cat $S/phase_changes)
+echo 2 > $F
+sleep 4
+share2=$(nltest tasks | awk -v p=$pid '$1 == p { print $5 }')
+ph1=$(cat $S/phase_changes)
+wait $pid
+diag "spin share $share1 -> $share2, phase changes $ph0 -> $ph1"
+check "compute phase first (share 1024)" test "$share1" = 1024
+check "memory phase after the shift (share 204)" test "$share2" = 204
+check "phase change counted" test "$ph1" -gt "$ph0"
+
+i=0
+while [ $i -lt 10 ] && ! nltest matrix | grep -q '^spin .* 204 '; do
+	sleep 1; i=$((i + 1))
+done
+nltest matrix > /tmp/mx
+diag "$(grep '^spin ' /tmp/mx)"
+# The matrix keeps the phase the task ended in; the compute phase of an
+# earlier run would be a separate cell. Check the memory-phase cell.
+check "matrix cell for the memory phase" grep -q '^spin [0-9]* [1-9] [0-9]* 204 ' /tmp/mx
+check "matrix cell for the compute phase" grep -q "^spin [0-9]* 0 [0-9]* 1024 " /tmp/mx
+check "fakesrc unloads" rmmod sbridge_fakesrc
+check "sbridge_core unloads" rmmod sbridge_core

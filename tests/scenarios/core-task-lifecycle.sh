@@ -1,0 +1,52 @@
+#!/bin/sh
+# scenario: sbridge_core tracks 10000 short-lived tasks: every entry created is freed once reaped, none leaked at unload
+# arch: any
+# topology: smp
+# smp: 2
+# timeout: 300
+# icount: no
+. /sbridge/lib.sh
+
+S=/sys/kernel/sbridge
+plan 10
+
+rd() { cat $S/$1; }
+
+check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
+check "live tasks adopted at load" test "$(rd tasks)" -gt 5
+bytes=$(rd task_entry_bytes)
+diag "per-task entry: $bytes bytes"
+check "per-task entry <= 256 bytes" test "$bytes" -le 256
+
+# Tracked entries minus the kernel's thread count (/proc/loadavg field 4):
+# constant unless entries leak. Kernel threads that the storm spawns
+# (kworkers) are tracked like any task, so raw counts may drift; this
+# difference may not.
+excess() {
+	_t=$(rd tasks)
+	_n=$(cut -d' ' -f4 /proc/loadavg | cut -d/ -f2)
+	echo $((_t - _n))
+}
+a0=$(rd allocs) f0=$(rd frees) ex0=$(excess)
+check "forkstorm 10000 runs" forkstorm 10000 8
+
+# Entries are freed when the kernel frees the task_struct (after an RCU
+# grace period), so give it a few seconds to settle.
+i=0
+while [ $i -lt 30 ] && [ "$(excess)" -gt "$ex0" ]; do
+	sleep 1; i=$((i + 1))
+done
+a1=$(rd allocs) f1=$(rd frees) ex1=$(excess)
+diag "allocs $a0 -> $a1, frees $f0 -> $f1, tracked-minus-threads $ex0 -> $ex1"
+check "10000 entries created" test $((a1 - a0)) -ge 10000
+check "10000 entries freed" test $((f1 - f0)) -ge 10000
+check "tracked entries match live threads again (+-2)" \
+	test "$ex1" -le $((ex0 + 2)) -a "$ex1" -ge $((ex0 - 2))
+check "no allocation failures" test "$(rd alloc_fail)" -eq 0
+
+check "sbridge_core unloads" rmmod sbridge_core
+line=$(dmesg | grep 'sbridge_core: task entries:' | tail -n1)
+diag "$line"
+n_alloc=$(echo "$line" | sed -n 's/.*entries: \([0-9]*\) allocated, \([0-9]*\) freed.*/\1/p')
+n_free=$(echo "$line" | sed -n 's/.*entries: \([0-9]*\) allocated, \([0-9]*\) freed.*/\2/p')
+check "unload: allocated == freed ($n_alloc/$n_free)" test -n "$n_alloc" -a "$n_alloc" = "$n_free"

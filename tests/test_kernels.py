@@ -1,0 +1,54 @@
+"""Every scenario in every kernel cell it is meant for, plus the build.
+
+A cell is (arch, Debian suite): x86_64/arm64 x bookworm (6.1), trixie
+(6.12), trixie-backports (newest 7.x), resolved from apt when tests start.
+"""
+import re
+
+import pytest
+
+import build
+import harness
+from conftest import record
+
+CELLS = harness.cells()
+SCENARIOS = harness.scenarios()
+
+
+def _prepared(cell):
+    try:
+        return harness.prepared(cell)
+    except build.BuildError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.mark.parametrize("cell", [k.cell for k in CELLS])
+def test_build_w1_clean(cell):
+    """Both modules build for the cell with W=1 and no warning."""
+    k, _base, warnings = _prepared(cell)
+    mods = {p.name for p in (build.BUILD / "cells" / cell / "modules").glob("*.ko")}
+    assert {"sbridge_core.ko", "sbridge_pmu.ko"} <= mods
+    assert not warnings, "W=1 warnings:\n" + "\n".join(warnings)
+
+
+CASES = [pytest.param(k.cell, s, id=f"{k.cell}-{s.name}")
+         for k in CELLS for s in SCENARIOS if s.runs_on(k)]
+
+
+@pytest.mark.parametrize("cell,scenario", CASES)
+def test_scenario(cell, scenario):
+    k, base, _ = _prepared(cell)
+    r = harness.run(k, scenario, base)
+    record(cell, r)
+    log = build.BUILD / "cells" / cell / f"{scenario.name}.console"
+    log.write_text(r.console)
+    if scenario.expect == "fail":
+        # harness self-test: the run must be judged failed, for the right reason
+        assert r.problems, f"{scenario.name} should have failed but passed"
+        assert any(re.search(scenario.reason, p) for p in r.problems), \
+            f"failed, but not for '{scenario.reason}': {r.problems}"
+        return
+    assert not r.problems, (f"{scenario.name} in {cell} ({k.release}); console in {log}:\n  "
+                            + "\n  ".join(r.problems))
+    if r.skipped and not r.passed:
+        pytest.skip(f"every check skipped: {'; '.join(r.skipped)}")

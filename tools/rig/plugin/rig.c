@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rig.c - QEMU TCG plugin for the sbridge emulated big.LITTLE rig.
+ *
+ * Every vCPU is given a core type (big = out-of-order, little = in-order)
+ * from the rig configuration.  At translation time each guest instruction is
+ * classified by its encoding (ALU, load/store, branch, multiply, divide,
+ * FP/SIMD); the per-type cost of a translation block is precomputed, so at
+ * run time a block costs one callback.  Data accesses go through a per-vCPU
+ * L1 and last-level cache model; an LLC miss stalls for a memory latency
+ * that is fixed in nanoseconds, hence costs more cycles on a faster core.
+ * Each vCPU thread is then paced in wall-clock time: when its modelled time
+ * (cycles / frequency, dilated by "slowdown") runs ahead of the wall clock
+ * it sleeps.  A compute-bound loop therefore runs at the modelled IPC x
+ * frequency ratio, while a cache-missing loop runs at nearly memory speed on
+ * either core type.
+ *
+ * Modelled counters are published per vCPU into a shared-memory file that
+ * QEMU maps into the guest as an ivshmem-plain BAR (see rig_pmu_abi.h).
+ *
+ * Plugin arguments: config=FILE (required), topology=NAME, shm=FILE,
+ * stats=FILE, pace=always|guest|off (overrides the configuration); for
+ * overhead experiments paddr=off (LLC by virtual address) and mem=off (no
+ * cache model at all).
+ *
+ * MTTCG runs each vCPU on its own thread and a vCPU's state is only touched
+ * by that thread, so nothing here takes a lock.  Translation-time data is
+ * written once before the block can run and is read-only afterwards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <qemu-plugin.h>
+
+#include "rig_pmu_abi.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define FP_SHIFT	8		/* cycles are kept in 1/256 units */
+#define FP_ONE		(1u << FP_SHIFT)
+#define MAX_TYPES	4
+
+enum insn_class { C_ALU, C_LDST, C_BRANCH, C_MUL, C_DIV, C_FP, NR_CLASSES };
+static const char *const class_key[NR_CLASSES] = {
+	"cpi_alu", "cpi_ldst", "cpi_branch", "cpi_mul", "cpi_div", "cpi_fp"
+};
+
+enum pace_mode { PACE_OFF, PACE_GUEST, PACE_ALWAYS };
+
+/* One core type: [type.NAME] section of the configuration. */
+struct core_type {
+	char name[16];
+	double cpi[NR_CLASSES];
+	uint32_t freq_mhz;
+	uint32_t capacity;
+	uint32_t l1_kb, l1_assoc;
+	uint32_t llc_kb, llc_assoc;
+	double llc_hit_cycles;
+};
+
+/* Set-associative cache model with LRU kept by move-to-front. */
+struct cache {
+	uint64_t *tags;		/* sets * ways, line number + 1, 0 = invalid */
+	uint32_t ways;
+	uint64_t set_mask;
+};
+
+/* Per-vCPU model state, touched only by the vCPU's own thread. */
+struct vcpu {
+	uint64_t cyc_fp;		/* modelled cycles, 1/256 units */
+	uint64_t stall_fp;		/* of which memory stall */
+	uint64_t insns, l1_refs, llc_refs, llc_misses;
+	uint64_t next_check_fp, check_fp;
+	uint64_t anchor_fp;
+	int64_t anchor_wall;
+	double wall_ns_per_fp;
+	uint64_t mem_fp, store_mem_fp, llc_hit_fp;
+	uint32_t freq_mhz;
+	int type;
+	bool pacing, slack_set;
+	uint64_t slept_ns, sleeps, lag_ns, lag_events;
+	struct cache l1, llc;
+	struct rig_pmu_cpu *pub;
+} __attribute__((aligned(64)));
+
+/* Translation-time summary of one block, shared by all vCPUs. */
+struct tb_info {
+	uint32_t n_insns;
+	uint32_t cost_fp[MAX_TYPES];
+};
+
+static struct core_type types[MAX_TYPES];
+static int nr_types;
+static struct vcpu *vcpus;
+static int nr_vcpus;
+static bool is_a64;
+static enum pace_mode pace_mode = PACE_ALWAYS;
+static uint32_t slowdown = 100, mem_latency_ns = 100, line_shift = 6;
+static double store_stall = 0.25;
+static int64_t check_us = 200, max_lag_us = 20000, min_sleep_ns = 20000;
+static struct rig_pmu_hdr *hdr;
+static size_t shm_len;
+static char *stats_path;
+static char topo_name[64];
+static bool use_paddr = true, model_mem = true;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- caches */
+
+static bool cache_init(struct cache *c, uint32_t kb, uint32_t ways)
+{
+	uint64_t lines = (uint64_t)kb * 1024 >> line_shift;
+	uint64_t sets;
+
+	if (!ways || lines < ways)
+		return false;
+	sets = lines / ways;
+	if (sets & (sets - 1))
+		return false;
+	c->ways = ways;
+	c->set_mask = sets - 1;
+	c->tags = g_new0(uint64_t, sets * ways);
+	return true;
+}
+
+/* Returns true on hit; on miss the line is filled as most recently used. */
+static inline bool cache_access(struct cache *c, uint64_t line)
+{
+	uint64_t *set = &c->tags[(line & c->set_mask) * c->ways];
+	uint64_t tag = line + 1;
+	uint32_t w;
+
+	if (set[0] == tag)
+		return true;
+	for (w = 1; w < c->ways; w++) {
+		if (set[w] == tag) {
+			memmove(set + 1, set, w * sizeof(*set));
+			set[0] = tag;
+			return true;
+		}
+	}
+	memmove(set + 1, set, (c->ways - 1) * sizeof(*set));
+	set[0] = tag;
+	return false;
+}
+
+/* ------------------------------------------------------- classification */
+
+/* AArch64: top-level decode groups of the A64 encoding (ARM DDI 0487 C4.1). */
+static enum insn_class classify_a64(uint32_t i)
+{
+	uint32_t op0 = (i >> 25) & 0xf;
+
+	if ((op0 & 0xe) == 0x8)			/* 100x data processing imm */
+		return C_ALU;
+	if ((op0 & 0xe) == 0xa) {		/* 101x branch/exception/system */
+		if ((i >> 22) == 0x354)		/* HINT, barriers, MSR/MRS */
+			return C_ALU;
+		return C_BRANCH;
+	}
+	if ((op0 & 0x5) == 0x4)			/* x1x0 loads and stores */
+		return C_LDST;
+	if ((op0 & 0x7) == 0x5) {		/* x101 data processing reg */
+		if (((i >> 24) & 0x1f) == 0x1b)	/* 3-source: MADD, SMULL, ... */
+			return C_MUL;
+		if (((i >> 21) & 0xff) == 0xd6 && !((i >> 30) & 1)) {
+			uint32_t opc = (i >> 10) & 0x3f;
+
+			if (opc == 2 || opc == 3)	/* UDIV, SDIV */
+				return C_DIV;
+		}
+		return C_ALU;
+	}
+	if ((op0 & 0x7) == 0x7) {		/* x111 SIMD and FP */
+		if ((i & 0xff20fc00) == 0x1e201800 ||	/* FDIV scalar */
+		    (i & 0xff3ffc00) == 0x1e21c000)	/* FSQRT scalar */
+			return C_DIV;
+		return C_FP;
+	}
+	return C_ALU;
+}
+
+/* x86-64: coarse opcode-byte heuristics, good enough for a cost model. */
+static enum insn_class classify_x86(const uint8_t *p, size_t len)
+{
+	size_t k = 0;
+	uint8_t op, modrm;
+
+	while (k < len && (p[k] == 0x66 || p[k] == 0x67 || p[k] == 0xf2 ||
+			   p[k] == 0xf3 || p[k] == 0xf0 || p[k] == 0x2e ||
+			   p[k] == 0x3e || p[k] == 0x26 || p[k] == 0x36 ||
+			   p[k] == 0x64 || p[k] == 0x65 || (p[k] & 0xf0) == 0x40))
+		k++;
+	if (k >= len)
+		return C_ALU;
+	op = p[k++];
+	modrm = k < len ? p[k] : 0;
+	if (op == 0x0f) {
+		uint8_t op2 = k < len ? p[k] : 0;
+
+		if (op2 >= 0x80 && op2 <= 0x8f)
+			return C_BRANCH;
+		if (op2 == 0xaf)
+			return C_MUL;
+		if ((op2 >= 0x10 && op2 <= 0x17) || (op2 >= 0x28 && op2 <= 0x2f) ||
+		    (op2 >= 0x50 && op2 <= 0x7f) || op2 >= 0xd0 ||
+		    op2 == 0x38 || op2 == 0x3a || op2 == 0xc2 || op2 == 0xc6)
+			return C_FP;
+		return C_ALU;
+	}
+	if ((op >= 0x70 && op <= 0x7f) || (op >= 0xe0 && op <= 0xe3) ||
+	    op == 0xe8 || op == 0xe9 || op == 0xeb || op == 0xc2 ||
+	    op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf)
+		return C_BRANCH;
+	if (op == 0xff && ((modrm >> 3) & 7) >= 2 && ((modrm >> 3) & 7) <= 5)
+		return C_BRANCH;
+	if (op == 0xf6 || op == 0xf7) {
+		if (((modrm >> 3) & 7) == 4 || ((modrm >> 3) & 7) == 5)
+			return C_MUL;
+		if (((modrm >> 3) & 7) >= 6)
+			return C_DIV;
+	}
+	if (op == 0x69 || op == 0x6b)
+		return C_MUL;
+	if (op >= 0xd8 && op <= 0xdf)
+		return C_FP;
+	if (((op >= 0x88 && op <= 0x8b) && (modrm >> 6) != 3) ||
+	    (op >= 0x50 && op <= 0x5f) || (op >= 0xa4 && op <= 0xaf))
+		return C_LDST;
+	return C_ALU;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+static void anchor(struct vcpu *v, int64_t now)
+{
+	v->anchor_wall = now;
+	v->anchor_fp = v->cyc_fp;
+}
+
+static void set_freq(struct vcpu *v, uint32_t mhz)
+{
+	const struct core_type *t = &types[v->type];
+
+	v->freq_mhz = mhz;
+	/* wall ns per modelled cycle = slowdown * 1000 / MHz */
+	v->wall_ns_per_fp = (double)slowdown * 1000.0 / mhz / FP_ONE;
+	/* A fixed latency in ns is more cycles on a faster clock. */
+	v->mem_fp = (uint64_t)((double)mem_latency_ns * mhz / 1000.0 * FP_ONE);
+	v->store_mem_fp = (uint64_t)(v->mem_fp * store_stall);
+	v->llc_hit_fp = (uint64_t)(t->llc_hit_cycles * FP_ONE);
+	v->check_fp = (uint64_t)(check_us * 1000.0 / v->wall_ns_per_fp);
+	if (v->pub)
+		v->pub->freq_mhz = mhz;
+}
+
+static void publish(struct vcpu *v)
+{
+	uint64_t *c = v->pub->ctr;
+
+	c[RIG_CTR_INSTRUCTIONS] = v->insns;
+	c[RIG_CTR_CYCLES] = v->cyc_fp >> FP_SHIFT;
+	c[RIG_CTR_LLC_REFS] = v->llc_refs;
+	c[RIG_CTR_LLC_MISSES] = v->llc_misses;
+	c[RIG_CTR_STALL_CYCLES] = v->stall_fp >> FP_SHIFT;
+	c[RIG_CTR_L1_REFS] = v->l1_refs;
+}
+
+static void publish_lag(struct vcpu *v)
+{
+	v->pub->ctr[RIG_CTR_LAG_NS] = v->lag_ns;
+}
+
+static void pace(struct vcpu *v)
+{
+	volatile struct rig_pmu_cpu *pub = v->pub;
+	uint32_t req = pub->freq_req_mhz;
+	int64_t now, model;
+	bool want;
+
+	if (req && req != v->freq_mhz && req >= 10 && req <= 10000) {
+		set_freq(v, req);
+		v->pacing = false;		/* re-anchor below */
+	}
+	v->next_check_fp = v->cyc_fp + v->check_fp;
+	want = pace_mode == PACE_ALWAYS ||
+	       (pace_mode == PACE_GUEST &&
+		(((volatile struct rig_pmu_hdr *)hdr)->ctrl & RIG_CTRL_PACE));
+	if (!want) {
+		if (v->pacing)
+			hdr->flags &= ~RIG_FLAG_PACING;
+		v->pacing = false;
+		return;
+	}
+	if (!v->slack_set) {
+		/* default 50 us timer slack would swamp short sleeps */
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+		v->slack_set = true;
+	}
+	now = now_ns();
+	if (!v->pacing) {
+		v->pacing = true;
+		hdr->flags |= RIG_FLAG_PACING;
+		anchor(v, now);
+		return;
+	}
+	model = v->anchor_wall +
+		(int64_t)((double)(v->cyc_fp - v->anchor_fp) * v->wall_ns_per_fp);
+	if (model - now > min_sleep_ns) {
+		struct timespec ts = {
+			.tv_sec = model / 1000000000,
+			.tv_nsec = model % 1000000000,
+		};
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
+			;
+		v->slept_ns += model - now;
+		v->sleeps++;
+	} else if (now - model > max_lag_us * 1000) {
+		/* Host too slow (or vCPU was descheduled): forgive the debt
+		 * instead of letting the vCPU burst to catch up. */
+		v->lag_ns += now - model;
+		v->lag_events++;
+		publish_lag(v);
+		anchor(v, now);
+	}
+}
+
+/* -------------------------------------------------------------- callbacks */
+
+static void tb_exec(unsigned int vi, void *udata)
+{
+	const struct tb_info *ti = udata;
+	struct vcpu *v = &vcpus[vi];
+
+	v->insns += ti->n_insns;
+	v->cyc_fp += ti->cost_fp[v->type];
+	publish(v);
+	if (v->cyc_fp >= v->next_check_fp)
+		pace(v);
+}
+
+/*
+ * L1 is indexed and tagged by guest virtual address (cheap, and real L1s
+ * are virtually indexed); only an L1 miss pays for the guest-physical
+ * lookup that indexes the LLC.  Cross-process aliases in the L1 are a known
+ * simplification.
+ */
+static void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
+		       uint64_t vaddr, void *udata)
+{
+	struct vcpu *v = &vcpus[vi];
+	struct qemu_plugin_hwaddr *hw;
+	uint64_t line, stall;
+
+	v->l1_refs++;
+	if (cache_access(&v->l1, vaddr >> line_shift))
+		return;
+	line = vaddr >> line_shift;
+	if (use_paddr) {
+		hw = qemu_plugin_get_hwaddr(info, vaddr);
+		if (hw) {
+			if (qemu_plugin_hwaddr_is_io(hw))
+				return;		/* MMIO: not cached */
+			line = qemu_plugin_hwaddr_phys_addr(hw) >> line_shift;
+		}
+	}
+	v->llc_refs++;
+	v->cyc_fp += v->llc_hit_fp;
+	if (cache_access(&v->llc, line))
+		return;
+	v->llc_misses++;
+	/* Store misses drain through the write buffer: charge only a part. */
+	stall = qemu_plugin_mem_is_store(info) ? v->store_mem_fp : v->mem_fp;
+	v->cyc_fp += stall;
+	v->stall_fp += stall;
+}
+
+static void vcpu_resume(qemu_plugin_id_t id, unsigned int vi)
+{
+	if (vi < (unsigned int)nr_vcpus && vcpus[vi].pacing)
+		anchor(&vcpus[vi], now_ns());	/* idle time is not owed */
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	struct tb_info *ti = g_new0(struct tb_info, 1);
+	double cost[MAX_TYPES] = { 0 };
+	int t;
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		const uint8_t *data = qemu_plugin_insn_data(insn);
+		size_t len = qemu_plugin_insn_size(insn);
+		enum insn_class c;
+
+		if (is_a64 && len == 4) {
+			uint32_t w;
+
+			memcpy(&w, data, 4);
+			c = classify_a64(GUINT32_FROM_LE(w));
+		} else {
+			c = classify_x86(data, len);
+		}
+		for (t = 0; t < nr_types; t++)
+			cost[t] += types[t].cpi[c];
+		/* A64 only touches data memory from the load/store group;
+		 * x86 ALU ops take memory operands, so watch every insn. */
+		if (model_mem && (!is_a64 || c == C_LDST))
+			qemu_plugin_register_vcpu_mem_cb(insn, mem_access,
+							 QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW, NULL);
+	}
+	ti->n_insns = n;
+	for (t = 0; t < nr_types; t++)
+		ti->cost_fp[t] = (uint32_t)lround(cost[t] * FP_ONE);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+					     ti);
+}
+
+static void report(qemu_plugin_id_t id, void *p)
+{
+	GString *s = g_string_new(NULL);
+	FILE *f;
+	int i;
+
+	g_string_append_printf(s, "rig: topology=%s slowdown=%u mem_latency_ns=%u\n",
+			       topo_name, slowdown, mem_latency_ns);
+	g_string_append(s, "rig: vcpu type freq_mhz instructions cycles l1_refs "
+			"llc_refs llc_misses stall_cycles ipc slept_ms lag_ms "
+			"lag_events\n");
+	for (i = 0; i < nr_vcpus; i++) {
+		struct vcpu *v = &vcpus[i];
+		uint64_t cyc = v->cyc_fp >> FP_SHIFT;
+
+		g_string_append_printf(s,
+			"rig: %d %s %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %" PRIu64 " %.3f %.1f %.1f %" PRIu64 "\n",
+			i, types[v->type].name, v->freq_mhz, v->insns, cyc,
+			v->l1_refs, v->llc_refs, v->llc_misses,
+			v->stall_fp >> FP_SHIFT,
+			cyc ? (double)v->insns / cyc : 0.0,
+			v->slept_ns / 1e6, v->lag_ns / 1e6, v->lag_events);
+	}
+	/* qemu_plugin_outs() needs "-d plugin"; stderr always works */
+	fputs(s->str, stderr);
+	if (stats_path) {
+		f = fopen(stats_path, "w");
+		if (f) {
+			fputs(s->str, f);
+			fclose(f);
+		}
+	}
+	g_string_free(s, TRUE);
+}
+
+/* ---------------------------------------------------------- configuration */
+
+static bool load_type(GKeyFile *kf, const char *group, struct core_type *t)
+{
+	GError *err = NULL;
+	int c;
+
+	g_strlcpy(t->name, group + 5, sizeof(t->name));
+#define GET_U(field, key)						\
+	do {								\
+		t->field = g_key_file_get_integer(kf, group, key, &err); \
+		if (err)						\
+			goto bad;					\
+	} while (0)
+	for (c = 0; c < NR_CLASSES; c++) {
+		t->cpi[c] = g_key_file_get_double(kf, group, class_key[c], &err);
+		if (err)
+			goto bad;
+		if (t->cpi[c] < 0 || t->cpi[c] > 1000) {
+			fprintf(stderr, "rig: [%s] %s out of range\n", group,
+				class_key[c]);
+			return false;
+		}
+	}
+	GET_U(freq_mhz, "freq_mhz");
+	GET_U(capacity, "capacity");
+	GET_U(l1_kb, "l1_kb");
+	GET_U(l1_assoc, "l1_assoc");
+	GET_U(llc_kb, "llc_kb");
+	GET_U(llc_assoc, "llc_assoc");
+	t->llc_hit_cycles = g_key_file_get_double(kf, group, "llc_hit_cycles", &err);
+	if (err)
+		goto bad;
+#undef GET_U
+	if (t->freq_mhz < 10 || t->freq_mhz > 10000) {
+		fprintf(stderr, "rig: [%s] freq_mhz out of range\n", group);
+		return false;
+	}
+	return true;
+bad:
+	fprintf(stderr, "rig: [%s]: %s\n", group, err->message);
+	g_error_free(err);
+	return false;
+}
+
+static int type_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr_types; i++)
+		if (!strcmp(types[i].name, name))
+			return i;
+	return -1;
+}
+
+static uint64_t opt_u64(GKeyFile *kf, const char *key, uint64_t def)
+{
+	GError *err = NULL;
+	gint64 v = g_key_file_get_int64(kf, "rig", key, &err);
+
+	if (err) {
+		g_error_free(err);
+		return def;
+	}
+	return v > 0 ? (uint64_t)v : def;
+}
+
+static bool parse_pace(const char *s, enum pace_mode *m)
+{
+	if (!strcmp(s, "always"))
+		*m = PACE_ALWAYS;
+	else if (!strcmp(s, "guest"))
+		*m = PACE_GUEST;
+	else if (!strcmp(s, "off"))
+		*m = PACE_OFF;
+	else
+		return false;
+	return true;
+}
+
+/* Returns the per-vCPU type list of the chosen topology, or NULL. */
+static gchar **load_config(const char *path, const char *topo)
+{
+	GKeyFile *kf = g_key_file_new();
+	GError *err = NULL;
+	gchar **groups, **list = NULL, *val = NULL, *ps;
+	gsize ng, i;
+	double d;
+
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &err)) {
+		fprintf(stderr, "rig: %s: %s\n", path, err->message);
+		g_error_free(err);
+		goto out;
+	}
+	slowdown = opt_u64(kf, "slowdown", slowdown);
+	mem_latency_ns = opt_u64(kf, "mem_latency_ns", mem_latency_ns);
+	check_us = opt_u64(kf, "check_us", check_us);
+	max_lag_us = opt_u64(kf, "max_lag_us", max_lag_us);
+	line_shift = opt_u64(kf, "line_shift", line_shift);
+	d = g_key_file_get_double(kf, "rig", "store_stall", &err);
+	if (err)
+		g_clear_error(&err);
+	else if (d >= 0 && d <= 1)
+		store_stall = d;
+	ps = g_key_file_get_string(kf, "rig", "pace", NULL);
+	if (ps && !parse_pace(g_strstrip(ps), &pace_mode)) {
+		fprintf(stderr, "rig: bad pace=%s\n", ps);
+		g_free(ps);
+		goto out;
+	}
+	g_free(ps);
+	if (line_shift < 4 || line_shift > 8) {
+		fprintf(stderr, "rig: line_shift out of range\n");
+		goto out;
+	}
+
+	groups = g_key_file_get_groups(kf, &ng);
+	for (i = 0; i < ng; i++) {
+		if (strncmp(groups[i], "type.", 5))
+			continue;
+		if (nr_types == MAX_TYPES) {
+			fprintf(stderr, "rig: too many core types\n");
+			g_strfreev(groups);
+			goto out;
+		}
+		if (!load_type(kf, groups[i], &types[nr_types])) {
+			g_strfreev(groups);
+			goto out;
+		}
+		nr_types++;
+	}
+	g_strfreev(groups);
+	if (!nr_types) {
+		fprintf(stderr, "rig: no [type.*] section in %s\n", path);
+		goto out;
+	}
+
+	if (!topo || !*topo) {
+		val = g_key_file_get_string(kf, "topology", "default", &err);
+		if (!val) {
+			fprintf(stderr, "rig: no topology= and no [topology] default\n");
+			g_clear_error(&err);
+			goto out;
+		}
+		topo = g_strstrip(val);
+	}
+	g_strlcpy(topo_name, topo, sizeof(topo_name));
+	g_free(val);
+	val = g_key_file_get_string(kf, "topology", topo_name, &err);
+	if (!val) {
+		fprintf(stderr, "rig: topology '%s' not in [topology]\n", topo_name);
+		g_clear_error(&err);
+		goto out;
+	}
+	list = g_strsplit_set(g_strstrip(val), " \t,", -1);
+out:
+	g_free(val);
+	g_key_file_free(kf);
+	return list;
+}
+
+static bool map_shm(const char *path, int n)
+{
+	int fd;
+	struct stat st;
+
+	if (!path) {
+		shm_len = RIG_PMU_SHM_SIZE;
+		hdr = g_malloc0(shm_len);
+		return true;
+	}
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "rig: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	if (st.st_size < RIG_PMU_SHM_SIZE &&
+	    ftruncate(fd, RIG_PMU_SHM_SIZE)) {
+		fprintf(stderr, "rig: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	shm_len = RIG_PMU_SHM_SIZE;
+	hdr = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (hdr == MAP_FAILED) {
+		fprintf(stderr, "rig: mmap %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	memset(hdr, 0, shm_len);
+	return true;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	const char *config = NULL, *topo = NULL, *shm = NULL, *pace_arg = NULL;
+	gchar **list;
+	int i, n;
+
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "rig: bad argument '%s'\n", argv[i]);
+			return -1;
+		}
+		*eq = '\0';
+		if (!strcmp(argv[i], "config"))
+			config = eq + 1;
+		else if (!strcmp(argv[i], "topology"))
+			topo = eq + 1;
+		else if (!strcmp(argv[i], "shm"))
+			shm = eq + 1;
+		else if (!strcmp(argv[i], "stats"))
+			stats_path = g_strdup(eq + 1);
+		else if (!strcmp(argv[i], "pace"))
+			pace_arg = eq + 1;
+		else if (!strcmp(argv[i], "paddr"))
+			qemu_plugin_bool_parse(argv[i], eq + 1, &use_paddr);
+		else if (!strcmp(argv[i], "mem"))
+			qemu_plugin_bool_parse(argv[i], eq + 1, &model_mem);
+		else {
+			fprintf(stderr, "rig: unknown argument '%s'\n", argv[i]);
+			return -1;
+		}
+	}
+	if (!config) {
+		fprintf(stderr, "rig: config=FILE is required\n");
+		return -1;
+	}
+	if (!info->system_emulation) {
+		fprintf(stderr, "rig: needs system emulation\n");
+		return -1;
+	}
+	is_a64 = !strcmp(info->target_name, "aarch64");
+	list = load_config(config, topo);
+	if (!list)
+		return -1;
+	if (pace_arg && !parse_pace(pace_arg, &pace_mode)) {
+		fprintf(stderr, "rig: bad pace=%s\n", pace_arg);
+		return -1;
+	}
+	n = info->system.max_vcpus;
+	if (n > (int)RIG_PMU_MAX_CPUS || (int)g_strv_length(list) < n) {
+		fprintf(stderr, "rig: topology '%s' lists %u cores, guest has %d vCPUs\n",
+			topo_name, g_strv_length(list), n);
+		return -1;
+	}
+	if (!map_shm(shm, n))
+		return -1;
+	nr_vcpus = n;
+	vcpus = g_new0(struct vcpu, n);
+	for (i = 0; i < n; i++) {
+		struct vcpu *v = &vcpus[i];
+		struct rig_pmu_cpu *pub = (void *)((char *)hdr + RIG_PMU_CPU_OFFSET +
+						   i * RIG_PMU_CPU_STRIDE);
+		const struct core_type *t;
+
+		v->type = type_index(list[i]);
+		if (v->type < 0) {
+			fprintf(stderr, "rig: topology '%s': unknown core type '%s'\n",
+				topo_name, list[i]);
+			return -1;
+		}
+		t = &types[v->type];
+		if (!cache_init(&v->l1, t->l1_kb, t->l1_assoc) ||
+		    !cache_init(&v->llc, t->llc_kb, t->llc_assoc)) {
+			fprintf(stderr, "rig: [type.%s]: cache size/assoc must give a power-of-two set count\n",
+				t->name);
+			return -1;
+		}
+		v->pub = pub;
+		pub->type = v->type;
+		pub->capacity = t->capacity;
+		g_strlcpy(pub->type_name, t->name, sizeof(pub->type_name));
+		set_freq(v, t->freq_mhz);
+		v->next_check_fp = v->check_fp;
+	}
+	g_strfreev(list);
+	hdr->version = RIG_PMU_VERSION;
+	hdr->nr_cpus = n;
+	hdr->cpu_offset = RIG_PMU_CPU_OFFSET;
+	hdr->cpu_stride = RIG_PMU_CPU_STRIDE;
+	hdr->slowdown = slowdown;
+	hdr->mem_latency_ns = mem_latency_ns;
+	__atomic_store_n(&hdr->magic, RIG_PMU_MAGIC, __ATOMIC_RELEASE);
+
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_vcpu_resume_cb(id, vcpu_resume);
+	qemu_plugin_register_atexit_cb(id, report, NULL);
+	return 0;
+}

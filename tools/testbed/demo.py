@@ -1,0 +1,30 @@
+"""`make demo`: boot an emulated big.LITTLE board (arm64, 1 big + 3 little,
+little vCPUs throttled on the host), run sbridge on it, show the console."""
+import argparse
+import sys
+
+import harness
+
+ap = argparse.ArgumentParser(description=__doc__)
+ap.add_argument("--cell", default="arm64-backports",
+                help="arm64-bookworm, arm64-trixie or arm64-backports (default)")
+a = ap.parse_args()
+s = harness.load_scenario(harness.TOP / "bench" / "board-demo.sh")
+k, base, _ = harness.prepared(a.cell)
+print(f"[demo] booting {k.cell} ({k.release}), topology {s.topology}, "
+      f"little vCPUs throttled to {s.throttle} of a host CPU", flush=True)
+
+
+def echo(text):
+    # the guest's own lines only: skip the marker and the final dmesg dump
+    for line in text.splitlines(keepends=True):
+        if not echo.dmesg and not line.startswith("@@SB-"):
+            sys.stdout.write(line)
+        echo.dmesg |= line.startswith("@@SB-DMESG")
+
+
+echo.dmesg = False
+r = harness.run(k, s, base, echo=echo)
+print(f"\n[demo] {'OK' if not r.problems else 'PROBLEMS: ' + '; '.join(r.problems)}"
+      f" ({r.wall:.0f}s)")
+sys.exit(1 if r.problems else 0)

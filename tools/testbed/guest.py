@@ -1,0 +1,140 @@
+"""Guest images: initramfs per cell and device trees per topology."""
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import build
+from kernels import BUILD, TOP, run
+
+# Topologies: per-CPU capacity-dmips-mhz (None: property left out, i.e. the
+# symmetric-looking baseline). Big first, like most boards boot.
+BIG, LITTLE = 1024, 446
+TOPOLOGIES = {
+    "smp": None,
+    "sym": None,
+    "1b1s": [BIG, LITTLE],
+    "1b3s": [BIG, LITTLE, LITTLE, LITTLE],
+    "3b1s": [BIG, BIG, BIG, LITTLE],
+}
+
+
+def little_cpus(topology, smp):
+    caps = TOPOLOGIES[topology]
+    if not caps:
+        return []
+    return [i for i, c in enumerate(caps[:smp]) if c < max(caps)]
+
+
+def _cpio(src_dir, dest):
+    """newc cpio of @src_dir, gzipped, to @dest."""
+    files = subprocess.run(["find", "."], cwd=src_dir, text=True, capture_output=True,
+                           check=True).stdout
+    with open(dest, "wb") as f:
+        cp = subprocess.Popen(["cpio", "-o", "-H", "newc", "--quiet", "-R", "0:0"],
+                              cwd=src_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        gz = subprocess.Popen(["gzip", "-1"], stdin=cp.stdout, stdout=f)
+        cp.stdout.close()
+        cp.communicate(files.encode())
+        if gz.wait() or cp.returncode:
+            raise RuntimeError(f"cpio of {src_dir} failed")
+
+
+def base_initramfs(k, kos, progs, dest=None):
+    """The part of a guest image shared by all scenarios of cell @k."""
+    dest = dest or BUILD / "cells" / k.cell / "base.cpio.gz"
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        d.chmod(0o755)  # becomes the guest's /: mkdtemp made it 0700
+        for sub in ("bin", "sbin", "etc", "proc", "sys", "dev", "tmp", "root",
+                    "sbridge/modules", "sbridge/bin", "sbridge/rules", "home/user"):
+            (d / sub).mkdir(parents=True, exist_ok=True)
+        shutil.copy(build.busybox(k.arch), d / "bin/busybox")
+        # applet links come from the host's busybox list (same Debian source)
+        for applet in subprocess.run(["busybox", "--list"], text=True, capture_output=True,
+                                     check=True).stdout.split():
+            if applet != "busybox":
+                (d / "bin" / applet).symlink_to("busybox")
+        shutil.copy(TOP / "tests/guest/init", d / "init")
+        (d / "init").chmod(0o755)
+        # init runs before any link exists: it needs busybox's shell by path
+        text = (d / "init").read_text().replace("#!/bin/sh", "#!/bin/busybox sh", 1)
+        (d / "init").write_text(text)
+        shutil.copy(TOP / "tests/guest/lib.sh", d / "sbridge/lib.sh")
+        for ko in kos:
+            shutil.copy(ko, d / "sbridge/modules" / ko.name)
+        for p in progs:
+            shutil.copy(p, d / "sbridge/bin" / p.name)
+        for r in (TOP / "rules").glob("*"):
+            if r.is_file():
+                shutil.copy(r, d / "sbridge/rules" / r.name)
+        (d / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/sh\n"
+                                      "user:x:1000:1000:user:/home/user:/bin/sh\n")
+        (d / "etc/group").write_text("root:x:0:\nuser:x:1000:\n")
+        (d / "home/user").chmod(0o777)
+        (d / "tmp").chmod(0o1777)
+        (d / "sbridge/release").write_text(k.release + "\n")
+        _cpio(d, dest)
+    return dest
+
+
+def scenario_initramfs(base, scenario, dest):
+    """@base with /scenario.sh appended (the kernel unpacks both archives)."""
+    with tempfile.TemporaryDirectory() as d:
+        Path(d).chmod(0o755)  # the archive's "." entry would reset / to 0700
+        shutil.copy(scenario, Path(d) / "scenario.sh")
+        _cpio(Path(d), Path(d).with_suffix(".tail"))
+        with open(dest, "wb") as f:
+            f.write(Path(base).read_bytes())
+            f.write(Path(d).with_suffix(".tail").read_bytes())
+        Path(d).with_suffix(".tail").unlink()
+    return dest
+
+
+def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt"):
+    """Device tree for arm64 virt with big.LITTLE capacities and clusters.
+
+    QEMU's own tree is dumped (so it matches -M/-cpu/-smp/-m exactly), each
+    cpu node gets capacity-dmips-mhz, and cpu-map is rewritten so that big
+    and little CPUs sit in separate clusters, as on real boards.
+    """
+    caps = TOPOLOGIES[topology]
+    if caps and len(caps) != smp:
+        raise ValueError(f"topology {topology} has {len(caps)} CPUs, smp is {smp}")
+    out = BUILD / "dtb" / f"{machine}-{cpu}-{topology}-{smp}-{mem}.dtb"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    raw = out.with_suffix(".raw.dtb")
+    run(["qemu-system-aarch64", "-M", f"{machine},dumpdtb={raw}", "-cpu", cpu,
+         "-smp", str(smp), "-m", str(mem), "-nographic"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(raw)], text=True,
+                         capture_output=True, check=True).stdout
+    if caps:
+        phandles = {}
+        for i in range(smp):
+            m = re.search(rf"(cpu@{i:x} \{{.*?)(phandle = <(0x[0-9a-f]+)>;)", dts, re.S)
+            if not m:
+                raise RuntimeError(f"cpu@{i} not found in QEMU's device tree")
+            phandles[i] = m.group(3)
+            dts = dts.replace(m.group(0), m.group(1) + m.group(2)
+                              + f"\n\t\t\tcapacity-dmips-mhz = <{caps[i]}>;", 1)
+        clusters = {}
+        for i, c in enumerate(caps):
+            clusters.setdefault(c, []).append(i)
+        cmap = "cpu-map {\n\t\t\tsocket0 {\n"
+        for n, cpus in enumerate(sorted(clusters.values(), key=lambda v: v[0])):
+            cmap += f"\t\t\t\tcluster{n} {{\n"
+            for j, cpu_i in enumerate(cpus):
+                cmap += f"\t\t\t\t\tcore{j} {{\n\t\t\t\t\t\tcpu = <{phandles[cpu_i]}>;\n\t\t\t\t\t}};\n"
+            cmap += "\t\t\t\t};\n"
+        cmap += "\t\t\t};\n\t\t};"
+        dts, n = re.subn(r"cpu-map \{.*?\n\t\t\};", cmap, dts, count=1, flags=re.S)
+        if n != 1:
+            raise RuntimeError("cpu-map not found in QEMU's device tree")
+    subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)], input=dts,
+                   text=True, check=True)
+    raw.unlink()
+    return out

@@ -1,0 +1,180 @@
+"""Scenarios x kernel cells: what tests/ and the demo drive.
+
+A scenario is one file, tests/scenarios/<name>.sh, whose header comments
+say where and how it runs:
+
+    # scenario: what it checks, one line
+    # arch: any | x86_64 | arm64
+    # topology: smp | sym | 1b1s | 1b3s | 3b1s   (x86_64 always boots smp)
+    # smp: 2
+    # timeout: 120
+    # throttle: 0.45      (share of a host CPU per little vCPU; arm64 only)
+    # icount: yes|no      (arm64: count instructions, single-threaded TCG)
+    # rig: yes|no         (boot under the emulation rig, tools/rig)
+    # expect: pass|fail   (harness self-tests: the run must be judged failed)
+    # reason: REGEX       (with expect: fail, a problem must match it)
+"""
+import functools
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rig"))
+
+import build    # noqa: E402
+import guest    # noqa: E402
+import kernels  # noqa: E402
+import vm       # noqa: E402
+
+TOP = kernels.TOP
+SCENARIOS = TOP / "tests" / "scenarios"
+
+
+@dataclass
+class Scenario:
+    path: Path
+    name: str
+    title: str
+    arch: str = "any"
+    topology: str = "smp"
+    smp: int = 2
+    timeout: int = 120
+    throttle: float = None
+    icount: bool = False
+    rig: bool = False
+    expect: str = "pass"
+    reason: str = ""
+
+    def runs_on(self, k):
+        if self.arch not in ("any", k.arch):
+            return False
+        if self.icount and k.arch != "arm64":
+            return False
+        return True
+
+    def topology_for(self, k):
+        return self.topology if k.arch == "arm64" else "smp"
+
+
+def _bool(v):
+    if v.lower() in ("yes", "true", "1"):
+        return True
+    if v.lower() in ("no", "false", "0"):
+        return False
+    raise ValueError(f"not yes/no: {v}")
+
+
+def load_scenario(path):
+    path = Path(path)
+    meta = {}
+    for line in path.read_text().splitlines()[:30]:
+        m = re.match(r"#\s*([a-z]+):\s*(.*?)\s*$", line)
+        if m:
+            meta[m.group(1)] = m.group(2)
+    if "scenario" not in meta:
+        raise ValueError(f"{path}: no '# scenario:' header line")
+    s = Scenario(path=path, name=path.stem, title=meta["scenario"])
+    try:
+        s.arch = meta.get("arch", "any")
+        s.topology = meta.get("topology", "smp")
+        s.smp = int(meta.get("smp", 2))
+        s.timeout = int(meta.get("timeout", 120))
+        s.throttle = float(meta["throttle"]) if "throttle" in meta else None
+        s.icount = _bool(meta.get("icount", "no"))
+        s.rig = _bool(meta.get("rig", "no"))
+        s.expect = meta.get("expect", "pass")
+        s.reason = meta.get("reason", "")
+        re.compile(s.reason)
+    except (ValueError, re.error) as e:
+        raise ValueError(f"{path}: bad header: {e}") from e
+    if s.arch not in ("any", "x86_64", "arm64") or s.topology not in guest.TOPOLOGIES \
+            or s.expect not in ("pass", "fail"):
+        raise ValueError(f"{path}: bad arch/topology/expect header")
+    caps = guest.TOPOLOGIES[s.topology]
+    if caps and len(caps) != s.smp:
+        raise ValueError(f"{path}: topology {s.topology} needs smp {len(caps)}")
+    return s
+
+
+def scenarios(pattern="*"):
+    return [load_scenario(p) for p in sorted(SCENARIOS.glob(f"{pattern}.sh"))]
+
+
+def cells():
+    """The kernel matrix; SBRIDGE_CELLS=x86_64-bookworm,arm64-trixie narrows it."""
+    ks = kernels.kernels()
+    only = os.environ.get("SBRIDGE_CELLS")
+    if only:
+        want = set(only.split(","))
+        ks = [k for k in ks if k.cell in want]
+    return ks
+
+
+@functools.lru_cache(maxsize=None)
+def programs(arch):
+    return build.programs(arch)
+
+
+@functools.lru_cache(maxsize=None)
+def prepared(cell):
+    """Fetch, build and pack cell @cell once per process.
+
+    Returns (Kernel, base initramfs, W=1 warnings). Raises build.BuildError.
+    """
+    k = next(k for k in kernels.kernels() if k.cell == cell)
+    kernels.buildroot(kernels.SUITES[k.suite][1])
+    kernels.fetch(k)
+    kos, warnings = build.modules(k)
+    base = guest.base_initramfs(k, kos, programs(k.arch))
+    return k, base, tuple(warnings)
+
+
+def run(k, s, base, echo=None):
+    """Boot cell @k with scenario @s; returns a vm.Result."""
+    initrd = kernels.BUILD / "cells" / k.cell / f"{s.name}.cpio.gz"
+    guest.scenario_initramfs(base, s.path, initrd)
+    cmd = None
+    if s.rig:
+        import rig_launch  # tools/rig provides the command
+        cmd = rig_launch.command(k, initrd, s.smp, s.topology)
+    return vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
+                   timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
+                   icount=s.icount, cmd=cmd, echo=echo)
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser(description="boot one scenario in one or more cells")
+    ap.add_argument("scenario", help="name or path of a tests/scenarios/*.sh file")
+    ap.add_argument("--cell", action="append", help="e.g. arm64-bookworm (default: all)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="echo the console")
+    a = ap.parse_args()
+    path = Path(a.scenario)
+    if not path.exists():
+        path = SCENARIOS / f"{a.scenario}.sh"
+    s = load_scenario(path)
+    ks = [k for k in cells() if not a.cell or k.cell in a.cell]
+    bad = 0
+    for k in ks:
+        if not s.runs_on(k):
+            print(f"{k.cell}: {s.name}: skipped (not for this cell)")
+            continue
+        k, base, warns = prepared(k.cell)
+        r = run(k, s, base, echo=(lambda t: sys.stdout.write(t)) if a.verbose else None)
+        verdict = "FAIL" if r.problems else "PASS"
+        bad += bool(r.problems)
+        print(f"{k.cell} ({k.release}): {s.name}: {verdict} "
+              f"{len(r.passed)} ok, {len(r.failed)} not ok, {len(r.skipped)} skip, "
+              f"{r.wall:.1f}s")
+        for p in r.problems:
+            print("   ", p)
+        for sk in r.skipped:
+            print("    skip:", sk)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

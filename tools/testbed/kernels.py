@@ -1,0 +1,226 @@
+"""Debian kernels for the test matrix: resolve from apt, download, unpack.
+
+Every kernel is resolved at run time from apt's metadata (never hard-coded)
+and unpacked, never installed: arm64 packages must not touch the host's
+package database. Builds run inside a per-suite debootstrap root that has
+that suite's compiler (6.12/7.x need gcc-14), with the kernel headers
+unpacked at their natural /usr/src paths, because Debian's header Makefiles
+include /usr/src/linux-headers-<ver>-common by absolute path.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("SBRIDGE_BUILD", TOP / "build"))
+MIRROR = "http://deb.debian.org/debian"
+
+ARCHES = ("x86_64", "arm64")
+DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
+# suite name -> apt release names it draws from, and the build root suite
+SUITES = {
+    "bookworm": ({"bookworm", "bookworm-security", "bookworm-updates"}, "bookworm"),
+    "trixie": ({"trixie", "trixie-security", "trixie-updates"}, "trixie"),
+    "backports": ({"trixie-backports"}, "trixie"),
+}
+GCC = {"bookworm": "12", "trixie": "14"}
+
+
+def log(msg):
+    print(f"[testbed] {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+def out(cmd):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True).stdout
+
+
+def _pkg(name, arch):
+    return name if arch == "amd64" else f"{name}:{arch}"
+
+
+def _show(pkg, version=None):
+    spec = f"{pkg}={version}" if version else pkg
+    r = subprocess.run(["apt-cache", "show", spec], text=True, capture_output=True)
+    return r.stdout if r.returncode == 0 else ""
+
+
+def _depends(stanza):
+    m = re.search(r"^Depends: (.*)$", stanza, re.M)
+    return [d.strip().split(" ")[0] for d in re.split(r"[,|]", m.group(1))] if m else []
+
+
+@dataclass
+class Kernel:
+    """One (arch, suite) cell's kernel."""
+    arch: str          # x86_64 | arm64
+    suite: str         # bookworm | trixie | backports
+    release: str       # uname -r, e.g. 6.1.0-56-arm64
+    version: str       # Debian package version
+
+    @property
+    def cell(self):
+        return f"{self.arch}-{self.suite}"
+
+    @property
+    def root(self):
+        """Build root (chroot) holding this kernel's headers."""
+        return BUILD / f"root-{SUITES[self.suite][1]}"
+
+    @property
+    def headers(self):
+        """Headers path inside the build root."""
+        return f"/usr/src/linux-headers-{self.release}"
+
+    @property
+    def dir(self):
+        return BUILD / "kernels" / self.cell
+
+    @property
+    def vmlinuz(self):
+        return self.dir / "vmlinuz"
+
+    @property
+    def cross(self):
+        return "aarch64-linux-gnu-" if self.arch == "arm64" else ""
+
+    @property
+    def gcc(self):
+        return f"{self.cross}gcc-{GCC[SUITES[self.suite][1]]}"
+
+
+def resolve(arch, suite):
+    """Newest kernel of @suite for @arch, from apt's metadata."""
+    darch = DEB_ARCH[arch]
+    meta = _pkg(f"linux-image-{darch}", darch)
+    releases = SUITES[suite][0]
+    for line in out(["apt-cache", "madison", meta]).splitlines():
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) < 3 or not cols[2].endswith("Packages"):
+            continue
+        rel = cols[2].split()[1].split("/")[0]
+        if rel not in releases:
+            continue
+        for dep in _depends(_show(meta, cols[1])):
+            m = re.fullmatch(rf"linux-image-(.+-{darch})", dep)
+            if m:
+                return Kernel(arch, suite, m.group(1), cols[1])
+    raise SystemExit(f"no {darch} kernel found in {suite}: run tools/testbed/setup-host.sh")
+
+
+def _download(pkgs, dest):
+    dest.mkdir(parents=True, exist_ok=True)
+    todo = [p for p in pkgs if not list(dest.glob(p.split(":")[0] + "_*.deb"))]
+    if todo:
+        # -o ...: apt's sandbox user cannot write into root-owned build dirs
+        run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", *todo],
+            cwd=dest, stdout=subprocess.DEVNULL)
+    return [next(dest.glob(p.split(":")[0] + "_*.deb")) for p in pkgs]
+
+
+def _unpack(deb, dest):
+    """dpkg-deb -x, but keep a merged-/usr root's /lib symlink a symlink."""
+    dest.mkdir(parents=True, exist_ok=True)
+    tar = subprocess.Popen(["tar", "-x", "--keep-directory-symlink", "-C", str(dest)],
+                           stdin=subprocess.PIPE)
+    run(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=tar.stdin)
+    tar.stdin.close()
+    if tar.wait():
+        raise SystemExit(f"unpacking {deb.name} failed")
+
+
+def buildroot(suite):
+    """debootstrap the build root for @suite ('bookworm' or 'trixie')."""
+    root = BUILD / f"root-{suite}"
+    if (root / ".complete").exists():
+        return root
+    gcc = GCC[suite]
+    shutil.rmtree(root, ignore_errors=True)
+    log(f"debootstrap {suite} build root (gcc-{gcc})")
+    inc = (f"gcc-{gcc},make,libc6-dev,gcc-{gcc}-aarch64-linux-gnu,libelf-dev,"
+           "bc,flex,bison,pahole,kmod,libssl-dev,python3,perl")
+    run(["debootstrap", "--variant=minbase", f"--include={inc}", suite, str(root), MIRROR],
+        stdout=subprocess.DEVNULL)
+    (root / ".complete").touch()
+    return root
+
+
+def fetch(k):
+    """Download and unpack @k's image and headers (idempotent)."""
+    stamp = k.dir / ".complete"
+    if stamp.exists() and (k.root / k.headers.lstrip("/")).exists():
+        return k
+    darch = DEB_ARCH[k.arch]
+    debs = BUILD / "debs" / k.suite
+    # image: 7.x splits it into linux-binary-*, 6.x ships it in linux-image-*
+    for cand in (f"linux-binary-{k.release}", f"linux-image-{k.release}-unsigned",
+                 f"linux-image-{k.release}"):
+        if _show(_pkg(cand, darch), k.version):
+            image = cand
+            break
+    else:
+        raise SystemExit(f"no image package for {k.release}")
+    hdr = f"linux-headers-{k.release}"
+    hdeps = [d for d in _depends(_show(_pkg(hdr, darch), k.version))
+             if re.match(r"linux-(headers|kbuild|base)-\d", d)]
+    # kbuild holds host binaries (fixdep, modpost): always the build host's arch
+    pkgs = [_pkg(image, darch), _pkg(hdr, darch)]
+    pkgs += [d if d.startswith("linux-kbuild") else _pkg(d, darch) for d in hdeps]
+    log(f"{k.cell}: {k.release} ({k.version}): {' '.join(pkgs)}")
+    files = _download(pkgs, debs)
+    tmp = k.dir / "image"
+    shutil.rmtree(tmp, ignore_errors=True)
+    _unpack(files[0], tmp)
+    vml = [p for p in tmp.rglob("vmlinu[xz]*") if p.is_file()]
+    if not vml:
+        raise SystemExit(f"{image}: no vmlinuz inside")
+    shutil.copy(vml[0], k.vmlinuz)
+    for deb in files[1:]:
+        _unpack(deb, k.root)
+    # 7.x moved the config out of the image package into linux-base-*
+    cfg = [p for p in tmp.rglob("config*") if p.is_file()]
+    shutil.copy(cfg[0] if cfg else k.root / k.headers.lstrip("/") / ".config",
+                k.dir / "config")
+    shutil.rmtree(tmp)
+    (k.dir / "release").write_text(k.release + "\n")
+    stamp.touch()
+    return k
+
+
+def config_has(k, opt):
+    """True if @k was built with CONFIG_@opt=y or =m."""
+    text = (k.dir / "config").read_text()
+    return re.search(rf"^CONFIG_{opt}=[ym]$", text, re.M) is not None
+
+
+def kernels(arches=ARCHES, suites=tuple(SUITES)):
+    return [resolve(a, s) for s in suites for a in arches]
+
+
+def prepare(arches=ARCHES, suites=tuple(SUITES)):
+    """Build roots plus every kernel of the matrix, ready to build against."""
+    ks = kernels(arches, suites)
+    for s in sorted({SUITES[k.suite][1] for k in ks}):
+        buildroot(s)
+    for k in ks:
+        fetch(k)
+    return ks
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="resolve/fetch the kernel matrix")
+    ap.add_argument("--arch", action="append", choices=ARCHES)
+    ap.add_argument("--suite", action="append", choices=tuple(SUITES))
+    ap.add_argument("--resolve-only", action="store_true")
+    a = ap.parse_args()
+    fn = kernels if a.resolve_only else prepare
+    for k in fn(tuple(a.arch or ARCHES), tuple(a.suite or SUITES)):
+        print(f"{k.cell}\t{k.release}\t{k.version}")

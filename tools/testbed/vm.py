@@ -1,0 +1,249 @@
+"""Boot a test guest under QEMU TCG, optionally throttle its little vCPUs,
+and turn its console into a verdict.
+
+Never KVM: /dev/kvm exists on the build machines but hangs.
+"""
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import guest
+
+# Anything like this in the console or the guest's kernel log fails a run.
+KERNEL_BAD = re.compile(
+    r"Oops|BUG:|WARNING:|Kernel panic|general protection fault|Unable to handle kernel"
+    r"|scheduling while atomic|possible circular locking|possible recursive locking"
+    r"|inconsistent lock state|lockdep|INFO: task .* blocked for more than"
+    r"|soft lockup|hard LOCKUP|rcu_sched self-detected|rcu: INFO:|detected stall"
+    r"|UBSAN:|KASAN:|refcount_t:|list_add corruption|list_del corruption|Call Trace:")
+TAP = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$",
+                 re.I)
+BOOT_ALLOWANCE = 30  # seconds for the kernel to boot before the scenario starts
+
+
+@dataclass
+class Result:
+    console: str
+    timed_out: bool
+    rc: int = None
+    plan: int = None
+    passed: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    kernel_errors: list = field(default_factory=list)
+    dmesg: str = ""
+    wall: float = 0.0
+
+    @property
+    def problems(self):
+        """Every reason this run is not a pass, in words."""
+        p = []
+        if self.timed_out:
+            p.append("timed out")
+        if self.rc is None and not self.timed_out:
+            p.append("guest never reported the scenario's exit status")
+        elif self.rc not in (None, 0):
+            p.append(f"scenario exited {self.rc}")
+        if self.plan is None:
+            p.append("no TAP plan")
+        elif self.plan != len(self.passed) + len(self.failed) + len(self.skipped):
+            p.append(f"plan says {self.plan}, ran "
+                     f"{len(self.passed) + len(self.failed) + len(self.skipped)}")
+        p += [f"not ok: {d}" for d in self.failed]
+        p += [f"kernel: {line}" for line in self.kernel_errors[:10]]
+        return p
+
+
+def parse(console, timed_out, wall=0.0):
+    r = Result(console=console, timed_out=timed_out, wall=wall)
+    body = console.split("@@SB-BEGIN", 1)[1] if "@@SB-BEGIN" in console else ""
+    tap, _, rest = body.partition("@@SB-RC")
+    if _:
+        m = re.match(r"\s*(\d+)", rest)
+        r.rc = int(m.group(1)) if m else None
+        r.dmesg = rest.partition("@@SB-DMESG")[2].partition("@@SB-END")[0]
+    for line in tap.splitlines()[1:]:
+        line = line.strip()
+        m = re.match(r"^1\.\.(\d+)", line)
+        if m:
+            r.plan = int(m.group(1))
+            continue
+        m = TAP.match(line)
+        if not m:
+            continue
+        desc = m.group(3) or ""
+        if m.group(4) and m.group(4).upper() == "SKIP":
+            r.skipped.append(f"{desc} ({m.group(5) or 'skipped'})")
+        elif m.group(1).lower() == "ok":
+            r.passed.append(desc)
+        else:
+            r.failed.append(desc)
+    # the console and the dmesg dump overlap: keep each line once
+    r.kernel_errors = list(dict.fromkeys(
+        line.strip() for line in (console + "\n" + r.dmesg).splitlines()
+        if KERNEL_BAD.search(line) and "@@SB-" not in line))
+    return r
+
+
+class QMP:
+    def __init__(self, path, deadline=30):
+        self.s = socket.socket(socket.AF_UNIX)
+        end = time.time() + deadline
+        while True:
+            try:
+                self.s.connect(str(path))
+                break
+            except OSError:
+                if time.time() > end:
+                    raise
+                time.sleep(0.05)
+        self.f = self.s.makefile("rw")
+        json.loads(self.f.readline())  # greeting
+        self.cmd("qmp_capabilities")
+
+    def cmd(self, name, **args):
+        self.f.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+        self.f.flush()
+        while True:
+            msg = json.loads(self.f.readline())
+            if "return" in msg:
+                return msg["return"]
+            if "error" in msg:
+                raise RuntimeError(f"QMP {name}: {msg['error']}")
+
+    def close(self):
+        self.s.close()
+
+
+class Throttle:
+    """Host-side cpu quota on some vCPU threads: a slower "little" core.
+
+    cgroup v1 (`cpu` controller mounted on its own) is used where it exists,
+    else cgroup v2 with a threaded subtree, which v2 requires for putting
+    single threads of one process in different groups.
+    """
+    PERIOD_US = 10000
+
+    def __init__(self, qemu_pid, tids, share):
+        self.dirs = []
+        quota = max(1000, int(self.PERIOD_US * share))
+        name = f"sbridge-testbed-{qemu_pid}"
+        v1 = Path("/sys/fs/cgroup/cpu")
+        if (v1 / "cpu.cfs_quota_us").exists():
+            g = v1 / name
+            g.mkdir()
+            self.dirs.append(g)
+            (g / "cpu.cfs_period_us").write_text(str(self.PERIOD_US))
+            (g / "cpu.cfs_quota_us").write_text(str(quota))
+            for t in tids:
+                (g / "tasks").write_text(str(t))
+            self.parking = v1 / "tasks"
+            return
+        root = Path("/sys/fs/cgroup")
+        if "cpu" not in (root / "cgroup.controllers").read_text().split():
+            raise RuntimeError("no cgroup cpu controller (v1 or v2) to throttle with")
+        parent = root / name
+        parent.mkdir()
+        self.dirs.append(parent)
+        (root / "cgroup.subtree_control").write_text("+cpu")
+        (parent / "cgroup.procs").write_text(str(qemu_pid))
+        (parent / "cgroup.subtree_control").write_text("+cpu")
+        for sub in ("rest", "little"):
+            (parent / sub).mkdir()
+            self.dirs.insert(0, parent / sub)
+            (parent / sub / "cgroup.type").write_text("threaded")
+        for t in Path(f"/proc/{qemu_pid}/task").iterdir():
+            if int(t.name) not in tids:
+                (parent / "rest/cgroup.threads").write_text(t.name)
+        for t in tids:
+            (parent / "little/cgroup.threads").write_text(str(t))
+        (parent / "little/cpu.max").write_text(f"{quota} {self.PERIOD_US}")
+        self.parking = root / "cgroup.procs"
+
+    def remove(self):
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append="",
+             extra=()):
+    if arch == "x86_64":
+        cmd = ["qemu-system-x86_64", "-m", str(mem or 512), "-smp", str(smp),
+               "-cpu", "max", "-append", f"console=ttyS0 quiet panic=-1 {append}"]
+    else:
+        mem = mem or 1024
+        cpu = "cortex-a57"
+        cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", cpu, "-smp", str(smp),
+               "-m", str(mem),
+               "-append", f"console=ttyAMA0 quiet panic=-1 sched_verbose {append}"]
+        if topology not in ("smp", "sym"):
+            cmd += ["-dtb", str(guest.dtb(topology, smp, cpu, mem))]
+        if icount:
+            cmd += ["-icount", "shift=0,sleep=off"]
+    return cmd + ["-kernel", str(kernel), "-initrd", str(initrd), "-nographic",
+                  "-no-reboot", "-accel", "tcg", *extra]
+
+
+def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None,
+         icount=False, append="", mem=None, extra=(), cmd=None, echo=None):
+    """Boot and wait for the guest to power off; returns a parsed Result.
+
+    @throttle: share of a host CPU given to each little vCPU (e.g. 0.45), or
+    None. @cmd: a complete QEMU command (e.g. from the rig) instead of ours.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        qmp_path = Path(tmp) / "qmp.sock"
+        cmd = list(cmd or qemu_cmd(arch, kernel, initrd, smp, topology, mem, icount,
+                                   append, extra))
+        # -S: start paused so throttling is in place before the guest runs
+        cmd += ["-qmp", f"unix:{qmp_path},server=on,wait=off", "-S"]
+        t0 = time.time()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        thr = None
+        chunks = []
+        timed_out = False
+        try:
+            q = QMP(qmp_path)
+            littles = guest.little_cpus(topology, smp) if throttle else []
+            if littles:
+                cpus = q.cmd("query-cpus-fast")
+                tids = [c["thread-id"] for c in cpus if c["cpu-index"] in littles]
+                thr = Throttle(p.pid, tids, throttle)
+            q.cmd("cont")
+            q.close()
+            deadline = t0 + timeout + BOOT_ALLOWANCE
+            while True:
+                left = deadline - time.time()
+                if left <= 0:
+                    timed_out = True
+                    break
+                ready, _, _ = select.select([p.stdout], [], [], min(left, 1.0))
+                if ready:
+                    data = os.read(p.stdout.fileno(), 65536)
+                    if not data:
+                        break
+                    chunks.append(data)
+                    if echo:
+                        echo(data.decode(errors="replace"))
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            if thr:
+                thr.remove()
+        console = b"".join(chunks).decode(errors="replace").replace("\r", "")
+        return parse(console, timed_out, time.time() - t0)

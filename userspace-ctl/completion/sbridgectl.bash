@@ -1,0 +1,68 @@
+# bash completion for sbridgectl(8)
+# SPDX-License-Identifier: GPL-2.0
+
+_sbridgectl()
+{
+	local cur prev words cword
+	_init_completion -s 2>/dev/null || {
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD-1]}
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
+	}
+
+	local cmds="status get set tasks top rules matrix check events help version"
+	local cmd="" sub="" i
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		-*) ;;
+		*) if [[ -z $cmd ]]; then cmd=${words[i]}; elif [[ -z $sub ]]; then sub=${words[i]}; fi ;;
+		esac
+	done
+
+	case $prev in
+	--sort) COMPREPLY=($(compgen -W "pid comm cpu cpi stall cpib runtime uid" -- "$cur")); return ;;
+	--class) COMPREPLY=($(compgen -W "auto compute memory" -- "$cur")); return ;;
+	--pid|--uid|--limit|--interval|--iterations|--count|--timeout|--comm) return ;;
+	esac
+	if [[ $cur == --*=* ]]; then
+		case ${cur%%=*} in
+		--sort) COMPREPLY=($(compgen -P "--sort=" -W "pid comm cpu cpi stall cpib runtime uid" -- "${cur#*=}")) ;;
+		--class) COMPREPLY=($(compgen -P "--class=" -W "auto compute memory" -- "${cur#*=}")) ;;
+		esac
+		return
+	fi
+
+	local opts="--json --help"
+	case $cmd in
+	tasks) opts+=" --sort= --reverse --pid= --comm= --uid= --class= --limit=" ;;
+	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
+	events) opts+=" --count= --timeout=" ;;
+	rules) [[ $sub == check ]] && opts+=" --print" ;;
+	"") opts+=" --version" ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
+		return
+	fi
+
+	case $cmd in
+	"") COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
+	help) [[ -z $sub ]] && COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
+	set) [[ -z $sub ]] && COMPREPLY=($(compgen -W "cpu-factor param" -- "$cur")) ;;
+	get) [[ -z $sub ]] && COMPREPLY=($(compgen -W "cpu-factor" -- "$cur")) ;;
+	rules)
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W "load list clear check" -- "$cur"))
+		elif [[ $sub == load || $sub == check ]]; then
+			COMPREPLY=($(compgen -f -X '!*@(.rules|/)' -- "$cur") $(compgen -d -- "$cur"))
+		fi ;;
+	matrix)
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W "save load show" -- "$cur"))
+		elif [[ $sub == save || $sub == load ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi ;;
+	esac
+} && complete -F _sbridgectl sbridgectl

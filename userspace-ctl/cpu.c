@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/* get / set cpu-factor / set param: per-CPU view and overrides. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpulist.h"
+#include "rules_parse.h"
+#include "sbridgectl.h"
+
+static const char get_help[] =
+"usage: sbridgectl get [cpu-factor] [CPUS] [--json]\n"
+"\n"
+"Show each CPU's core type, cluster, capacity (now and at load), the CPU\n"
+"factor in force and the user override (0 = none), frequencies and model.\n"
+"CPUS is a list as taskset -c takes it: 0-3,5,7-9:2 (default: all).\n";
+
+static const char set_help[] =
+"usage: sbridgectl set cpu-factor CPUS VALUE | set param NAME VALUE [--json]\n"
+"\n"
+"cpu-factor  override the CPU factor of CPUS (a list as taskset -c takes it,\n"
+"            e.g. 0-3,5,7-9:2). VALUE is a decimal in [0.125, 8] (1 = the\n"
+"            reference core), or 0 / clear to drop the override.\n"
+"param       set a module parameter (actuator switches, checker periods);\n"
+"            VALUE is an unsigned integer.\n"
+"Both need CAP_SYS_ADMIN.\n";
+
+static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	struct { struct sb_cpu *v; size_t n, cap; } *l = arg;
+	struct sb_cpu *c;
+
+	(void)cmd;
+	if (!at->a[SBRIDGE_A_CPU_ID])
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct sb_cpu *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	c = &l->v[l->n++];
+	memset(c, 0, sizeof(*c));
+	c->id = sb_u32(at->a[SBRIDGE_A_CPU_ID], 0);
+	c->type = sb_u32(at->a[SBRIDGE_A_CPU_TYPE], 0);
+	c->capacity = sb_u32(at->a[SBRIDGE_A_CPU_CAPACITY], 0);
+	c->orig_capacity = sb_u32(at->a[SBRIDGE_A_CPU_ORIG_CAPACITY], 0);
+	c->factor = sb_u32(at->a[SBRIDGE_A_CPU_FACTOR], 0);
+	c->override = sb_u32(at->a[SBRIDGE_A_CPU_FACTOR_OVERRIDE], 0);
+	c->cur_khz = sb_u32(at->a[SBRIDGE_A_CPU_CUR_KHZ], 0);
+	c->max_khz = sb_u32(at->a[SBRIDGE_A_CPU_MAX_KHZ], 0);
+	c->cluster = sb_u32(at->a[SBRIDGE_A_CPU_CLUSTER], 0);
+	snprintf(c->model, sizeof(c->model), "%s", sb_str(at->a[SBRIDGE_A_CPU_MODEL]));
+	return 0;
+}
+
+int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n)
+{
+	struct { struct sb_cpu *v; size_t n, cap; } l = { NULL, 0, 0 };
+	struct sb_msg m;
+	int ret;
+
+	sb_msg_init(&m, nl, SBRIDGE_CMD_GET_CPUS, 1);
+	ret = sb_request(nl, &m, cpu_cb, &l);
+	sb_msg_free(&m);
+	if (ret) {
+		free(l.v);
+		return ret;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static const char *mhz(uint32_t khz)
+{
+	static char buf[2][16];
+	static int i;
+
+	i ^= 1;
+	if (!khz)
+		return "-";
+	snprintf(buf[i], sizeof(buf[i]), "%u", khz / 1000);
+	return buf[i];
+}
+
+void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
+{
+	const struct cpuset *f = filter;
+	size_t i;
+
+	printf("%4s %4s %7s %8s %8s %7s %8s %8s %8s  %s\n", "CPU", "TYPE",
+	       "CLUSTER", "CAPACITY", "ORIG", "FACTOR", "OVERRIDE", "CUR_MHZ",
+	       "MAX_MHZ", "MODEL");
+	for (i = 0; i < n; i++) {
+		const struct sb_cpu *c = &cpus[i];
+
+		if (f && !cpuset_has(f, c->id))
+			continue;
+		printf("%4u %4u %7u %8u %8u %7s %8s %8s %8s  %s\n", c->id, c->type,
+		       c->cluster, c->capacity, c->orig_capacity, sb_fp(c->factor),
+		       c->override ? sb_fp(c->override) : "-", mhz(c->cur_khz),
+		       mhz(c->max_khz), c->model[0] ? c->model : "-");
+	}
+}
+
+void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
+{
+	const struct cpuset *f = filter;
+	size_t i;
+
+	js_arr_begin("cpus");
+	for (i = 0; i < n; i++) {
+		const struct sb_cpu *c = &cpus[i];
+
+		if (f && !cpuset_has(f, c->id))
+			continue;
+		js_obj_begin(NULL);
+		js_uint("cpu", c->id);
+		js_uint("type", c->type);
+		js_uint("cluster", c->cluster);
+		js_uint("capacity", c->capacity);
+		js_uint("orig_capacity", c->orig_capacity);
+		js_fp("factor", c->factor);
+		js_fp("override", c->override);
+		js_uint("cur_khz", c->cur_khz);
+		js_uint("max_khz", c->max_khz);
+		js_str("model", c->model);
+		js_obj_end();
+	}
+	js_arr_end();
+}
+
+static int parse_cpus_arg(const char *s, struct cpuset *set, const char *help)
+{
+	const char *why;
+	unsigned int col;
+
+	if (cpulist_parse(s, set, &why, &col))
+		return sb_usage(help, "bad CPU list '%s': %s at position %u "
+				"(expected e.g. 0-3,5,7-9:2)", s, why, col);
+	return 0;
+}
+
+/* Every CPU of @want must be one the module knows. */
+static int check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
+			    size_t n)
+{
+	struct cpuset have;
+	char list[256];
+	unsigned int c;
+	size_t i;
+
+	memset(&have, 0, sizeof(have));
+	for (i = 0; i < n; i++)
+		if (cpus[i].id < SB_MAX_CPUS)
+			have.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
+	for (c = 0; c < SB_MAX_CPUS; c++) {
+		if (cpuset_has(want, c) && !cpuset_has(&have, c)) {
+			cpulist_format(&have, list, sizeof(list));
+			return sb_usage(NULL, "CPU %u is not known to sbridge (CPUs: %s)",
+					c, list[0] ? list : "none");
+		}
+	}
+	return 0;
+}
+
+int cmd_get(int argc, char **argv)
+{
+	struct cpuset set, *filter = NULL;
+	struct sb_cpu *cpus = NULL;
+	struct sb_nl nl;
+	size_t n = 0;
+	int c, ret, first;
+
+	while ((c = sb_getopt(argc, argv, "", NULL, get_help)) != -1)
+		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
+	first = optind;
+	if (first < argc && !strcmp(argv[first], "cpu-factor"))
+		first++;
+	if (argc - first > 1)
+		return sb_usage(get_help, "too many arguments");
+	if (first < argc) {
+		ret = parse_cpus_arg(argv[first], &set, get_help);
+		if (ret)
+			return ret;
+		filter = &set;
+	}
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	ret = sb_get_cpus(&nl, &cpus, &n);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading CPUs");
+		goto out;
+	}
+	if (filter) {
+		ret = check_cpus_known(filter, cpus, n);
+		if (ret)
+			goto out;
+	}
+	if (sb_json) {
+		js_obj_begin(NULL);
+		sb_json_cpus(cpus, n, filter);
+		js_obj_end();
+	} else {
+		sb_print_cpus(cpus, n, filter);
+	}
+out:
+	free(cpus);
+	sb_nl_close(&nl);
+	return ret;
+}
+
+static int set_cpu_factor(char **args)
+{
+	struct cpuset set;
+	struct sb_cpu *cpus = NULL;
+	struct sb_nl nl;
+	struct sb_msg m;
+	uint8_t mask[SB_MAX_CPUS / 8];
+	char list[256];
+	const char *why;
+	uint32_t v;
+	size_t n = 0, len;
+	int ret;
+
+	ret = parse_cpus_arg(args[0], &set, set_help);
+	if (ret)
+		return ret;
+	if (!strcmp(args[1], "clear") || !strcmp(args[1], "none")) {
+		v = 0;
+	} else if (sb_parse_fp(args[1], &v, &why)) {
+		return sb_usage(set_help, "bad factor '%s': %s (expected a decimal in [0.125, 8], or 0 to clear)",
+				args[1], why);
+	} else if (v && (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX)) {
+		return sb_usage(set_help, "factor '%s' out of range (0.125 to 8, or 0 to clear)",
+				args[1]);
+	}
+
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	if (!sb_get_cpus(&nl, &cpus, &n)) {
+		ret = check_cpus_known(&set, cpus, n);
+		free(cpus);
+		if (ret)
+			goto out;
+	}
+	len = cpuset_to_le(&set, mask, sizeof(mask));
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_SET_CPU_FACTOR, 0);
+	sb_put(&m, SBRIDGE_A_CPUMASK, mask, len);
+	sb_put_u32(&m, SBRIDGE_A_FACTOR, v);
+	ret = sb_request(&nl, &m, NULL, NULL);
+	sb_msg_free(&m);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "set cpu-factor");
+		goto out;
+	}
+	cpulist_format(&set, list, sizeof(list));
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_str("cpus", list);
+		js_fp("factor", v);
+		js_obj_end();
+	} else if (v) {
+		printf("CPU %s: factor override %s\n", list, sb_fp(v));
+	} else {
+		printf("CPU %s: factor override cleared\n", list);
+	}
+out:
+	sb_nl_close(&nl);
+	return ret;
+}
+
+static int set_param(char **args)
+{
+	unsigned long long v;
+	struct sb_nl nl;
+	struct sb_msg m;
+	const char *p;
+	int ret;
+
+	if (!args[0][0] || strlen(args[0]) > 63)
+		return sb_usage(set_help, "bad parameter name '%s'", args[0]);
+	for (p = args[0]; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == '.' || *p == '-'))
+			return sb_usage(set_help, "bad parameter name '%s' (letters a-z, digits, _ . -)",
+					args[0]);
+	if (sb_parse_uint(args[1], ~0ULL, &v))
+		return sb_usage(set_help, "bad value '%s' (expected an unsigned integer)",
+				args[1]);
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_SET_PARAM, 0);
+	sb_put_str(&m, SBRIDGE_A_PARAM_NAME, args[0]);
+	sb_put_u64(&m, SBRIDGE_A_PARAM_VALUE, v);
+	ret = sb_request(&nl, &m, NULL, NULL);
+	sb_msg_free(&m);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "set param");
+	} else if (sb_json) {
+		js_obj_begin(NULL);
+		js_str("param", args[0]);
+		js_uint("value", v);
+		js_obj_end();
+	} else {
+		printf("%s = %llu\n", args[0], v);
+	}
+	sb_nl_close(&nl);
+	return ret;
+}
+
+int cmd_set(int argc, char **argv)
+{
+	int c;
+
+	while ((c = sb_getopt(argc, argv, "", NULL, set_help)) != -1)
+		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return sb_usage(set_help, "what to set? (cpu-factor or param)");
+	if (strcmp(argv[0], "cpu-factor") && strcmp(argv[0], "param"))
+		return sb_usage(set_help, "unknown setting '%s' (cpu-factor or param)",
+				argv[0]);
+	if (argc != 3)
+		return sb_usage(set_help, "set %s takes exactly two arguments", argv[0]);
+	return argv[0][0] == 'c' ? set_cpu_factor(argv + 1) : set_param(argv + 1);
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/* matrix save|load|show: the learned workload x core type x phase factors. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules_parse.h"
+#include "sbridgectl.h"
+
+static const char matrix_help[] =
+"usage: sbridgectl matrix save FILE | load FILE | show [--json]\n"
+"\n"
+"save  write the learned scale-factor matrix to FILE (- for standard\n"
+"      output), one entry a line:\n"
+"        key=gcc type=1 phase=0 factor=1.25 cpib=0.7 samples=120\n"
+"load  replace the module's matrix with FILE's entries in one step (all or\n"
+"      nothing), e.g. to start a boot with what the last one learned.\n"
+"      Needs CAP_SYS_ADMIN.\n"
+"show  print the matrix as a table.\n";
+
+struct mx {
+	char key[SBRIDGE_KEY_LEN];
+	uint32_t type, phase, factor, cpib, samples;
+};
+
+struct mxlist {
+	struct mx *v;
+	size_t n, cap;
+};
+
+static int mx_add(struct mxlist *l, const struct mx *e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 128;
+		struct mx *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *e;
+	return 0;
+}
+
+static int mx_one(struct mxlist *l, const struct nlattr *const *tb)
+{
+	struct mx e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.key, sizeof(e.key), "%s", sb_str(tb[SBRIDGE_A_MX_KEY]));
+	e.type = sb_u32(tb[SBRIDGE_A_MX_TYPE], 0);
+	e.phase = sb_u32(tb[SBRIDGE_A_MX_PHASE], 0);
+	e.factor = sb_u32(tb[SBRIDGE_A_MX_FACTOR], 0);
+	e.cpib = sb_u32(tb[SBRIDGE_A_MX_CPIB_SHARE], 0);
+	e.samples = sb_u32(tb[SBRIDGE_A_MX_SAMPLES], 0);
+	return mx_add(l, &e);
+}
+
+/* Accepts SBRIDGE_A_MATRIX { MX_ENTRY... }, one MX_ENTRY, or loose MX_*. */
+static int mx_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	const struct nlattr *tb[SBRIDGE_A_MAX + 1], *a;
+	int rem, ret = 0;
+
+	(void)cmd;
+	if (at->a[SBRIDGE_A_MATRIX]) {
+		sb_for_each_nested(a, at->a[SBRIDGE_A_MATRIX], rem) {
+			sb_parse(tb, SBRIDGE_A_MAX, sb_nla_data(a), sb_nla_len(a));
+			ret = mx_one(arg, tb);
+			if (ret)
+				return ret;
+		}
+	} else if (at->a[SBRIDGE_A_MX_ENTRY]) {
+		a = at->a[SBRIDGE_A_MX_ENTRY];
+		sb_parse(tb, SBRIDGE_A_MAX, sb_nla_data(a), sb_nla_len(a));
+		ret = mx_one(arg, tb);
+	} else if (at->a[SBRIDGE_A_MX_KEY]) {
+		ret = mx_one(arg, at->a);
+	}
+	return ret;
+}
+
+static int fetch(struct sb_nl *nl, struct mxlist *l)
+{
+	struct sb_msg m;
+	int ret;
+
+	sb_msg_init(&m, nl, SBRIDGE_CMD_MATRIX_GET, 1);
+	ret = sb_request(nl, &m, mx_cb, l);
+	sb_msg_free(&m);
+	return ret;
+}
+
+static void write_entries(FILE *f, const struct mxlist *l)
+{
+	char key[64];
+	size_t i;
+
+	fprintf(f, "# sbridge scale-factor matrix (sbridgectl matrix save); one entry a line\n");
+	for (i = 0; i < l->n; i++) {
+		const struct mx *e = &l->v[i];
+
+		key[0] = '\0';
+		rp_quote(key, sizeof(key), e->key);
+		fprintf(f, "key=%s type=%u phase=%u factor=%s cpib=%s samples=%u\n",
+			key, e->type, e->phase, sb_fp(e->factor), sb_fp(e->cpib),
+			e->samples);
+	}
+}
+
+static int matrix_save(const char *path, int show)
+{
+	struct mxlist l = { NULL, 0, 0 };
+	char tmp[4096];
+	struct sb_nl nl;
+	size_t i;
+	FILE *f;
+	int ret;
+
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	ret = fetch(&nl, &l);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading the matrix");
+		goto out;
+	}
+	if (show || sb_json) {
+		if (sb_json) {
+			js_obj_begin(NULL);
+			js_arr_begin("matrix");
+		} else {
+			printf("%-15s %4s %5s %7s %5s %8s\n", "KEY", "TYPE", "PHASE",
+			       "FACTOR", "CPI_B", "SAMPLES");
+		}
+		for (i = 0; i < l.n; i++) {
+			const struct mx *e = &l.v[i];
+
+			if (!sb_json) {
+				printf("%-15s %4u %5u %7s %5s %8u\n", e->key, e->type,
+				       e->phase, sb_fp(e->factor), sb_fp(e->cpib),
+				       e->samples);
+				continue;
+			}
+			js_obj_begin(NULL);
+			js_str("key", e->key);
+			js_uint("type", e->type);
+			js_uint("phase", e->phase);
+			js_fp("factor", e->factor);
+			js_fp("cpib_share", e->cpib);
+			js_uint("samples", e->samples);
+			js_obj_end();
+		}
+		if (sb_json) {
+			js_arr_end();
+			js_obj_end();
+		}
+		if (show || !strcmp(path, "-"))
+			goto out;
+	}
+	if (!strcmp(path, "-")) {
+		write_entries(stdout, &l);
+		goto out;
+	}
+	/* Write a temporary file and rename it: a crash never leaves half a file. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		ret = sb_usage(matrix_help, "path too long");
+		goto out;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		sb_err("cannot write '%s': %s", tmp, strerror(errno));
+		ret = SB_EXIT_ERR;
+		goto out;
+	}
+	write_entries(f, &l);
+	if (fflush(f) || ferror(f) || fsync(fileno(f)) || fclose(f) ||
+	    rename(tmp, path)) {
+		sb_err("cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		ret = SB_EXIT_ERR;
+		goto out;
+	}
+	if (!sb_json)
+		printf("saved %zu matrix entr%s to %s\n", l.n, l.n == 1 ? "y" : "ies", path);
+out:
+	free(l.v);
+	sb_nl_close(&nl);
+	return ret;
+}
+
+static int bad(const char *path, unsigned int line, unsigned int col,
+	       const char *msg, const char *what)
+{
+	sb_err("%s:%u:%u: %s%s%s%s", path, line, col, msg, what ? " '" : "",
+	       what ? what : "", what ? "'" : "");
+	return SB_EXIT_USAGE;
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+
+	if (sb_parse_uint(s, max, &v))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Reads a saved matrix; every line is checked before anything is sent. */
+static int parse_file(const char *path, struct mxlist *l)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct rp_line *ln;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned int lineno = 0, col, i;
+	const char *why;
+	int ret = 0;
+
+	if (!f) {
+		sb_err("cannot open '%s': %s", path, strerror(errno));
+		return SB_EXIT_USAGE;
+	}
+	ln = malloc(sizeof(*ln));
+	if (!ln) {
+		ret = SB_EXIT_ERR;
+		goto out;
+	}
+	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
+		struct mx e;
+		unsigned int seen = 0;
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (len > RP_MAX_LINE) {
+			ret = bad(path, lineno, RP_MAX_LINE + 1, "line too long", NULL);
+			break;
+		}
+		if (memchr(line, '\0', (size_t)len)) {
+			ret = bad(path, lineno, 1, "NUL byte in line", NULL);
+			break;
+		}
+		if (rp_tokenize(line, (size_t)len, ln, &col, &why)) {
+			ret = bad(path, lineno, col, why, NULL);
+			break;
+		}
+		if (!ln->n)
+			continue;
+		memset(&e, 0, sizeof(e));
+		for (i = 0; i < ln->n && !ret; i++) {
+			const struct rp_token *t = &ln->tok[i];
+			const char *v = t->val;
+
+			if (!v) {
+				ret = bad(path, lineno, t->col, "expected KEY=VALUE, got", t->key);
+			} else if (!strcmp(t->key, "key")) {
+				if (!*v || strlen(v) >= SBRIDGE_KEY_LEN)
+					ret = bad(path, lineno, t->vcol, "key must be 1 to 15 bytes:", v);
+				else
+					memcpy(e.key, v, strlen(v) + 1);
+				seen |= 1;
+			} else if (!strcmp(t->key, "type")) {
+				if (parse_u32(v, SBRIDGE_MAX_CORE_TYPES - 1, &e.type))
+					ret = bad(path, lineno, t->vcol, "core type must be 0-3, got", v);
+				seen |= 2;
+			} else if (!strcmp(t->key, "phase")) {
+				if (parse_u32(v, SBRIDGE_MAX_PHASES - 1, &e.phase))
+					ret = bad(path, lineno, t->vcol, "phase must be 0-3, got", v);
+			} else if (!strcmp(t->key, "factor")) {
+				if (sb_parse_fp(v, &e.factor, &why) ||
+				    e.factor < SBRIDGE_FACTOR_MIN || e.factor > SBRIDGE_FACTOR_MAX)
+					ret = bad(path, lineno, t->vcol,
+						  "factor must be a decimal in [0.125, 8], got", v);
+				seen |= 4;
+			} else if (!strcmp(t->key, "cpib")) {
+				if (sb_parse_fp(v, &e.cpib, &why) || e.cpib > SBRIDGE_FP_ONE)
+					ret = bad(path, lineno, t->vcol,
+						  "cpib must be a decimal in [0, 1], got", v);
+			} else if (!strcmp(t->key, "samples")) {
+				if (parse_u32(v, 0xffffffffu, &e.samples))
+					ret = bad(path, lineno, t->vcol, "bad sample count", v);
+			} else {
+				ret = bad(path, lineno, t->col,
+					  "unknown field (key, type, phase, factor, cpib, samples):",
+					  t->key);
+			}
+		}
+		if (!ret && seen != 7)
+			ret = bad(path, lineno, 1, "an entry needs key=, type= and factor=", NULL);
+		if (!ret && mx_add(l, &e))
+			ret = SB_EXIT_ERR;
+	}
+	if (!ret && ferror(f)) {
+		sb_err("cannot read '%s': %s", path, strerror(errno));
+		ret = SB_EXIT_USAGE;
+	}
+out:
+	free(ln);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+static int matrix_load(const char *path)
+{
+	struct mxlist l = { NULL, 0, 0 };
+	struct sb_nl nl;
+	struct sb_msg m;
+	size_t i, nest;
+	int ret;
+
+	ret = parse_file(path, &l);
+	if (ret)
+		goto out_free;
+	ret = sb_connect(&nl);
+	if (ret)
+		goto out_free;
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_MATRIX_LOAD, 0);
+	nest = sb_nest_start(&m, SBRIDGE_A_MATRIX);
+	for (i = 0; i < l.n; i++) {
+		size_t e = sb_nest_start(&m, SBRIDGE_A_MX_ENTRY);
+
+		sb_put_str(&m, SBRIDGE_A_MX_KEY, l.v[i].key);
+		sb_put_u32(&m, SBRIDGE_A_MX_TYPE, l.v[i].type);
+		sb_put_u32(&m, SBRIDGE_A_MX_PHASE, l.v[i].phase);
+		sb_put_u32(&m, SBRIDGE_A_MX_FACTOR, l.v[i].factor);
+		sb_put_u32(&m, SBRIDGE_A_MX_CPIB_SHARE, l.v[i].cpib);
+		sb_put_u32(&m, SBRIDGE_A_MX_SAMPLES, l.v[i].samples);
+		sb_nest_end(&m, e);
+	}
+	sb_nest_end(&m, nest);
+	if (m.err == -EMSGSIZE) {
+		sb_err("matrix load: %zu entries do not fit one netlink attribute (65535 bytes)",
+		       l.n);
+		ret = SB_EXIT_USAGE;
+	} else {
+		ret = sb_request(&nl, &m, NULL, NULL);
+		if (ret)
+			ret = sb_fail(&nl, ret, "matrix load");
+		else if (sb_json) {
+			js_obj_begin(NULL);
+			js_uint("loaded", l.n);
+			js_obj_end();
+		} else {
+			printf("loaded %zu matrix entr%s\n", l.n, l.n == 1 ? "y" : "ies");
+		}
+	}
+	sb_msg_free(&m);
+	sb_nl_close(&nl);
+out_free:
+	free(l.v);
+	return ret;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+	int c;
+
+	while ((c = sb_getopt(argc, argv, "", NULL, matrix_help)) != -1)
+		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return sb_usage(matrix_help, "missing action (save, load or show)");
+	if (!strcmp(argv[0], "show")) {
+		if (argc != 1)
+			return sb_usage(matrix_help, "matrix show takes no arguments");
+		return matrix_save("-", 1);
+	}
+	if (strcmp(argv[0], "save") && strcmp(argv[0], "load"))
+		return sb_usage(matrix_help, "unknown action '%s' (save, load or show)",
+				argv[0]);
+	if (argc != 2)
+		return sb_usage(matrix_help, "matrix %s needs exactly one FILE", argv[0]);
+	return argv[0][0] == 's' ? matrix_save(argv[1], 0) : matrix_load(argv[1]);
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rules load|list|clear|check: per-workload rules, loaded atomically. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_parse.h"
+#include "sbridgectl.h"
+
+static const char rules_help[] =
+"usage: sbridgectl rules load PATH... | list | clear | check [--print] PATH...\n"
+"\n"
+"load   parse every PATH (a file, a directory of *.rules files, or - for\n"
+"       standard input), then replace the rules in force with all of them\n"
+"       in one step. On any error nothing changes. Needs CAP_SYS_ADMIN.\n"
+"list   print the rules in force, in rule-file syntax.\n"
+"clear  drop all rules. Needs CAP_SYS_ADMIN.\n"
+"check  only parse and report; --print shows each rule in canonical form.\n"
+"       Needs no module.\n"
+"Format: rules/README.md, sbridgectl(8).\n";
+
+static int parse_all(struct rp_set *set, int n, char **paths)
+{
+	struct rp_error err;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (rp_parse_path(set, paths[i], &err)) {
+			sb_err("%s", err.msg);
+			return SB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Defaults (class auto, no preference, all factors learned) are left out:
+ * the kernel treats a missing attribute as the default, and every byte
+ * counts in the 64 KiB SBRIDGE_A_RULES nest. */
+static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int ntypes)
+{
+	size_t rule = sb_nest_start(m, SBRIDGE_A_RULE), f;
+	unsigned int t, any = 0;
+
+	sb_put_u32(m, SBRIDGE_A_RULE_MATCH, r->match);
+	sb_put_str(m, SBRIDGE_A_RULE_PATTERN, r->pattern);
+	if (r->cls != SBRIDGE_CLASS_AUTO)
+		sb_put_u32(m, SBRIDGE_A_RULE_CLASS, r->cls);
+	if (r->pref != SBRIDGE_PREF_NONE)
+		sb_put_u32(m, SBRIDGE_A_RULE_PREF, r->pref);
+	for (t = 0; t < ntypes; t++)
+		any |= r->factors[t];
+	if (any) {
+		f = sb_nest_start(m, SBRIDGE_A_RULE_FACTORS);
+		for (t = 0; t < ntypes; t++)
+			sb_put_u32(m, SBRIDGE_A_FACTOR, r->factors[t]);
+		sb_nest_end(m, f);
+	}
+	sb_put_str(m, SBRIDGE_A_RULE_SOURCE, r->source);
+	sb_nest_end(m, rule);
+}
+
+static int rules_load(int n, char **paths)
+{
+	struct rp_set set = { NULL, 0, 0 };
+	struct sb_status st;
+	struct rp_error err;
+	struct sb_nl nl;
+	struct sb_msg m;
+	size_t *offs = NULL, i, nest;
+	int ret, i2;
+
+	ret = parse_all(&set, n, paths);
+	if (ret)
+		goto out_free;
+	ret = sb_connect(&nl);
+	if (ret)
+		goto out_free;
+	ret = sb_get_status(&nl, &st);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading status");
+		goto out;
+	}
+	if (rp_resolve(&set, st.ntypes, &err)) {
+		sb_err("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+		goto out;
+	}
+	if (!st.ntypes)
+		st.ntypes = 1;
+	offs = calloc(set.n + 1, sizeof(*offs));
+	if (!offs) {
+		ret = sb_fail(&nl, -ENOMEM, "rules load");
+		goto out;
+	}
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_RULES_LOAD, 0);
+	nest = sb_nest_start(&m, SBRIDGE_A_RULES);
+	for (i = 0; i < set.n; i++) {
+		offs[i] = m.len;
+		put_rule(&m, &set.rules[i], st.ntypes);
+	}
+	offs[set.n] = m.len;
+	sb_nest_end(&m, nest);
+	if (m.err == -EMSGSIZE) {
+		sb_err("rules load: %zu rules take %zu bytes, more than one netlink "
+		       "attribute can carry (65535); split the set or shorten patterns",
+		       set.n, m.len - nest);
+		sb_msg_free(&m);
+		ret = SB_EXIT_USAGE;
+		goto out;
+	}
+	ret = sb_request(&nl, &m, NULL, NULL);
+	sb_msg_free(&m);
+	if (ret) {
+		/* Point at the rule the kernel's extack offset falls into. */
+		for (i = 0; nl.extack_off >= 0 && i < set.n; i++) {
+			if ((size_t)nl.extack_off >= offs[i] &&
+			    (size_t)nl.extack_off < offs[i + 1]) {
+				sb_err("kernel rejected the rule at %s", set.rules[i].source);
+				break;
+			}
+		}
+		ret = sb_fail(&nl, ret, "rules load");
+		if (ret != SB_EXIT_PERM)
+			fprintf(stderr, "%s: the previous rules remain in force\n", sb_prog);
+		goto out;
+	}
+	if (nl.extack[0])
+		fprintf(stderr, "%s: note from the kernel: %s\n", sb_prog, nl.extack);
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_uint("loaded", set.n);
+		js_arr_begin("paths");
+		for (i2 = 0; i2 < n; i2++)
+			js_str(NULL, paths[i2]);
+		js_arr_end();
+		js_obj_end();
+	} else {
+		printf("loaded %zu rule%s\n", set.n, set.n == 1 ? "" : "s");
+	}
+out:
+	sb_nl_close(&nl);
+out_free:
+	free(offs);
+	rp_free(&set);
+	return ret;
+}
+
+static int rules_check(int n, char **paths, int print)
+{
+	struct rp_set set = { NULL, 0, 0 };
+	struct rp_error err;
+	char line[1024];
+	size_t i;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		if (rp_parse_path(&set, paths[k], &err)) {
+			if (sb_json) {
+				js_obj_begin(NULL);
+				js_bool("ok", 0);
+				js_str("error", err.msg);
+				js_obj_end();
+			} else {
+				sb_err("%s", err.msg);
+			}
+			rp_free(&set);
+			return SB_EXIT_USAGE;
+		}
+	}
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_bool("ok", 1);
+		js_uint("count", set.n);
+		js_arr_begin("rules");
+		for (i = 0; print && i < set.n; i++) {
+			rp_format_rule(&set.rules[i], line, sizeof(line));
+			js_obj_begin(NULL);
+			js_str("rule", line);
+			js_str("source", set.rules[i].source);
+			js_obj_end();
+		}
+		js_arr_end();
+		js_obj_end();
+	} else {
+		for (i = 0; print && i < set.n; i++) {
+			rp_format_rule(&set.rules[i], line, sizeof(line));
+			printf("%s\t# %s\n", line, set.rules[i].source);
+		}
+		if (!print)
+			printf("%zu rule%s OK\n", set.n, set.n == 1 ? "" : "s");
+	}
+	rp_free(&set);
+	return SB_EXIT_OK;
+}
+
+/* Turns one SBRIDGE_A_RULE nest (or loose SBRIDGE_A_RULE_* attributes). */
+static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
+{
+	struct rp_rule r;
+	const struct nlattr *f;
+	char line[1024];
+	int rem, t = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.match = sb_u32(tb[SBRIDGE_A_RULE_MATCH], 0);
+	r.cls = sb_u32(tb[SBRIDGE_A_RULE_CLASS], 0);
+	r.pref = sb_u32(tb[SBRIDGE_A_RULE_PREF], 0);
+	snprintf(r.pattern, sizeof(r.pattern), "%s", sb_str(tb[SBRIDGE_A_RULE_PATTERN]));
+	snprintf(r.source, sizeof(r.source), "%s", sb_str(tb[SBRIDGE_A_RULE_SOURCE]));
+	if (tb[SBRIDGE_A_RULE_FACTORS]) {
+		sb_for_each_nested(f, tb[SBRIDGE_A_RULE_FACTORS], rem) {
+			if (t < SBRIDGE_MAX_CORE_TYPES)
+				r.factors[t++] = sb_u32(f, 0);
+		}
+	}
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_str("match", rp_match_name(r.match));
+		js_str("pattern", r.pattern);
+		js_str("class", rp_class_name(r.cls));
+		js_str("prefer", rp_pref_name(r.pref));
+		js_arr_begin("factors");
+		for (rem = 0; rem < t; rem++)
+			js_fp(NULL, r.factors[rem]);
+		js_arr_end();
+		js_str("source", r.source);
+		js_obj_end();
+		return;
+	}
+	/* Name the highest type "big", as rule files do. */
+	if (ntypes > 1 && ntypes <= SBRIDGE_MAX_CORE_TYPES && r.factors[ntypes - 1]) {
+		r.big = r.factors[ntypes - 1];
+		r.factors[ntypes - 1] = 0;
+	}
+	rp_format_rule(&r, line, sizeof(line));
+	if (r.source[0])
+		printf("%s\t# %s\n", line, r.source);
+	else
+		printf("%s\n", line);
+}
+
+static int list_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	const struct nlattr *tb[SBRIDGE_A_MAX + 1], *a;
+	unsigned int ntypes = *(unsigned int *)arg;
+	int rem;
+
+	(void)cmd;
+	if (at->a[SBRIDGE_A_RULES]) {
+		sb_for_each_nested(a, at->a[SBRIDGE_A_RULES], rem) {
+			sb_parse(tb, SBRIDGE_A_MAX, sb_nla_data(a), sb_nla_len(a));
+			list_one(tb, ntypes);
+		}
+	} else if (at->a[SBRIDGE_A_RULE]) {
+		a = at->a[SBRIDGE_A_RULE];
+		sb_parse(tb, SBRIDGE_A_MAX, sb_nla_data(a), sb_nla_len(a));
+		list_one(tb, ntypes);
+	} else if (at->a[SBRIDGE_A_RULE_MATCH]) {
+		list_one(at->a, ntypes);
+	}
+	return 0;
+}
+
+static int rules_list(void)
+{
+	struct sb_status st;
+	struct sb_nl nl;
+	struct sb_msg m;
+	int ret;
+
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	if (sb_get_status(&nl, &st))
+		st.ntypes = 0;
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_arr_begin("rules");
+	}
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_RULES_GET, 1);
+	ret = sb_request(&nl, &m, list_cb, &st.ntypes);
+	sb_msg_free(&m);
+	if (sb_json) {
+		js_arr_end();
+		js_obj_end();
+	}
+	if (ret)
+		ret = sb_fail(&nl, ret, "rules list");
+	sb_nl_close(&nl);
+	return ret;
+}
+
+static int rules_clear(void)
+{
+	struct sb_nl nl;
+	struct sb_msg m;
+	int ret;
+
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_RULES_CLEAR, 0);
+	ret = sb_request(&nl, &m, NULL, NULL);
+	sb_msg_free(&m);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "rules clear");
+	} else if (sb_json) {
+		js_obj_begin(NULL);
+		js_bool("cleared", 1);
+		js_obj_end();
+	} else {
+		printf("rules cleared\n");
+	}
+	sb_nl_close(&nl);
+	return ret;
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "print", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, print = 0;
+	const char *sub;
+
+	while ((c = sb_getopt(argc, argv, "p", opts, rules_help)) != -1) {
+		if (c == 'p')
+			print = 1;
+		else
+			return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		return sb_usage(rules_help, "missing action (load, list, clear or check)");
+	sub = argv[0];
+	if (print && strcmp(sub, "check"))
+		return sb_usage(rules_help, "--print is for rules check");
+	if (!strcmp(sub, "load") || !strcmp(sub, "check")) {
+		if (argc < 2)
+			return sb_usage(rules_help, "rules %s needs at least one PATH", sub);
+		return sub[0] == 'l' ? rules_load(argc - 1, argv + 1) :
+				       rules_check(argc - 1, argv + 1, print);
+	}
+	if (!strcmp(sub, "list") || !strcmp(sub, "clear")) {
+		if (argc > 1)
+			return sb_usage(rules_help, "rules %s takes no arguments", sub);
+		return sub[1] == 'i' ? rules_list() : rules_clear();
+	}
+	return sb_usage(rules_help, "unknown action '%s' (load, list, clear or check)",
+			sub);
+}

@@ -1,0 +1,934 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rule-file parser. Everything is parsed and checked before anything is
+ * sent, so that a load is all-or-nothing from the tool's side too; the
+ * kernel validates again. Grammar and semantics: rules/README.md.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rules_parse.h"
+
+struct rp_open {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct rp_ctx {
+	struct rp_set *set;
+	struct rp_error *err;
+	int depth;			/* files currently open */
+	struct rp_open open[RP_MAX_DEPTH + 2];
+};
+
+/* Where an include directive sits, for messages about the included path. */
+struct rp_loc {
+	const char *name;
+	unsigned int line, col;
+};
+
+static void set_err(struct rp_error *err, const struct rp_loc *at,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void set_err(struct rp_error *err, const struct rp_loc *at,
+		    const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (at && at->line)
+		snprintf(err->msg, sizeof(err->msg), "%s:%u:%u: %s",
+			 at->name, at->line, at->col, text);
+	else if (at)
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", at->name, text);
+	else
+		snprintf(err->msg, sizeof(err->msg), "%s", text);
+}
+
+/* Short printable form of user text for messages (two rotating buffers). */
+static const char *clip(const char *s)
+{
+	static char buf[2][64];
+	static int which;
+	char *b = buf[which ^= 1];
+	size_t n = strlen(s);
+
+	if (n < 48)
+		return s;
+	snprintf(b, sizeof(buf[0]), "%.44s...", s);
+	return b;
+}
+
+const char *rp_match_name(uint32_t match)
+{
+	switch (match) {
+	case SBRIDGE_MATCH_COMM: return "comm";
+	case SBRIDGE_MATCH_EXE: return "exe";
+	case SBRIDGE_MATCH_CGROUP: return "cgroup";
+	}
+	return "?";
+}
+
+const char *rp_class_name(uint32_t cls)
+{
+	switch (cls) {
+	case SBRIDGE_CLASS_AUTO: return "auto";
+	case SBRIDGE_CLASS_COMPUTE: return "compute";
+	case SBRIDGE_CLASS_MEMORY: return "memory";
+	}
+	return "?";
+}
+
+const char *rp_pref_name(uint32_t pref)
+{
+	switch (pref) {
+	case SBRIDGE_PREF_NONE: return "none";
+	case SBRIDGE_PREF_BIG: return "big";
+	case SBRIDGE_PREF_LITTLE: return "little";
+	case SBRIDGE_PREF_EXCLUDE: return "exclude";
+	}
+	return "?";
+}
+
+int sb_parse_fp(const char *s, uint32_t *out, const char **why)
+{
+	uint64_t ip = 0, fr = 0, scale = 1;
+	unsigned int nfrac = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9') {
+		*why = "not a decimal number";
+		return -1;
+	}
+	while (*p >= '0' && *p <= '9') {
+		ip = ip * 10 + (uint64_t)(*p++ - '0');
+		if (ip > 1000) {
+			*why = "number too large";
+			return -1;
+		}
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9') {
+			*why = "digits expected after '.'";
+			return -1;
+		}
+		while (*p >= '0' && *p <= '9') {
+			if (++nfrac > 10) {
+				*why = "too many decimal places (at most 10)";
+				return -1;
+			}
+			fr = fr * 10 + (uint64_t)(*p++ - '0');
+			scale *= 10;
+		}
+	}
+	if (*p) {
+		*why = "not a decimal number";
+		return -1;
+	}
+	/* Exact: fr / scale * 1024, rounded half up, in integers. */
+	*out = (uint32_t)(ip * SBRIDGE_FP_ONE +
+			  (fr * SBRIDGE_FP_ONE + scale / 2) / scale);
+	return 0;
+}
+
+void sb_format_fp(uint32_t v, char *buf, size_t len)
+{
+	uint64_t t = ((uint64_t)v * 10000 + SBRIDGE_FP_ONE / 2) / SBRIDGE_FP_ONE;
+	char frac[8];
+	int i;
+
+	snprintf(frac, sizeof(frac), "%04u", (unsigned int)(t % 10000));
+	for (i = 3; i > 0 && frac[i] == '0'; i--)
+		frac[i] = '\0';
+	snprintf(buf, len, "%llu.%s", (unsigned long long)(t / 10000), frac);
+}
+
+void rp_quote(char *buf, size_t len, const char *s)
+{
+	size_t o = strlen(buf);
+	int q = !*s || strpbrk(s, " \t\"\\#=") != NULL;
+
+	if (q && o + 1 < len)
+		buf[o++] = '"';
+	for (; *s && o + 2 < len; s++) {
+		if (q && (*s == '"' || *s == '\\'))
+			buf[o++] = '\\';
+		buf[o++] = *s;
+	}
+	if (q && o + 1 < len)
+		buf[o++] = '"';
+	buf[o < len ? o : len - 1] = '\0';
+}
+
+void rp_format_rule(const struct rp_rule *r, char *buf, size_t len)
+{
+	char num[32];
+	size_t o;
+	int i, first = 1;
+
+	snprintf(buf, len, "%s=", rp_match_name(r->match));
+	rp_quote(buf, len, r->pattern);
+	o = strlen(buf);
+	if (r->pref == SBRIDGE_PREF_EXCLUDE) {
+		snprintf(buf + o, len - o, " exclude");
+		return;
+	}
+	if (r->cls != SBRIDGE_CLASS_AUTO) {
+		snprintf(buf + o, len - o, " class=%s", rp_class_name(r->cls));
+		o = strlen(buf);
+	}
+	if (r->pref != SBRIDGE_PREF_NONE) {
+		snprintf(buf + o, len - o, " prefer=%s", rp_pref_name(r->pref));
+		o = strlen(buf);
+	}
+	for (i = 0; i <= SBRIDGE_MAX_CORE_TYPES; i++) {
+		uint32_t f = i < SBRIDGE_MAX_CORE_TYPES ? r->factors[i] : r->big;
+		char type[16];
+
+		if (!f)
+			continue;
+		if (i == SBRIDGE_MAX_CORE_TYPES)
+			snprintf(type, sizeof(type), "big");
+		else if (i == 0)
+			snprintf(type, sizeof(type), "little");
+		else
+			snprintf(type, sizeof(type), "%d", i);
+		sb_format_fp(f, num, sizeof(num));
+		snprintf(buf + o, len - o, "%s%s=%s", first ? " factor " : " ",
+			 type, num);
+		o = strlen(buf);
+		first = 0;
+	}
+	/* A rule that only restates the defaults still needs an action. */
+	if (r->cls == SBRIDGE_CLASS_AUTO && r->pref == SBRIDGE_PREF_NONE && first)
+		snprintf(buf + o, len - o, " class=auto");
+}
+
+int rp_tokenize(const char *line, size_t len, struct rp_line *out,
+		unsigned int *col, const char **why)
+{
+	char *p = out->store;
+	size_t i = 0;
+
+	out->n = 0;
+	while (i < len) {
+		struct rp_token *t;
+		char c = line[i];
+
+		if (c == ' ' || c == '\t' || c == '\r') {
+			i++;
+			continue;
+		}
+		if (c == '#')
+			break;
+		if (out->n == RP_MAX_TOKENS) {
+			*col = (unsigned int)i + 1;
+			*why = "too many words on one line (at most 64)";
+			return -1;
+		}
+		t = &out->tok[out->n++];
+		t->key = p;
+		t->val = NULL;
+		t->col = (unsigned int)i + 1;
+		t->vcol = 0;
+		while (i < len) {
+			c = line[i];
+			if (c == ' ' || c == '\t' || c == '\r' || c == '#')
+				break;
+			if (c == '"') {
+				size_t q = i++;
+
+				for (;;) {
+					if (i >= len) {
+						*col = (unsigned int)q + 1;
+						*why = "unterminated quote";
+						return -1;
+					}
+					c = line[i];
+					if (c == '"') {
+						i++;
+						break;
+					}
+					if (c == '\\') {
+						if (i + 1 < len &&
+						    (line[i + 1] == '"' ||
+						     line[i + 1] == '\\')) {
+							*p++ = line[i + 1];
+							i += 2;
+							continue;
+						}
+						*col = (unsigned int)i + 1;
+						*why = "unknown escape in quotes (only \\\" and \\\\)";
+						return -1;
+					}
+					*p++ = c;
+					i++;
+				}
+				continue;
+			}
+			if (c == '=' && !t->val) {
+				*p++ = '\0';
+				t->val = p;
+				t->vcol = (unsigned int)i + 2;
+				i++;
+				continue;
+			}
+			*p++ = c;
+			i++;
+		}
+		*p++ = '\0';
+		if (i < len && line[i] == '#')
+			break;
+	}
+	return 0;
+}
+
+/* Checks bytes before tokenizing: no NUL or control characters, valid
+ * UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
+static int check_bytes(const unsigned char *s, size_t len, unsigned int *col,
+		       const char **why)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n, k;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			if (c == 0) {
+				*why = "NUL byte";
+				goto bad;
+			}
+			if ((c < 0x20 && c != '\t' && !(c == '\r' && i + 1 == len)) ||
+			    c == 0x7f) {
+				*why = "control character";
+				goto bad;
+			}
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			*why = "invalid UTF-8";
+			goto bad;
+		}
+		if (i + n >= len) {
+			*why = "invalid UTF-8 (truncated sequence)";
+			goto bad;
+		}
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80) {
+				*why = "invalid UTF-8";
+				goto bad;
+			}
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+			*why = "invalid UTF-8";
+			goto bad;
+		}
+		i += n + 1;
+	}
+	return 0;
+bad:
+	*col = (unsigned int)i + 1;
+	return -1;
+}
+
+static int type_index(const char *name, int *idx)
+{
+	if (!strcmp(name, "little")) {
+		*idx = 0;
+		return 0;
+	}
+	if (!strcmp(name, "big")) {
+		*idx = SBRIDGE_MAX_CORE_TYPES;	/* resolved by rp_resolve() */
+		return 0;
+	}
+	if (name[0] >= '0' && name[0] <= '9' && !name[1]) {
+		*idx = name[0] - '0';
+		return 0;
+	}
+	return -1;
+}
+
+static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
+		    const struct rp_loc *at)
+{
+	struct rp_set *set = cx->set;
+	size_t i;
+
+	if (set->n >= SBRIDGE_MAX_RULES) {
+		set_err(cx->err, at, "too many rules (at most %u)",
+			SBRIDGE_MAX_RULES);
+		return -1;
+	}
+	for (i = 0; i < set->n; i++) {
+		if (set->rules[i].match == r->match &&
+		    !strcmp(set->rules[i].pattern, r->pattern)) {
+			set_err(cx->err, at, "duplicate rule for %s=%s (first at %s)",
+				rp_match_name(r->match), clip(r->pattern),
+				set->rules[i].source);
+			return -1;
+		}
+	}
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 64;
+		struct rp_rule *nr = realloc(set->rules, cap * sizeof(*nr));
+
+		if (!nr) {
+			set_err(cx->err, at, "out of memory");
+			return -1;
+		}
+		set->rules = nr;
+		set->cap = cap;
+	}
+	set->rules[set->n++] = *r;
+	return 0;
+}
+
+static int parse_path(struct rp_ctx *cx, const char *path,
+		      const struct rp_loc *from);
+
+static int do_include(struct rp_ctx *cx, const char *name,
+		      const struct rp_line *ln, struct rp_loc *at)
+{
+	char path[4096];
+	const char *arg, *slash;
+
+	if (ln->n != 2 || ln->tok[0].val || ln->tok[1].val) {
+		set_err(cx->err, at, "include takes exactly one path (quote it if it has spaces or '=')");
+		return -1;
+	}
+	arg = ln->tok[1].key;
+	at->col = ln->tok[1].col;
+	if (!*arg) {
+		set_err(cx->err, at, "empty include path");
+		return -1;
+	}
+	slash = strrchr(name, '/');
+	if (arg[0] == '/' || !slash) {
+		if (snprintf(path, sizeof(path), "%s", arg) >= (int)sizeof(path))
+			goto too_long;
+	} else if (snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - name),
+			    name, arg) >= (int)sizeof(path)) {
+		goto too_long;
+	}
+	if (cx->depth > RP_MAX_DEPTH) {
+		set_err(cx->err, at, "includes nested more than %d deep", RP_MAX_DEPTH);
+		return -1;
+	}
+	return parse_path(cx, path, at);
+too_long:
+	set_err(cx->err, at, "include path too long");
+	return -1;
+}
+
+static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
+		      const char *line, size_t len)
+{
+	struct rp_loc at = { name, lineno, 1 };
+	struct rp_line *ln;
+	struct rp_rule r;
+	const char *why;
+	unsigned int col, i, fmask = 0;
+	int seen_class = 0, seen_pref = 0, seen_excl = 0, seen_factor = 0;
+	int ret = -1;
+
+	if (len > RP_MAX_LINE) {
+		at.col = RP_MAX_LINE + 1;
+		set_err(cx->err, &at, "line too long (more than %d bytes)", RP_MAX_LINE);
+		return -1;
+	}
+	if (check_bytes((const unsigned char *)line, len, &col, &why)) {
+		at.col = col;
+		set_err(cx->err, &at, "%s", why);
+		return -1;
+	}
+	ln = malloc(sizeof(*ln));
+	if (!ln) {
+		set_err(cx->err, &at, "out of memory");
+		return -1;
+	}
+	if (rp_tokenize(line, len, ln, &col, &why)) {
+		at.col = col;
+		set_err(cx->err, &at, "%s", why);
+		goto out;
+	}
+	if (!ln->n) {
+		ret = 0;
+		goto out;
+	}
+	if (!strcmp(ln->tok[0].key, "include") && !ln->tok[0].val) {
+		at.col = ln->tok[0].col;
+		ret = do_include(cx, name, ln, &at);
+		goto out;
+	}
+
+	memset(&r, 0, sizeof(r));
+	at.col = ln->tok[0].col;
+	if (!strcmp(ln->tok[0].key, "comm") && ln->tok[0].val) {
+		r.match = SBRIDGE_MATCH_COMM;
+	} else if (!strcmp(ln->tok[0].key, "exe") && ln->tok[0].val) {
+		r.match = SBRIDGE_MATCH_EXE;
+	} else if (!strcmp(ln->tok[0].key, "cgroup") && ln->tok[0].val) {
+		r.match = SBRIDGE_MATCH_CGROUP;
+	} else {
+		set_err(cx->err, &at, "a rule starts with comm=NAME, exe=/PATH or cgroup=/PATH (got '%s')",
+			clip(ln->tok[0].key));
+		goto out;
+	}
+	{
+		const char *v = ln->tok[0].val;
+		size_t vl = strlen(v);
+
+		at.col = ln->tok[0].vcol;
+		if (!vl) {
+			set_err(cx->err, &at, "empty %s", ln->tok[0].key);
+			goto out;
+		}
+		if (r.match == SBRIDGE_MATCH_COMM && vl >= SBRIDGE_KEY_LEN) {
+			set_err(cx->err, &at, "comm '%s' is longer than %d bytes (the kernel truncates task names; use exe=)",
+				clip(v), SBRIDGE_KEY_LEN - 1);
+			goto out;
+		}
+		if (r.match != SBRIDGE_MATCH_COMM && v[0] != '/') {
+			set_err(cx->err, &at, "%s must be an absolute path starting with '/'",
+				ln->tok[0].key);
+			goto out;
+		}
+		if (vl >= SBRIDGE_PATH_LEN) {
+			set_err(cx->err, &at, "path longer than %d bytes", SBRIDGE_PATH_LEN - 1);
+			goto out;
+		}
+		memcpy(r.pattern, v, vl + 1);
+	}
+
+	for (i = 1; i < ln->n; i++) {
+		const struct rp_token *t = &ln->tok[i];
+
+		at.col = t->col;
+		if (!strcmp(t->key, "class")) {
+			if (seen_class++) {
+				set_err(cx->err, &at, "class given twice");
+				goto out;
+			}
+			at.col = t->vcol;
+			if (!t->val) {
+				at.col = t->col;
+				set_err(cx->err, &at, "class needs a value: class=compute|memory|auto");
+				goto out;
+			} else if (!strcmp(t->val, "compute")) {
+				r.cls = SBRIDGE_CLASS_COMPUTE;
+			} else if (!strcmp(t->val, "memory")) {
+				r.cls = SBRIDGE_CLASS_MEMORY;
+			} else if (!strcmp(t->val, "auto")) {
+				r.cls = SBRIDGE_CLASS_AUTO;
+			} else {
+				set_err(cx->err, &at, "unknown class '%s' (expected compute, memory or auto)",
+					clip(t->val));
+				goto out;
+			}
+		} else if (!strcmp(t->key, "prefer")) {
+			if (seen_pref++) {
+				set_err(cx->err, &at, "prefer given twice");
+				goto out;
+			}
+			at.col = t->vcol;
+			if (!t->val) {
+				at.col = t->col;
+				set_err(cx->err, &at, "prefer needs a value: prefer=big|little|none");
+				goto out;
+			} else if (!strcmp(t->val, "big")) {
+				r.pref = SBRIDGE_PREF_BIG;
+			} else if (!strcmp(t->val, "little")) {
+				r.pref = SBRIDGE_PREF_LITTLE;
+			} else if (!strcmp(t->val, "none")) {
+				r.pref = SBRIDGE_PREF_NONE;
+			} else {
+				set_err(cx->err, &at, "unknown preference '%s' (expected big, little or none)",
+					clip(t->val));
+				goto out;
+			}
+		} else if (!strcmp(t->key, "exclude")) {
+			if (t->val) {
+				set_err(cx->err, &at, "exclude takes no value");
+				goto out;
+			}
+			if (seen_excl++) {
+				set_err(cx->err, &at, "exclude given twice");
+				goto out;
+			}
+		} else if (!strcmp(t->key, "factor")) {
+			int got = 0;
+
+			if (t->val) {
+				set_err(cx->err, &at, "write factors as 'factor TYPE=VALUE ...', e.g. factor little=0.6 big=1.0");
+				goto out;
+			}
+			if (seen_factor++) {
+				set_err(cx->err, &at, "factor given twice (list all types after one 'factor')");
+				goto out;
+			}
+			while (i + 1 < ln->n && ln->tok[i + 1].val) {
+				const struct rp_token *f = &ln->tok[i + 1];
+				uint32_t v;
+				int idx;
+
+				if (type_index(f->key, &idx))
+					break;
+				i++;
+				at.col = f->col;
+				/* digits 4-9 parse as indices; only 0-3 exist */
+				if (f->key[0] != 'b' && idx >= SBRIDGE_MAX_CORE_TYPES) {
+					set_err(cx->err, &at, "core type index %s out of range (0-%d)",
+						f->key, SBRIDGE_MAX_CORE_TYPES - 1);
+					goto out;
+				}
+				if (fmask & (1u << idx)) {
+					set_err(cx->err, &at, "factor for core type %s given twice",
+						f->key);
+					goto out;
+				}
+				fmask |= 1u << idx;
+				at.col = f->vcol;
+				if (!strcmp(f->val, "learn")) {
+					v = 0;
+				} else if (sb_parse_fp(f->val, &v, &why)) {
+					set_err(cx->err, &at, "bad factor '%s': %s", clip(f->val), why);
+					goto out;
+				} else if (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX) {
+					set_err(cx->err, &at, "factor %s out of range (0.125 to 8, or learn)",
+						clip(f->val));
+					goto out;
+				}
+				if (idx == SBRIDGE_MAX_CORE_TYPES)
+					r.big = v;
+				else
+					r.factors[idx] = v;
+				got++;
+			}
+			if (!got) {
+				at.col = t->col;
+				set_err(cx->err, &at, "factor needs TYPE=VALUE pairs, e.g. factor little=0.6 big=1.0 (types: little, big, 0-%d)",
+					SBRIDGE_MAX_CORE_TYPES - 1);
+				goto out;
+			}
+		} else if (!strcmp(t->key, "comm") || !strcmp(t->key, "exe") ||
+			   !strcmp(t->key, "cgroup")) {
+			set_err(cx->err, &at, "a rule matches one thing only; write one rule per %s",
+				t->key);
+			goto out;
+		} else {
+			set_err(cx->err, &at, "unknown action '%s' (expected class=, prefer=, factor or exclude)",
+				clip(t->key));
+			goto out;
+		}
+	}
+	at.col = 1;
+	if (!seen_class && !seen_pref && !seen_excl && !seen_factor) {
+		set_err(cx->err, &at, "rule has no action (class=, prefer=, factor or exclude)");
+		goto out;
+	}
+	if (seen_excl && (seen_class || seen_pref || seen_factor)) {
+		set_err(cx->err, &at, "exclude cannot be combined with other actions");
+		goto out;
+	}
+	if (seen_excl)
+		r.pref = SBRIDGE_PREF_EXCLUDE;
+	{
+		/* Keep the file name's tail if "file:line" is too long. */
+		char num[16];
+		size_t nl = strlen(name), room;
+
+		snprintf(num, sizeof(num), ":%u", lineno);
+		room = sizeof(r.source) - 1 - strlen(num);
+		snprintf(r.source, sizeof(r.source), "%s%s%s",
+			 nl > room ? "..." : "", nl > room ? name + nl - room + 3 : name,
+			 num);
+	}
+	ret = add_rule(cx, &r, &at);
+out:
+	free(ln);
+	return ret;
+}
+
+static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
+		     size_t len)
+{
+	unsigned int lineno = 0;
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+
+		if (++lineno == 0) {
+			set_err(cx->err, NULL, "%s: too many lines", name);
+			return -1;
+		}
+		if (parse_line(cx, name, lineno, buf + pos, end - pos))
+			return -1;
+		pos = end + 1;
+	}
+	return 0;
+}
+
+int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
+		    size_t len, struct rp_error *err)
+{
+	struct rp_ctx cx = { .set = set, .err = err, .depth = 1 };
+
+	err->msg[0] = '\0';
+	return parse_buf(&cx, name, buf, len);
+}
+
+static int read_all(int fd, char **out, size_t *outlen)
+{
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			if (cap > RP_MAX_FILE) {
+				free(buf);
+				return -EFBIG;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			return -e;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	if (len > RP_MAX_FILE) {
+		free(buf);
+		return -EFBIG;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int parse_dir(struct rp_ctx *cx, const char *path,
+		     const struct rp_loc *from)
+{
+	struct rp_loc at = { path, 0, 0 };
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d = opendir(path);
+
+	if (!d) {
+		set_err(cx->err, from ? from : &at, "cannot open directory '%s': %s",
+			clip(path), strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l < 7 ||
+		    strcmp(de->d_name + l - 6, ".rules"))
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
+
+			if (!nn) {
+				ret = -1;
+				set_err(cx->err, &at, "out of memory");
+				goto out;
+			}
+			names = nn;
+		}
+		names[n] = malloc(strlen(path) + l + 2);
+		if (!names[n]) {
+			ret = -1;
+			set_err(cx->err, &at, "out of memory");
+			goto out;
+		}
+		sprintf(names[n++], "%s/%s", path, de->d_name);
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n && !ret; i++)
+		ret = parse_path(cx, names[i], from);
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	return ret;
+}
+
+static int parse_path(struct rp_ctx *cx, const char *path,
+		      const struct rp_loc *from)
+{
+	struct rp_loc at = { path, 0, 0 };
+	const struct rp_loc *where = from ? from : &at;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, i, ret;
+
+	if (!strcmp(path, "-") && !from) {
+		ret = read_all(0, &buf, &len);
+		if (ret) {
+			set_err(cx->err, &at, "cannot read standard input: %s", strerror(-ret));
+			return -1;
+		}
+		cx->open[cx->depth].dev = 0;
+		cx->open[cx->depth].ino = 0;
+		cx->depth++;
+		ret = parse_buf(cx, "<stdin>", buf, len);
+		cx->depth--;
+		free(buf);
+		return ret;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		set_err(cx->err, where, "cannot open '%s': %s", clip(path), strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		set_err(cx->err, where, "cannot stat '%s': %s", clip(path), strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return parse_dir(cx, path, from);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(cx->err, where, "'%s' is not a regular file", clip(path));
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < cx->depth; i++) {
+		if (cx->open[i].ino && cx->open[i].dev == st.st_dev &&
+		    cx->open[i].ino == st.st_ino) {
+			set_err(cx->err, where, "include cycle: '%s' is already being read",
+				clip(path));
+			close(fd);
+			return -1;
+		}
+	}
+	if (cx->depth > RP_MAX_DEPTH) {
+		set_err(cx->err, where, "includes nested more than %d deep", RP_MAX_DEPTH);
+		close(fd);
+		return -1;
+	}
+	ret = read_all(fd, &buf, &len);
+	close(fd);
+	if (ret) {
+		set_err(cx->err, where, "cannot read '%s': %s", clip(path),
+			ret == -EFBIG ? "file larger than 16 MiB" : strerror(-ret));
+		return -1;
+	}
+	cx->open[cx->depth].dev = st.st_dev;
+	cx->open[cx->depth].ino = st.st_ino;
+	cx->depth++;
+	ret = parse_buf(cx, path, buf, len);
+	cx->depth--;
+	free(buf);
+	return ret;
+}
+
+int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err)
+{
+	struct rp_ctx cx = { .set = set, .err = err };
+
+	err->msg[0] = '\0';
+	return parse_path(&cx, path, NULL);
+}
+
+int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
+{
+	size_t i;
+	unsigned int t;
+
+	if (ntypes < 1)
+		ntypes = 1;
+	if (ntypes > SBRIDGE_MAX_CORE_TYPES)
+		ntypes = SBRIDGE_MAX_CORE_TYPES;
+	for (i = 0; i < set->n; i++) {
+		struct rp_rule *r = &set->rules[i];
+
+		for (t = ntypes; t < SBRIDGE_MAX_CORE_TYPES; t++) {
+			if (r->factors[t]) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "%s: factor for core type %u, but this system has %u core type%s (0-%u)",
+					 r->source, t, ntypes, ntypes > 1 ? "s" : "",
+					 ntypes - 1);
+				return -1;
+			}
+		}
+		if (r->big) {
+			/* With one core type "big" and "little" are the same
+			 * type; an explicit little= wins there. */
+			if (r->factors[ntypes - 1] && ntypes > 1) {
+				snprintf(err->msg, sizeof(err->msg),
+					 "%s: factor for big and for core type %u given, which is the big type here",
+					 r->source, ntypes - 1);
+				return -1;
+			}
+			if (!r->factors[ntypes - 1])
+				r->factors[ntypes - 1] = r->big;
+			r->big = 0;
+		}
+	}
+	return 0;
+}
+
+void rp_free(struct rp_set *set)
+{
+	free(set->rules);
+	set->rules = NULL;
+	set->n = set->cap = 0;
+}

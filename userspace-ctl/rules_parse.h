@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rule-file parser: pure C, no netlink, so the host tests can run it under
+ * ASan/UBSan. The format is documented in rules/README.md.
+ */
+#ifndef SBRIDGECTL_RULES_PARSE_H
+#define SBRIDGECTL_RULES_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/sbridge.h>
+
+#define RP_MAX_LINE	4096		/* bytes per line, newline excluded */
+#define RP_MAX_DEPTH	8		/* include nesting */
+#define RP_MAX_FILE	(16 << 20)	/* bytes per file */
+#define RP_SRC_LEN	128		/* "file:line" sent as SBRIDGE_A_RULE_SOURCE */
+
+/* One parsed rule; factors are fixed point (SBRIDGE_FP_ONE), 0 == learn. */
+struct rp_rule {
+	uint32_t match;			/* enum sbridge_rule_match */
+	uint32_t cls;			/* enum sbridge_task_class */
+	uint32_t pref;			/* enum sbridge_pref */
+	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
+	uint32_t big;			/* factor for "big" (highest type), 0 == unset */
+	char pattern[SBRIDGE_PATH_LEN];
+	char source[RP_SRC_LEN];
+};
+
+struct rp_set {
+	struct rp_rule *rules;
+	size_t n, cap;
+};
+
+/* "file:line:column: message", or "file: message" when no line applies. */
+struct rp_error {
+	char msg[512];
+};
+
+/* Parse a file, a directory (its *.rules in name order) or "-" (stdin),
+ * appending to @set. Returns 0, or -1 with @err filled; on error @set may
+ * hold a partial result that the caller must not use (only rp_free it). */
+int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err);
+
+/* Parse an in-memory buffer named @name (used for messages and to resolve
+ * relative includes). */
+int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
+		    size_t len, struct rp_error *err);
+
+/* Map "big" to type @ntypes - 1 and check every type index is < @ntypes. */
+int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err);
+
+void rp_free(struct rp_set *set);
+
+/* Canonical one-line form of a rule (the syntax the parser reads). */
+void rp_format_rule(const struct rp_rule *r, char *buf, size_t len);
+
+/* Decimal ("1", "0.6", "1.25") -> fixed point, exact, rounded half up;
+ * no floating point. Accepts at most 10 fractional digits and values up to
+ * 1000. Returns 0, or -1 with *why set to a static message. */
+int sb_parse_fp(const char *s, uint32_t *out, const char **why);
+
+/* Fixed point -> shortest decimal with at most 4 fractional digits
+ * (enough to parse back to the same value). */
+void sb_format_fp(uint32_t v, char *buf, size_t len);
+
+/* Append @s to @buf, double-quoted and escaped if it needs it. */
+void rp_quote(char *buf, size_t len, const char *s);
+
+const char *rp_match_name(uint32_t match);
+const char *rp_class_name(uint32_t cls);
+const char *rp_pref_name(uint32_t pref);
+
+/*
+ * Tokenizer shared with the matrix file reader: splits one line into
+ * whitespace-separated tokens, honours "double quotes" (with \" and \\) and
+ * stops at an unquoted '#'. Each token is split at its first unquoted '='.
+ */
+#define RP_MAX_TOKENS 64
+struct rp_token {
+	char *key;		/* NUL-terminated, unquoted */
+	char *val;		/* NULL if the token had no '=' */
+	unsigned int col;	/* 1-based byte column of the token */
+	unsigned int vcol;	/* column of the value */
+};
+
+struct rp_line {
+	struct rp_token tok[RP_MAX_TOKENS];
+	unsigned int n;
+	char store[RP_MAX_LINE + 2 * RP_MAX_TOKENS + 1];
+};
+
+/* Returns 0, or -1 with *col (1-based) and *why describing the problem. */
+int rp_tokenize(const char *line, size_t len, struct rp_line *out,
+		unsigned int *col, const char **why);
+
+#endif

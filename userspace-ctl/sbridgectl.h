@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared bits of sbridgectl: exit codes, command table, output helpers. */
+#ifndef SBRIDGECTL_H
+#define SBRIDGECTL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <getopt.h>
+
+#include "nl.h"
+
+/* Exit codes: stable, documented in sbridgectl(8). */
+#define SB_EXIT_OK	0	/* success */
+#define SB_EXIT_ERR	1	/* kernel or runtime error */
+#define SB_EXIT_USAGE	2	/* bad command line or bad input file; nothing sent */
+#define SB_EXIT_NOMOD	3	/* sbridge module not loaded */
+#define SB_EXIT_PERM	4	/* permission denied (needs CAP_SYS_ADMIN) */
+
+struct sb_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);	/* argv[0] is the name */
+	const char *summary;
+};
+
+extern int sb_json;		/* --json given */
+extern const char *sb_prog;	/* "sbridgectl" */
+
+/* Subcommand entry points, one file per group. */
+int cmd_status(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_tasks(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+
+/*
+ * Option parsing shared by every subcommand: runs getopt_long over @argv
+ * with --json/-j and --help/-h added to @extra. Returns the next option
+ * character of @extra, -1 at the end, 'h' once help was printed (the caller
+ * returns 0) or '?' after printing a usage error (the caller returns 2).
+ */
+int sb_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *extra, const char *help);
+
+/* Prints "sbridgectl: <msg>" and the usage hint; returns SB_EXIT_USAGE. */
+int sb_usage(const char *help, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Connects to the module; returns 0 or an exit code after printing why. */
+int sb_connect(struct sb_nl *nl);
+
+/* Turns a failed request into a message and an exit code. */
+int sb_fail(struct sb_nl *nl, int err, const char *what);
+
+/* Status reply fields the other commands use. */
+struct sb_status {
+	unsigned int ntypes;
+	char source[64];
+};
+int sb_get_status(struct sb_nl *nl, struct sb_status *st);
+
+/* Parses an unsigned decimal integer option value. */
+int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
+
+/* Fixed point as text, e.g. "1.25" (four rotating static buffers). */
+const char *sb_fp(uint32_t v);
+
+/* Minimal JSON writer to stdout; a NULL key inside arrays. */
+void js_obj_begin(const char *key);
+void js_obj_end(void);
+void js_arr_begin(const char *key);
+void js_arr_end(void);
+void js_str(const char *key, const char *v);
+void js_uint(const char *key, uint64_t v);
+void js_fp(const char *key, uint32_t v);
+void js_bool(const char *key, int v);
+
+
+
+/* One CPU of the SBRIDGE_CMD_GET_CPUS dump (status.c, cpu.c). */
+struct sb_cpu {
+	uint32_t id, type, capacity, orig_capacity, factor, override;
+	uint32_t cur_khz, max_khz, cluster;
+	char model[32];
+};
+
+/* Dumps the CPUs; *out is malloc'ed. Returns 0 or a negative errno. */
+int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n);
+void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
+void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
+#endif

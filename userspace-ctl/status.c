@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* status: what the module is doing and what it can measure. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbridgectl.h"
+
+static const char status_help[] =
+"usage: sbridgectl status [--json]\n"
+"\n"
+"Show the module version, the counter source and the events it delivers,\n"
+"whether CPI learning is possible (and why not), tracked tasks, rules,\n"
+"matrix size, core types and every CPU's capacity and factor.\n";
+
+struct status {
+	char version[64], source[64], message[256];
+	uint32_t api, events, matrix, rules, ntypes;
+	int learning, has_source;
+	uint64_t tasks, allocs, frees, switches;
+};
+
+static const char *const ev_names[] = {
+	"cycles", "instructions", "llc-refs", "llc-misses", "stall-cycles",
+};
+
+static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	struct status *s = arg;
+
+	(void)cmd;
+	snprintf(s->version, sizeof(s->version), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_VERSION]));
+	s->has_source = at->a[SBRIDGE_A_STATUS_SOURCE] != NULL;
+	snprintf(s->source, sizeof(s->source), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_SOURCE]));
+	snprintf(s->message, sizeof(s->message), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_MESSAGE]));
+	s->api = sb_u32(at->a[SBRIDGE_A_STATUS_API], 0);
+	s->events = sb_u32(at->a[SBRIDGE_A_STATUS_EVENTS], 0);
+	s->learning = (int)sb_u32(at->a[SBRIDGE_A_STATUS_LEARNING], 0);
+	s->tasks = sb_u64(at->a[SBRIDGE_A_STATUS_TASKS], 0);
+	s->allocs = sb_u64(at->a[SBRIDGE_A_STATUS_ALLOCS], 0);
+	s->frees = sb_u64(at->a[SBRIDGE_A_STATUS_FREES], 0);
+	s->matrix = sb_u32(at->a[SBRIDGE_A_STATUS_MATRIX], 0);
+	s->rules = sb_u32(at->a[SBRIDGE_A_STATUS_RULES], 0);
+	s->ntypes = sb_u32(at->a[SBRIDGE_A_STATUS_NTYPES], 0);
+	s->switches = sb_u64(at->a[SBRIDGE_A_STATUS_SWITCHES], 0);
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct status s;
+	struct sb_cpu *cpus = NULL;
+	struct sb_nl nl;
+	struct sb_msg m;
+	size_t ncpus = 0, i;
+	int c, ret;
+
+	while ((c = sb_getopt(argc, argv, "", NULL, status_help)) != -1)
+		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
+	if (optind < argc)
+		return sb_usage(status_help, "unexpected argument '%s'", argv[optind]);
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	memset(&s, 0, sizeof(s));
+	sb_msg_init(&m, &nl, SBRIDGE_CMD_GET_STATUS, 0);
+	ret = sb_request(&nl, &m, status_cb, &s);
+	sb_msg_free(&m);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading status");
+		goto out;
+	}
+	/* CPUs are part of the picture; a module without them still reports. */
+	if (sb_get_cpus(&nl, &cpus, &ncpus))
+		ncpus = 0;
+
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_str("version", s.version);
+		js_uint("api", s.api);
+		js_str("source", s.has_source ? s.source : NULL);
+		js_arr_begin("events");
+		for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+			if (s.events & (1u << i))
+				js_str(NULL, ev_names[i]);
+		js_arr_end();
+		js_bool("learning", s.learning);
+		js_uint("tasks", s.tasks);
+		js_uint("allocs", s.allocs);
+		js_uint("frees", s.frees);
+		js_uint("switches", s.switches);
+		js_uint("rules", s.rules);
+		js_uint("matrix", s.matrix);
+		js_uint("core_types", s.ntypes);
+		js_str("message", s.message);
+		sb_json_cpus(cpus, ncpus, NULL);
+		js_obj_end();
+		goto out;
+	}
+	printf("sbridge %s (genl API %u, sbridgectl speaks %u)\n",
+	       s.version[0] ? s.version : "?", s.api, SBRIDGE_GENL_VERSION);
+	printf("counter source:   %s", s.has_source ? s.source : "none");
+	for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+		if (s.events & (1u << i))
+			printf("%s%s", i && (s.events & ((1u << i) - 1)) ? " " : " (",
+			       ev_names[i]);
+	printf("%s\n", s.events ? ")" : "");
+	printf("CPI learning:     %s\n", s.learning ? "yes" : "no");
+	printf("core types:       %u\n", s.ntypes);
+	printf("tasks tracked:    %llu (allocated %llu, freed %llu)\n",
+	       (unsigned long long)s.tasks, (unsigned long long)s.allocs,
+	       (unsigned long long)s.frees);
+	printf("context switches: %llu\n", (unsigned long long)s.switches);
+	printf("rules in force:   %u\n", s.rules);
+	printf("matrix entries:   %u\n", s.matrix);
+	if (s.message[0])
+		printf("note:             %s\n", s.message);
+	if (ncpus) {
+		putchar('\n');
+		sb_print_cpus(cpus, ncpus, NULL);
+	}
+out:
+	free(cpus);
+	sb_nl_close(&nl);
+	return ret;
+}

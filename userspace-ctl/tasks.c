@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tasks and top: per-task CPI stack, factors per core type and placement. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rules_parse.h"
+#include "sbridgectl.h"
+
+static const char tasks_help[] =
+"usage: sbridgectl tasks [--sort=KEY] [--reverse] [--pid=PID] [--comm=NAME]\n"
+"                        [--uid=UID] [--class=CLASS] [--limit=N] [--json]\n"
+"\n"
+"List the tasks sbridge tracks: last CPU, class in force, phase, CPI, stall\n"
+"CPI, CPI_B share (how compute-bound, 0..1), factor per core type, the core\n"
+"type it is steered to and its runtime. Counter columns of other users'\n"
+"tasks show '-' without CAP_PERFMON or CAP_SYS_ADMIN.\n"
+"\n"
+"  --sort=KEY    pid (default), comm, cpu, cpi, stall, cpib, runtime, uid\n"
+"  --reverse     reverse the order\n"
+"  --pid, --comm, --uid, --class   show only matching tasks\n"
+"  --limit=N     show at most N tasks\n";
+
+static const char top_help[] =
+"usage: sbridgectl top [--interval=SECONDS] [--iterations=N] [--limit=N]\n"
+"                      [--comm=NAME] [--uid=UID] [--json]\n"
+"\n"
+"Refreshing view of the tracked tasks, busiest first (CPU share over the\n"
+"last interval). --interval defaults to 2 (decimals allowed, at least 0.1),\n"
+"--iterations to forever, --limit to 20. With --json one object per refresh.\n";
+
+struct task {
+	uint32_t pid, uid, cpu, cls, phase, cpi, stall, cpib, place, nf;
+	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
+	uint64_t runtime, delta;
+	int has_cpi;
+	char comm[SBRIDGE_KEY_LEN + 1];
+};
+
+struct tlist {
+	struct task *v;
+	size_t n, cap;
+};
+
+struct filter {
+	const char *comm;
+	long long pid, uid;
+	int cls;
+	unsigned long long limit;
+	int sort, reverse;
+};
+
+enum { S_PID, S_COMM, S_CPU, S_CPI, S_STALL, S_CPIB, S_RUNTIME, S_UID, S_DELTA };
+static const char *const sort_names[] = {
+	"pid", "comm", "cpu", "cpi", "stall", "cpib", "runtime", "uid", NULL,
+};
+
+static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	struct tlist *l = arg;
+	const struct nlattr *f;
+	struct task *t;
+	int rem;
+
+	(void)cmd;
+	if (!at->a[SBRIDGE_A_TASK_PID])
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct task *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	t = &l->v[l->n++];
+	memset(t, 0, sizeof(*t));
+	t->pid = sb_u32(at->a[SBRIDGE_A_TASK_PID], 0);
+	t->uid = sb_u32(at->a[SBRIDGE_A_TASK_UID], 0);
+	t->cpu = sb_u32(at->a[SBRIDGE_A_TASK_CPU], 0);
+	t->cls = sb_u32(at->a[SBRIDGE_A_TASK_CLASS], 0);
+	t->phase = sb_u32(at->a[SBRIDGE_A_TASK_PHASE], 0);
+	t->has_cpi = at->a[SBRIDGE_A_TASK_CPI] != NULL;
+	t->cpi = sb_u32(at->a[SBRIDGE_A_TASK_CPI], 0);
+	t->stall = sb_u32(at->a[SBRIDGE_A_TASK_CPI_STALL], 0);
+	t->cpib = sb_u32(at->a[SBRIDGE_A_TASK_CPIB_SHARE], 0);
+	t->place = sb_u32(at->a[SBRIDGE_A_TASK_PLACEMENT], 0);
+	t->runtime = sb_u64(at->a[SBRIDGE_A_TASK_RUNTIME_NS], 0);
+	snprintf(t->comm, sizeof(t->comm), "%s", sb_str(at->a[SBRIDGE_A_TASK_COMM]));
+	if (at->a[SBRIDGE_A_TASK_FACTORS]) {
+		sb_for_each_nested(f, at->a[SBRIDGE_A_TASK_FACTORS], rem) {
+			if (t->nf < SBRIDGE_MAX_CORE_TYPES)
+				t->factors[t->nf++] = sb_u32(f, 0);
+		}
+	}
+	return 0;
+}
+
+static int fetch(struct sb_nl *nl, struct tlist *l)
+{
+	struct sb_msg m;
+	int ret;
+
+	l->n = 0;
+	sb_msg_init(&m, nl, SBRIDGE_CMD_GET_TASKS, 1);
+	ret = sb_request(nl, &m, task_cb, l);
+	sb_msg_free(&m);
+	return ret;
+}
+
+static int sort_key;
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_task(const void *pa, const void *pb)
+{
+	const struct task *a = pa, *b = pb;
+	int r;
+
+	switch (sort_key) {
+	case S_COMM: r = strcmp(a->comm, b->comm); break;
+	case S_CPU: r = cmp_u64(a->cpu, b->cpu); break;
+	case S_CPI: r = cmp_u64(a->cpi, b->cpi); break;
+	case S_STALL: r = cmp_u64(a->stall, b->stall); break;
+	case S_CPIB: r = cmp_u64(a->cpib, b->cpib); break;
+	case S_RUNTIME: r = cmp_u64(a->runtime, b->runtime); break;
+	case S_UID: r = cmp_u64(a->uid, b->uid); break;
+	case S_DELTA: r = -cmp_u64(a->delta, b->delta); break;
+	default: r = 0;
+	}
+	return r ? r : cmp_u64(a->pid, b->pid);
+}
+
+static int keep(const struct task *t, const struct filter *f)
+{
+	return (!f->comm || !strcmp(t->comm, f->comm)) &&
+	       (f->pid < 0 || t->pid == f->pid) &&
+	       (f->uid < 0 || t->uid == f->uid) &&
+	       (f->cls < 0 || (int)t->cls == f->cls);
+}
+
+static void print_tasks(const struct tlist *l, const struct filter *f,
+			uint64_t interval_ns)
+{
+	unsigned long long shown = 0;
+	size_t i, k;
+
+	if (sb_json)
+		js_arr_begin("tasks");
+	else
+		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %-19s %10s%s\n",
+		       "PID", "UID", "COMM", "CPU", "CLASS", "PH", "CPI", "STALL",
+		       "CPI_B", "PLACE", "FACTORS", "RUNTIME_MS",
+		       interval_ns ? "  %CPU" : "");
+	for (k = 0; k < l->n && (!f->limit || shown < f->limit); k++) {
+		const struct task *t = &l->v[f->reverse ? l->n - 1 - k : k];
+		char fac[64] = "-";
+		size_t o = 0;
+
+		if (!keep(t, f))
+			continue;
+		shown++;
+		if (sb_json) {
+			js_obj_begin(NULL);
+			js_uint("pid", t->pid);
+			js_uint("uid", t->uid);
+			js_str("comm", t->comm);
+			js_uint("cpu", t->cpu);
+			js_str("class", rp_class_name(t->cls));
+			js_uint("phase", t->phase);
+			if (t->has_cpi) {
+				js_fp("cpi", t->cpi);
+				js_fp("cpi_stall", t->stall);
+				js_fp("cpib_share", t->cpib);
+			}
+			js_arr_begin("factors");
+			for (i = 0; i < t->nf; i++)
+				js_fp(NULL, t->factors[i]);
+			js_arr_end();
+			js_uint("placement", t->place);
+			js_uint("runtime_ns", t->runtime);
+			if (interval_ns)
+				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
+			js_obj_end();
+			continue;
+		}
+		for (i = 0; i < t->nf && o < sizeof(fac) - 8; i++)
+			o += (size_t)snprintf(fac + o, sizeof(fac) - o, "%s%s",
+					      i ? "/" : "", sb_fp(t->factors[i]));
+		printf("%7u %6u %-15s %4u %-7s %2u %6s %6s %5s %5u %-19s %10llu",
+		       t->pid, t->uid, t->comm, t->cpu, rp_class_name(t->cls),
+		       t->phase, t->has_cpi ? sb_fp(t->cpi) : "-",
+		       t->has_cpi ? sb_fp(t->stall) : "-",
+		       t->has_cpi ? sb_fp(t->cpib) : "-", t->place, fac,
+		       (unsigned long long)(t->runtime / 1000000));
+		if (interval_ns)
+			printf("  %3llu.%llu",
+			       (unsigned long long)(t->delta * 100 / interval_ns),
+			       (unsigned long long)(t->delta * 1000 / interval_ns % 10));
+		putchar('\n');
+	}
+	if (sb_json)
+		js_arr_end();
+}
+
+/* Options shared by tasks and top; returns 0, 'h' or an exit code. */
+static int parse_filter(int argc, char **argv, struct filter *f, const char *help,
+			int top, unsigned long long *interval_ms,
+			unsigned long long *iterations)
+{
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "class", required_argument, NULL, 'C' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	const char *why;
+	uint32_t fp;
+	int c, i;
+
+	while ((c = sb_getopt(argc, argv, "s:rp:c:u:C:l:i:n:", opts, help)) != -1) {
+		switch (c) {
+		case 'h':
+			return 'h';
+		case 's':
+			for (i = 0; sort_names[i] && strcmp(sort_names[i], optarg); i++)
+				;
+			if (top || !sort_names[i])
+				return sb_usage(help, top ? "top always sorts by CPU share" :
+						"unknown sort key '%s' (pid, comm, cpu, cpi, stall, cpib, runtime, uid)",
+						optarg);
+			f->sort = i;
+			break;
+		case 'r':
+			f->reverse = 1;
+			break;
+		case 'p':
+			if (sb_parse_uint(optarg, 0x7fffffff, &v))
+				return sb_usage(help, "bad PID '%s'", optarg);
+			f->pid = (long long)v;
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= SBRIDGE_KEY_LEN)
+				return sb_usage(help, "bad comm '%s' (1 to %d bytes)", optarg,
+						SBRIDGE_KEY_LEN - 1);
+			f->comm = optarg;
+			break;
+		case 'u':
+			if (sb_parse_uint(optarg, 0xffffffffULL, &v))
+				return sb_usage(help, "bad UID '%s'", optarg);
+			f->uid = (long long)v;
+			break;
+		case 'C':
+			if (!strcmp(optarg, "auto"))
+				f->cls = SBRIDGE_CLASS_AUTO;
+			else if (!strcmp(optarg, "compute"))
+				f->cls = SBRIDGE_CLASS_COMPUTE;
+			else if (!strcmp(optarg, "memory"))
+				f->cls = SBRIDGE_CLASS_MEMORY;
+			else
+				return sb_usage(help, "unknown class '%s' (auto, compute, memory)",
+						optarg);
+			break;
+		case 'l':
+			if (sb_parse_uint(optarg, 1000000000ULL, &f->limit))
+				return sb_usage(help, "bad limit '%s'", optarg);
+			break;
+		case 'i':
+			if (!top)
+				return sb_usage(help, "--interval is for top");
+			if (sb_parse_fp(optarg, &fp, &why) ||
+			    (*interval_ms = (uint64_t)fp * 1000 / SBRIDGE_FP_ONE) < 100)
+				return sb_usage(help, "bad interval '%s' (seconds, at least 0.1)",
+						optarg);
+			break;
+		case 'n':
+			if (!top)
+				return sb_usage(help, "--iterations is for top");
+			if (sb_parse_uint(optarg, 1000000000ULL, iterations) || !*iterations)
+				return sb_usage(help, "bad iteration count '%s'", optarg);
+			break;
+		default:
+			return SB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return sb_usage(help, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int cmd_tasks(int argc, char **argv)
+{
+	struct filter f = { NULL, -1, -1, -1, 0, S_PID, 0 };
+	struct tlist l = { NULL, 0, 0 };
+	struct sb_nl nl;
+	int ret;
+
+	ret = parse_filter(argc, argv, &f, tasks_help, 0, NULL, NULL);
+	if (ret)
+		return ret == 'h' ? SB_EXIT_OK : ret;
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	ret = fetch(&nl, &l);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading tasks");
+	} else {
+		sort_key = f.sort;
+		qsort(l.v, l.n, sizeof(*l.v), cmp_task);
+		if (sb_json)
+			js_obj_begin(NULL);
+		print_tasks(&l, &f, 0);
+		if (sb_json)
+			js_obj_end();
+	}
+	free(l.v);
+	sb_nl_close(&nl);
+	return ret;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_pid(const void *pa, const void *pb)
+{
+	const struct task *a = pa, *b = pb;
+
+	return cmp_u64(a->pid, b->pid);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct filter f = { NULL, -1, -1, -1, 20, S_DELTA, 0 };
+	struct tlist cur = { NULL, 0, 0 }, prev = { NULL, 0, 0 }, tmp;
+	unsigned long long interval_ms = 2000, iterations = 0, it;
+	int tty = isatty(1), ret;
+	uint64_t t0, t1;
+	struct sb_nl nl;
+
+	ret = parse_filter(argc, argv, &f, top_help, 1, &interval_ms, &iterations);
+	if (ret)
+		return ret == 'h' ? SB_EXIT_OK : ret;
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_ns();
+	ret = fetch(&nl, &prev);
+	if (ret)
+		goto fail;
+	qsort(prev.v, prev.n, sizeof(*prev.v), cmp_pid);
+	for (it = 0; !stop && (!iterations || it < iterations); it++) {
+		struct timespec ts = { (time_t)(interval_ms / 1000),
+				       (long)(interval_ms % 1000) * 1000000L };
+		size_t i;
+
+		while (nanosleep(&ts, &ts) && !stop)
+			;
+		if (stop)
+			break;
+		t1 = now_ns();
+		ret = fetch(&nl, &cur);
+		if (ret)
+			goto fail;
+		/* CPU share: runtime growth since the previous sample. */
+		qsort(cur.v, cur.n, sizeof(*cur.v), cmp_pid);
+		for (i = 0; i < cur.n; i++) {
+			struct task *p = bsearch(&cur.v[i], prev.v, prev.n,
+						 sizeof(*prev.v), cmp_pid);
+
+			cur.v[i].delta = p && cur.v[i].runtime >= p->runtime ?
+					 cur.v[i].runtime - p->runtime : 0;
+		}
+		tmp = cur;
+		sort_key = S_DELTA;
+		qsort(tmp.v, tmp.n, sizeof(*tmp.v), cmp_task);
+		if (sb_json) {
+			js_obj_begin(NULL);
+			js_uint("interval_ns", t1 - t0);
+			print_tasks(&tmp, &f, t1 - t0);
+			js_obj_end();
+		} else {
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			printf("sbridgectl top: %zu tasks tracked, every %llu ms\n\n",
+			       cur.n, interval_ms);
+			print_tasks(&tmp, &f, t1 - t0);
+			if (!tty)
+				putchar('\n');
+			fflush(stdout);
+		}
+		qsort(cur.v, cur.n, sizeof(*cur.v), cmp_pid);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+		t0 = t1;
+	}
+	ret = 0;
+	goto out;
+fail:
+	ret = sb_fail(&nl, ret, "reading tasks");
+out:
+	free(cur.v);
+	free(prev.v);
+	sb_nl_close(&nl);
+	return ret;
+}

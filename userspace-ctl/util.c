@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option parsing, error reporting and the JSON writer shared by all commands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_parse.h"
+#include "sbridgectl.h"
+
+int sb_json;
+const char *sb_prog = "sbridgectl";
+
+void sb_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", sb_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage_line(const char *help)
+{
+	const char *end = strstr(help, "\n\n");
+
+	fprintf(stderr, "%.*s\n", end ? (int)(end - help) : (int)strlen(help), help);
+}
+
+int sb_usage(const char *help, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", sb_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (help)
+		usage_line(help);
+	return SB_EXIT_USAGE;
+}
+
+int sb_getopt(int argc, char **argv, const char *shortopts,
+	      const struct option *extra, const char *help)
+{
+	static struct option all[32];
+	static char sopts[64];
+	int n = 0, c, idx = -1;
+
+	while (extra && extra[n].name && n < 29) {
+		all[n] = extra[n];
+		n++;
+	}
+	all[n++] = (struct option){ "json", no_argument, NULL, 'j' };
+	all[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	snprintf(sopts, sizeof(sopts), ":%sjh", shortopts ? shortopts : "");
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, sopts, all, &idx);
+		if (c == 'j') {
+			sb_json = 1;
+			continue;
+		}
+		if (c == 'h') {
+			fputs(help, stdout);
+			return 'h';
+		}
+		if (c == ':') {
+			sb_usage(help, "option '%s' needs a value", argv[optind - 1]);
+			return '?';
+		}
+		if (c == '?') {
+			if (optopt)
+				sb_usage(help, "unknown option '-%c'", optopt);
+			else
+				sb_usage(help, "unknown option '%s'", argv[optind - 1]);
+			return '?';
+		}
+		return c;
+	}
+}
+
+int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		unsigned long long d = (unsigned long long)(*s - '0');
+
+		if (d > max || v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int sb_connect(struct sb_nl *nl)
+{
+	int ret = sb_nl_open(nl);
+
+	if (!ret)
+		return 0;
+	if (ret == -ENOENT) {
+		sb_err("the sbridge module is not loaded (try: modprobe sbridge_core)");
+		return SB_EXIT_NOMOD;
+	}
+	sb_err("cannot open a generic netlink socket: %s", strerror(-ret));
+	return SB_EXIT_ERR;
+}
+
+int sb_fail(struct sb_nl *nl, int err, const char *what)
+{
+	const char *ka = nl && nl->extack[0] ? nl->extack : NULL;
+
+	if (err == -EPERM || err == -EACCES) {
+		sb_err("%s: permission denied: this needs CAP_SYS_ADMIN (run as root)%s%s",
+		       what, ka ? "; kernel says: " : "", ka ? ka : "");
+		return SB_EXIT_PERM;
+	}
+	if (ka)
+		sb_err("%s failed: %s (%s)", what, ka, strerror(-err));
+	else if (err == -EOPNOTSUPP)
+		sb_err("%s: not supported by the loaded sbridge module", what);
+	else
+		sb_err("%s failed: %s", what, strerror(-err));
+	return SB_EXIT_ERR;
+}
+
+static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	struct sb_status *st = arg;
+
+	(void)cmd;
+	st->ntypes = sb_u32(at->a[SBRIDGE_A_STATUS_NTYPES], 0);
+	snprintf(st->source, sizeof(st->source), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_SOURCE]));
+	return 0;
+}
+
+int sb_get_status(struct sb_nl *nl, struct sb_status *st)
+{
+	struct sb_msg m;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	sb_msg_init(&m, nl, SBRIDGE_CMD_GET_STATUS, 0);
+	ret = sb_request(nl, &m, status_cb, st);
+	sb_msg_free(&m);
+	return ret;
+}
+
+const char *sb_fp(uint32_t v)
+{
+	static char buf[4][24];
+	static int i;
+
+	i = (i + 1) % 4;
+	sb_format_fp(v, buf[i], sizeof(buf[i]));
+	return buf[i];
+}
+
+/* JSON writer: one flag per nesting level says whether a comma is due. */
+static int js_depth;
+static int js_comma[32];
+
+static void js_put_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putchar('"');
+	while (*p) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\') {
+			printf("\\%c", c);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			printf("\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			putchar(c);
+			p++;
+		} else {
+			/* Pass valid UTF-8 through, replace anything else. */
+			int n = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 :
+				c >= 0xc2 && c <= 0xdf ? 1 : -1;
+			int k;
+
+			for (k = 1; n > 0 && k <= n; k++)
+				if ((p[k] & 0xc0) != 0x80)
+					n = -1;
+			if (n < 0 || (c >= 0xf5)) {
+				printf("\\ufffd");
+				p++;
+			} else {
+				fwrite(p, 1, (size_t)n + 1, stdout);
+				p += n + 1;
+			}
+		}
+	}
+	putchar('"');
+}
+
+static void js_key(const char *key)
+{
+	if (js_depth > 0 && js_comma[js_depth - 1])
+		putchar(',');
+	if (js_depth > 0)
+		js_comma[js_depth - 1] = 1;
+	if (key) {
+		js_put_string(key);
+		putchar(':');
+	}
+}
+
+static void js_open(const char *key, char c)
+{
+	js_key(key);
+	putchar(c);
+	if (js_depth < 31)
+		js_comma[js_depth++] = 0;
+}
+
+static void js_close(char c)
+{
+	putchar(c);
+	if (js_depth > 0)
+		js_depth--;
+	if (!js_depth) {
+		putchar('\n');
+		fflush(stdout);
+	}
+}
+
+void js_obj_begin(const char *key) { js_open(key, '{'); }
+void js_obj_end(void) { js_close('}'); }
+void js_arr_begin(const char *key) { js_open(key, '['); }
+void js_arr_end(void) { js_close(']'); }
+
+void js_str(const char *key, const char *v)
+{
+	js_key(key);
+	if (v)
+		js_put_string(v);
+	else
+		fputs("null", stdout);
+}
+
+void js_uint(const char *key, uint64_t v)
+{
+	js_key(key);
+	printf("%llu", (unsigned long long)v);
+}
+
+void js_fp(const char *key, uint32_t v)
+{
+	js_key(key);
+	fputs(sb_fp(v), stdout);
+}
+
+void js_bool(const char *key, int v)
+{
+	js_key(key);
+	fputs(v ? "true" : "false", stdout);
+}
