@@ -36,23 +36,10 @@
 #include <linux/sched/topology.h>
 #endif
 
+#include <sbridge/compat.h>
+
 #include "pmu.h"
 
-/* ==== COMPAT SHIMS: move to include/sbridge/compat.h ==================== */
-#ifdef CONFIG_X86
-#include <linux/version.h>
-/*
- * sbridge_rdmsr_safe(): rdmsrl_safe() was renamed rdmsrq_safe() in 6.16
- * (x86/msr rename series). Covers: <= 6.15 (6.1, 6.12) old name,
- * >= 6.16 (7.x) new name.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
-#define sbridge_rdmsr_safe(msr, p)	rdmsrq_safe(msr, p)
-#else
-#define sbridge_rdmsr_safe(msr, p)	rdmsrl_safe(msr, p)
-#endif
-#endif /* CONFIG_X86 */
-/* ==== end of COMPAT SHIMS =============================================== */
 
 #define SBRIDGE_PMU_SAMPLE_MS	100
 #define SBRIDGE_PMU_MSR_NS	(4 * NSEC_PER_MSEC)

@@ -17,6 +17,7 @@
 #include <sbridge/sbridge.h>
 #include <sbridge/compat.h>
 #include "internal.h"
+#include "actuators.h"
 
 struct sbridge_params sbridge_params = {
 	.learning = 1,
@@ -54,6 +55,18 @@ static const struct sbridge_param_desc sbridge_param_tab[] = {
 	{ "c", &sbridge_params.c_const, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX },
 	{ "ref_share", &sbridge_params.ref_share, 1, SBRIDGE_FP_ONE },
 	{ "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
+	/* actuators and the invariant checker (actuators.h) */
+	{ "act.capacity", &sbridge_act_params.capacity, 0, 1 },
+	{ "act.placement", &sbridge_act_params.placement, 0, 1 },
+	{ "act.uclamp", &sbridge_act_params.uclamp, 0, 1 },
+	{ "act.freq", &sbridge_act_params.freq, 0, 1 },
+	{ "act.period_ms", &sbridge_act_params.period_ms, 10, 60000 },
+	{ "act.up_util", &sbridge_act_params.up_util, 1, SCHED_CAPACITY_SCALE },
+	{ "act.down_util", &sbridge_act_params.down_util, 0, SCHED_CAPACITY_SCALE },
+	{ "checker.on", &sbridge_act_params.checker, 0, 1 },
+	{ "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
+	{ "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
+	{ "checker.selftest", &sbridge_act_params.selftest, 0, 1 },
 };
 
 /**
@@ -165,11 +178,17 @@ static int __init sbridge_init(void)
 	ret = sbridge_sysfs_init();
 	if (ret)
 		goto err_netlink;
+	/* Actuators and checker last: they walk the task table. */
+	ret = sbridge_actuators_init();
+	if (ret)
+		goto err_sysfs;
 	schedule_delayed_work(&sbridge_tick_work, SBRIDGE_TICK);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);
 	return 0;
 
+err_sysfs:
+	sbridge_sysfs_exit();
 err_netlink:
 	sbridge_netlink_exit();
 err_hooks:
@@ -189,6 +208,7 @@ err_source:
 static void __exit sbridge_exit(void)
 {
 	cancel_delayed_work_sync(&sbridge_tick_work);
+	sbridge_actuators_exit();
 	sbridge_sysfs_exit();
 	sbridge_netlink_exit();
 	sbridge_api_exit();

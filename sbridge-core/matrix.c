@@ -27,6 +27,8 @@
  * @hnode: hash linkage (hash of @key)
  * @lru: LRU linkage, most recent first
  * @key: workload key (comm)
+ * @exe: jhash of the executable path, 0 if unknown (adopted tasks, cells
+ *	loaded without one)
  * @type: core type
  * @phase: phase index
  * @share: learned CPI_B share (fp, quantised)
@@ -39,6 +41,7 @@ struct sbridge_mx {
 	struct hlist_node hnode;
 	struct list_head lru;
 	char key[SBRIDGE_KEY_LEN];
+	u32 exe;
 	u8 type;
 	u8 phase;
 	u16 share;
@@ -57,12 +60,13 @@ static u32 sbridge_mx_hashkey(const char *key)
 	return jhash(key, strnlen(key, SBRIDGE_KEY_LEN), 0);
 }
 
-static struct sbridge_mx *sbridge_mx_find(const char *key, u8 type, u8 phase)
+static struct sbridge_mx *sbridge_mx_find(const char *key, u32 exe, u8 type,
+					  u8 phase)
 {
 	struct sbridge_mx *m;
 
 	hash_for_each_possible(sbridge_mx_hash, m, hnode, sbridge_mx_hashkey(key))
-		if (m->type == type && m->phase == phase &&
+		if (m->type == type && m->phase == phase && m->exe == exe &&
 		    !strncmp(m->key, key, SBRIDGE_KEY_LEN))
 			return m;
 	return NULL;
@@ -87,7 +91,10 @@ static void sbridge_mx_link(struct sbridge_mx *m)
  * @t: entry being set up (fork of an untracked parent, exec, adoption)
  *
  * Copies the learned share of each phase of @t's workload into its phase
- * tracker; the current phase is the one with most samples.
+ * tracker; the current phase is the one with most samples. The workload
+ * is (comm, executable): cells of the same executable win; if there are
+ * none, cells of the same comm with any executable are used.
+ *
  *
  * Context: any but hard IRQ; takes sbridge_mx_lock.
  * Return: true if @t was seeded.
@@ -98,13 +105,15 @@ bool sbridge_matrix_seed(struct sbridge_task *t)
 	struct sbridge_mx *m;
 	unsigned long flags;
 	unsigned int p, best = 0, np = 0;
-	bool found = false;
+	bool found = false, any_exe = false;
 
 	spin_lock_irqsave(&sbridge_mx_lock, flags);
+again:
 	hash_for_each_possible(sbridge_mx_hash, m, hnode,
 			       sbridge_mx_hashkey(t->comm)) {
 		if (strncmp(m->key, t->comm, SBRIDGE_KEY_LEN) ||
-		    m->phase >= SBRIDGE_MAX_PHASES)
+		    m->phase >= SBRIDGE_MAX_PHASES ||
+		    (!any_exe && m->exe != t->exe_hash))
 			continue;
 		psum[m->phase] += m->share;
 		pn[m->phase]++;
@@ -112,6 +121,10 @@ bool sbridge_matrix_seed(struct sbridge_task *t)
 			t->share[m->type] = m->share;
 		list_move(&m->lru, &sbridge_mx_lru);
 		found = true;
+	}
+	if (!found && !any_exe) {
+		any_exe = true;
+		goto again;
 	}
 	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
 	if (!found)
@@ -138,10 +151,11 @@ bool sbridge_matrix_seed(struct sbridge_task *t)
 	return true;
 }
 
-/* Folds @s into cell (@key, @type, @phase); under sbridge_mx_lock. */
-static void sbridge_mx_fold(const char *key, u8 type, u8 phase, u32 s, u32 max)
+/* Folds @s into cell (@key, @exe, @type, @phase); under sbridge_mx_lock. */
+static void sbridge_mx_fold(const char *key, u32 exe, u8 type, u8 phase, u32 s,
+			    u32 max)
 {
-	struct sbridge_mx *m = sbridge_mx_find(key, type, phase);
+	struct sbridge_mx *m = sbridge_mx_find(key, exe, type, phase);
 
 	if (m) {
 		s = sbridge_model_quantise((3 * m->share + s) / 4);
@@ -160,6 +174,7 @@ static void sbridge_mx_fold(const char *key, u8 type, u8 phase, u32 s, u32 max)
 			kmem_cache_free(sbridge_mx_cache, old);
 		}
 		memcpy(m->key, key, SBRIDGE_KEY_LEN);
+		m->exe = exe;
 		m->type = type;
 		m->phase = phase;
 		sbridge_mx_link(m);
@@ -197,7 +212,7 @@ void sbridge_matrix_learn(const struct sbridge_task *t)
 		    t->share[type] > SBRIDGE_FP_ONE)
 			continue;
 		for (p = 0; p < np && p < SBRIDGE_MAX_PHASES; p++)
-			sbridge_mx_fold(t->comm, type, p,
+			sbridge_mx_fold(t->comm, t->exe_hash, type, p,
 					p == cur ? t->share[type] : t->ph.share[p],
 					max);
 	}
@@ -225,7 +240,8 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
 	    nla_put_u32(skb, SBRIDGE_A_MX_PHASE, m->phase) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_FACTOR, m->factor) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE, m->share) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples)) {
+	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples) ||
+	    (m->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, m->exe))) {
 		nla_nest_cancel(skb, e);
 		return -EMSGSIZE;
 	}
@@ -275,7 +291,7 @@ static void sbridge_mx_free_list(struct list_head *head)
 	}
 }
 
-static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_SAMPLES + 1] = {
+static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_EXE_HASH + 1] = {
 	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
 				      .len = SBRIDGE_KEY_LEN - 1 },
 	[SBRIDGE_A_MX_TYPE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_CORE_TYPES - 1),
@@ -284,6 +300,7 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_SAMPLES + 1] = {
 						     SBRIDGE_FACTOR_MAX),
 	[SBRIDGE_A_MX_CPIB_SHARE] = NLA_POLICY_MAX(NLA_U32, SBRIDGE_FP_ONE),
 	[SBRIDGE_A_MX_SAMPLES]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_EXE_HASH]	  = { .type = NLA_U32 },
 };
 
 /**
@@ -299,7 +316,7 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_SAMPLES + 1] = {
  */
 int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[SBRIDGE_A_MX_SAMPLES + 1];
+	struct nlattr *tb[SBRIDGE_A_MX_EXE_HASH + 1];
 	u32 max = READ_ONCE(sbridge_params.matrix_max);
 	struct sbridge_mx *m, *n;
 	struct hlist_node *tmp;
@@ -315,7 +332,7 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 			ret = -EINVAL;
 			goto fail;
 		}
-		ret = nla_parse_nested(tb, SBRIDGE_A_MX_SAMPLES, e,
+		ret = nla_parse_nested(tb, SBRIDGE_A_MX_EXE_HASH, e,
 				       sbridge_mx_policy, extack);
 		if (ret)
 			goto fail;
@@ -350,6 +367,8 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 		}
 		nla_strscpy(m->key, tb[SBRIDGE_A_MX_KEY], SBRIDGE_KEY_LEN);
 		m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
+		m->exe = tb[SBRIDGE_A_MX_EXE_HASH] ?
+			 nla_get_u32(tb[SBRIDGE_A_MX_EXE_HASH]) : 0;
 		m->phase = tb[SBRIDGE_A_MX_PHASE] ?
 			   nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
 		m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
@@ -363,7 +382,7 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 		/* Duplicates would make the load order-dependent: refuse. */
 		list_for_each_entry(n, &fresh, lru) {
 			if (n->type == m->type && n->phase == m->phase &&
-			    !strncmp(n->key, m->key, SBRIDGE_KEY_LEN)) {
+			    n->exe == m->exe && !strncmp(n->key, m->key, SBRIDGE_KEY_LEN)) {
 				kmem_cache_free(sbridge_mx_cache, m);
 				NL_SET_ERR_MSG_ATTR(extack, e,
 						    "duplicate matrix entry");

@@ -19,6 +19,7 @@
 #include <net/netlink.h>
 #include <sbridge/compat.h>
 #include "internal.h"
+#include "actuators.h"
 
 #define SBRIDGE_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 #define SBRIDGE_PARAM_NAME_LEN		32
@@ -386,12 +387,6 @@ static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)
 	return ret;
 }
 
-/* The work-conserving checker is not part of the core yet: empty dump. */
-static int sbridge_nl_get_reports(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return 0;
-}
-
 static int sbridge_nl_set_param(struct sk_buff *req, struct genl_info *info)
 {
 	struct nlattr *n = info->attrs[SBRIDGE_A_PARAM_NAME];
@@ -424,7 +419,7 @@ static const struct genl_ops sbridge_ops[] = {
 	{ .cmd = SBRIDGE_CMD_RULES_CLEAR, .doit = sbridge_nl_rules_clear },
 	{ .cmd = SBRIDGE_CMD_MATRIX_GET, .dumpit = sbridge_matrix_dump },
 	{ .cmd = SBRIDGE_CMD_MATRIX_LOAD, .doit = sbridge_nl_matrix_load },
-	{ .cmd = SBRIDGE_CMD_GET_REPORTS, .dumpit = sbridge_nl_get_reports },
+	{ .cmd = SBRIDGE_CMD_GET_REPORTS, .dumpit = sbridge_checker_dump },
 	{ .cmd = SBRIDGE_CMD_SET_PARAM, .doit = sbridge_nl_set_param },
 };
 

@@ -10,6 +10,7 @@
 #include <linux/sysfs.h>
 #include <linux/cpumask.h>
 #include "internal.h"
+#include "actuators.h"
 
 static struct kobject *sbridge_kobj;
 
@@ -162,6 +163,9 @@ static struct attribute *sbridge_attrs[] = {
 	&cpus_attr.attr,
 	&params_attr.attr,
 	&task_entry_bytes_attr.attr,
+	&sbridge_actuators_attr.attr,
+	&sbridge_checker_attr.attr,
+	&sbridge_reports_attr.attr,
 	NULL,
 };
 

@@ -13,7 +13,7 @@ static const char matrix_help[] =
 "\n"
 "save  write the learned scale-factor matrix to FILE (- for standard\n"
 "      output), one entry a line:\n"
-"        key=gcc type=1 phase=0 factor=1.25 cpib=0.7 samples=120\n"
+"        key=gcc type=1 phase=0 factor=1.25 cpib=0.7 samples=120 [exe=0xHASH]\n"
 "load  replace the module's matrix with FILE's entries in one step (all or\n"
 "      nothing), e.g. to start a boot with what the last one learned.\n"
 "      Needs CAP_SYS_ADMIN.\n"
@@ -22,6 +22,8 @@ static const char matrix_help[] =
 struct mx {
 	char key[SBRIDGE_KEY_LEN];
 	uint32_t type, phase, factor, cpib, samples;
+	uint32_t exe_hash;	/* jhash of the executable path ... */
+	int has_exe;		/* ... if the cell is for one executable */
 };
 
 struct mxlist {
@@ -55,6 +57,8 @@ static int mx_one(struct mxlist *l, const struct nlattr *const *tb)
 	e.factor = sb_u32(tb[SBRIDGE_A_MX_FACTOR], 0);
 	e.cpib = sb_u32(tb[SBRIDGE_A_MX_CPIB_SHARE], 0);
 	e.samples = sb_u32(tb[SBRIDGE_A_MX_SAMPLES], 0);
+	e.has_exe = tb[SBRIDGE_A_MX_EXE_HASH] != NULL;
+	e.exe_hash = sb_u32(tb[SBRIDGE_A_MX_EXE_HASH], 0);
 	return mx_add(l, &e);
 }
 
@@ -104,9 +108,12 @@ static void write_entries(FILE *f, const struct mxlist *l)
 
 		key[0] = '\0';
 		rp_quote(key, sizeof(key), e->key);
-		fprintf(f, "key=%s type=%u phase=%u factor=%s cpib=%s samples=%u\n",
+		fprintf(f, "key=%s type=%u phase=%u factor=%s cpib=%s samples=%u",
 			key, e->type, e->phase, sb_fp(e->factor), sb_fp(e->cpib),
 			e->samples);
+		if (e->has_exe)
+			fprintf(f, " exe=0x%08x", e->exe_hash);
+		fputc('\n', f);
 	}
 }
 
@@ -151,6 +158,8 @@ static int matrix_save(const char *path, int show)
 			js_fp("factor", e->factor);
 			js_fp("cpib_share", e->cpib);
 			js_uint("samples", e->samples);
+			if (e->has_exe)
+				js_uint("exe_hash", e->exe_hash);
 			js_obj_end();
 		}
 		if (sb_json) {
@@ -284,9 +293,20 @@ static int parse_file(const char *path, struct mxlist *l)
 			} else if (!strcmp(t->key, "samples")) {
 				if (parse_u32(v, 0xffffffffu, &e.samples))
 					ret = bad(path, lineno, t->vcol, "bad sample count", v);
+			} else if (!strcmp(t->key, "exe")) {
+				char *end;
+				unsigned long h;
+
+				errno = 0;
+				h = strtoul(v, &end, 0);
+				if (errno || end == v || *end || h > 0xffffffffUL)
+					ret = bad(path, lineno, t->vcol,
+						  "exe must be a 32-bit hash such as 0x1a2b3c4d, got", v);
+				e.exe_hash = (uint32_t)h;
+				e.has_exe = 1;
 			} else {
 				ret = bad(path, lineno, t->col,
-					  "unknown field (key, type, phase, factor, cpib, samples):",
+					  "unknown field (key, type, phase, factor, cpib, samples, exe):",
 					  t->key);
 			}
 		}
@@ -332,6 +352,8 @@ static int matrix_load(const char *path)
 		sb_put_u32(&m, SBRIDGE_A_MX_FACTOR, l.v[i].factor);
 		sb_put_u32(&m, SBRIDGE_A_MX_CPIB_SHARE, l.v[i].cpib);
 		sb_put_u32(&m, SBRIDGE_A_MX_SAMPLES, l.v[i].samples);
+		if (l.v[i].has_exe)
+			sb_put_u32(&m, SBRIDGE_A_MX_EXE_HASH, l.v[i].exe_hash);
 		sb_nest_end(&m, e);
 	}
 	sb_nest_end(&m, nest);

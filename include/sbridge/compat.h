@@ -17,8 +17,21 @@
  */
 #ifdef CONFIG_X86
 #include <asm/processor.h>
-#if __has_include(<asm/cpuid/api.h>)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
 #include <asm/cpuid/api.h>
+#endif
+#endif
+
+/*
+ * sbridge_rdmsr_safe(): rdmsrl_safe() up to 6.15 (6.1, 6.12), renamed
+ * rdmsrq_safe() in 6.16 (7.x) by the x86/msr rename series.
+ */
+#ifdef CONFIG_X86
+#include <asm/msr.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define sbridge_rdmsr_safe(msr, p)	rdmsrq_safe(msr, p)
+#else
+#define sbridge_rdmsr_safe(msr, p)	rdmsrl_safe(msr, p)
 #endif
 #endif
 
@@ -56,5 +69,26 @@ static inline int sbridge_cpu_cluster(int cpu)
 #define SBRIDGE_SCHED_SWITCH_PROTO					\
 	void *data, bool preempt, struct task_struct *prev,		\
 	struct task_struct *next, unsigned int prev_state
+
+/*
+ * Writable per-CPU capacity. arm64 (GENERIC_ARCH_TOPOLOGY), 6.1 .. 7.x:
+ * arch_scale_cpu_capacity() reads the exported per-CPU cpu_scale, declared
+ * in <linux/arch_topology.h> up to 6.12 and in <linux/topology.h> from 6.16
+ * (7.x); topology_set_cpu_scale() is not exported, so write it directly.
+ * x86 (6.1 .. 7.x): capacity is not a variable a module can write.
+ */
+#ifdef CONFIG_ARM64
+#include <linux/arch_topology.h>
+#define SBRIDGE_HAVE_CPU_SCALE	1
+static inline void sbridge_write_cpu_scale(int cpu, unsigned long cap)
+{
+	WRITE_ONCE(per_cpu(cpu_scale, cpu), cap);
+}
+#else
+#define SBRIDGE_HAVE_CPU_SCALE	0
+static inline void sbridge_write_cpu_scale(int cpu, unsigned long cap)
+{
+}
+#endif
 
 #endif /* _SBRIDGE_COMPAT_H */

@@ -8,7 +8,7 @@
  *   nltest status                      key=value lines
  *   nltest tasks                       "pid comm uid has_cpi share class" lines
  *                                      (share 9999 == counter data withheld)
- *   nltest matrix                      "key type phase factor share samples"
+ *   nltest matrix                      "key type phase factor share samples exe"
  *   nltest rules                       "match pattern class pref"
  *   nltest cpu-factor CPU FACTOR       set the CPU factor of one CPU
  *   nltest matrix-load KEY TYPE PHASE SHARE
@@ -231,11 +231,11 @@ static void matrix_cb(struct nlattr **top)
 	if (!e)
 		return;
 	parse(tb, SBRIDGE_A_MAX, data(e), e->nla_len - NLA_HDRLEN);
-	printf("%s %u %u %u %u %u\n",
+	printf("%s %u %u %u %u %u 0x%x\n",
 	       tb[SBRIDGE_A_MX_KEY] ? (char *)data(tb[SBRIDGE_A_MX_KEY]) : "?",
 	       u32(tb[SBRIDGE_A_MX_TYPE]), u32(tb[SBRIDGE_A_MX_PHASE]),
 	       u32(tb[SBRIDGE_A_MX_FACTOR]), u32(tb[SBRIDGE_A_MX_CPIB_SHARE]),
-	       u32(tb[SBRIDGE_A_MX_SAMPLES]));
+	       u32(tb[SBRIDGE_A_MX_SAMPLES]), u32(tb[SBRIDGE_A_MX_EXE_HASH]));
 }
 
 static void rules_cb(struct nlattr **top)
@@ -452,9 +452,9 @@ int main(int argc, char **argv)
 		return xfer(NULL) ? 1 : 0;
 	} else if (!strcmp(argv[1], "matrix-load-file") && argc == 3) {
 		FILE *f = fopen(argv[2], "r");
-		unsigned int t, p, fa, sh, sa;
+		unsigned int t, p, fa, sh, sa, ex;
 		struct nlattr *m, *e;
-		char key[64];
+		char key[64], line[256];
 
 		if (!f) {
 			perror(argv[2]);
@@ -462,7 +462,11 @@ int main(int argc, char **argv)
 		}
 		msg_init(family, SBRIDGE_CMD_MATRIX_LOAD, NLM_F_ACK);
 		m = nest(SBRIDGE_A_MATRIX);
-		while (fscanf(f, "%63s %u %u %u %u %u", key, &t, &p, &fa, &sh, &sa) == 6) {
+		while (fgets(line, sizeof(line), f)) {
+			ex = 0;
+			if (sscanf(line, "%63s %u %u %u %u %u %x", key, &t, &p,
+				   &fa, &sh, &sa, &ex) < 6)
+				continue;
 			if (txlen > sizeof(tx) - 256) {
 				fprintf(stderr, "matrix file too large for nltest\n");
 				return 2;
@@ -474,6 +478,8 @@ int main(int argc, char **argv)
 			put_u32(SBRIDGE_A_MX_FACTOR, fa);
 			put_u32(SBRIDGE_A_MX_CPIB_SHARE, sh);
 			put_u32(SBRIDGE_A_MX_SAMPLES, sa);
+			if (ex)
+				put_u32(SBRIDGE_A_MX_EXE_HASH, ex);
 			nest_end(e);
 		}
 		fclose(f);

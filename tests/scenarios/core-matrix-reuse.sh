@@ -11,7 +11,7 @@
 # (tests/modules/fakesrc) makes them up: "chase*" tasks look memory-bound
 # (CPI_B share 0.2 == 204), everything else compute-bound (1.0 == 1024).
 S=/sys/kernel/sbridge
-plan 13
+plan 15
 
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 if ! insmod $MODDIR/sbridge_fakesrc.ko; then
@@ -49,6 +49,14 @@ diag "matrix_hits $hits0 -> $hits1; $(grep ' spin ' /tmp/tasks)"
 check "second run seeded from the matrix (matrix_hits grew)" test "$hits1" -gt "$hits0"
 check "second run carries the learned share without learning" \
 	grep -q ' spin 0 [01] 1024 ' /tmp/tasks
+check "cells are keyed by executable too (exe hash set)" \
+	grep -q '^spin [0-9]* [0-9]* [0-9]* 1024 [0-9]* 0x[0-9a-f]*[1-9a-f]' /tmp/mx
+# Same comm, other executable: no exact cell, falls back to the comm's.
+cp "$(command -v spin)" /tmp/spin
+hits0=$(cat $S/matrix_hits)
+/tmp/spin 1 >/dev/null
+check "same comm from another executable falls back to the comm's cells" \
+	test "$(cat $S/matrix_hits)" -gt "$hits0"
 
 # Save, reload into a fresh core, compare.
 grep -v '^#' /tmp/mx > /tmp/mx.save

@@ -40,8 +40,8 @@ a1=$(rd allocs) f1=$(rd frees) ex1=$(excess)
 diag "allocs $a0 -> $a1, frees $f0 -> $f1, tracked-minus-threads $ex0 -> $ex1"
 check "10000 entries created" test $((a1 - a0)) -ge 10000
 check "10000 entries freed" test $((f1 - f0)) -ge 10000
-check "tracked entries match live threads again (+-2)" \
-	test "$ex1" -le $((ex0 + 2)) -a "$ex1" -ge $((ex0 - 2))
+# Lower is fine: entries of tasks that were exiting at the baseline went too.
+check "no entries beyond the live threads (+2)" test "$ex1" -le $((ex0 + 2))
 check "no allocation failures" test "$(rd alloc_fail)" -eq 0
 
 check "sbridge_core unloads" rmmod sbridge_core

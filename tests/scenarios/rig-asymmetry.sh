@@ -1,6 +1,6 @@
 #!/bin/sh
 # scenario: emulated big.LITTLE rig: compute-bound code is >= 1.7x slower on a little core, memory-bound <= 1.2x
-# arch: any
+# arch: arm64
 # topology: 1b1s
 # smp: 2
 # timeout: 240

@@ -1,7 +1,8 @@
 #!/bin/sh
 # scenario: harness self-test: a scenario that never finishes must time out
 # arch: any
-# timeout: 20
+# suite: bookworm
+# timeout: 10
 # expect: fail
 # reason: timed out
 . /sbridge/lib.sh

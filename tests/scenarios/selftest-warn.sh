@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: harness self-test: a module that WARNs must fail the run
 # arch: any
+# suite: bookworm
 # timeout: 60
 # expect: fail
 # reason: WARNING:

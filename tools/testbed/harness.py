@@ -5,6 +5,7 @@ say where and how it runs:
 
     # scenario: what it checks, one line
     # arch: any | x86_64 | arm64
+    # suite: any | bookworm | trixie | backports   (several, space-separated)
     # topology: smp | sym | 1b1s | 1b3s | 3b1s   (x86_64 always boots smp)
     # smp: 2
     # timeout: 120
@@ -39,6 +40,7 @@ class Scenario:
     name: str
     title: str
     arch: str = "any"
+    suites: tuple = ("any",)
     topology: str = "smp"
     smp: int = 2
     timeout: int = 120
@@ -50,6 +52,8 @@ class Scenario:
 
     def runs_on(self, k):
         if self.arch not in ("any", k.arch):
+            return False
+        if "any" not in self.suites and k.suite not in self.suites:
             return False
         if self.icount and k.arch != "arm64":
             return False
@@ -79,6 +83,9 @@ def load_scenario(path):
     s = Scenario(path=path, name=path.stem, title=meta["scenario"])
     try:
         s.arch = meta.get("arch", "any")
+        s.suites = tuple(meta.get("suite", "any").split())
+        if not set(s.suites) <= {"any", *kernels.SUITES}:
+            raise ValueError(f"unknown suite in {s.suites}")
         s.topology = meta.get("topology", "smp")
         s.smp = int(meta.get("smp", 2))
         s.timeout = int(meta.get("timeout", 120))

@@ -193,8 +193,13 @@ def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append
             cmd += ["-dtb", str(guest.dtb(topology, smp, cpu, mem))]
         if icount:
             cmd += ["-icount", "shift=0,sleep=off"]
+    # x86 guests: single-threaded TCG. With one host thread per vCPU, QEMU
+    # 7.2 lets a vCPU run a stale int3 after another one finished
+    # text_poke_bp(): the stock 6.12 kernel oopses just from toggling the
+    # sched_switch tracepoint under load (tests/scenarios/tcg-textpoke.sh).
+    accel = "tcg,thread=single" if arch == "x86_64" else "tcg"
     return cmd + ["-kernel", str(kernel), "-initrd", str(initrd), "-nographic",
-                  "-no-reboot", "-accel", "tcg", *extra]
+                  "-no-reboot", "-accel", accel, *extra]
 
 
 def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None,

@@ -57,7 +57,10 @@
  *	atomic like RULES_LOAD: the loaded cells replace the whole matrix.
  *	Each entry needs MX_KEY, MX_TYPE (< the machine's core types) and
  *	MX_CPIB_SHARE; MX_PHASE defaults to 0, MX_SAMPLES to 1, MX_FACTOR is
- *	recomputed from the share when absent; duplicates are refused
+ *	recomputed from the share when absent, MX_EXE_HASH to 0 (a cell for
+ *	any executable of that comm); duplicates are refused. A workload is
+ *	(comm, executable): a new task uses the cells of its own executable,
+ *	else those of its comm
  * @SBRIDGE_CMD_GET_REPORTS: dump of work-conserving invariant reports
  * @SBRIDGE_CMD_SET_PARAM: needs CAP_SYS_ADMIN; SBRIDGE_A_PARAM_NAME +
  *	SBRIDGE_A_PARAM_VALUE (actuator switches, checker periods, ...).
@@ -215,10 +218,12 @@ enum sbridge_attr {
 	SBRIDGE_A_EVENT_TYPE,		/* u32: enum sbridge_event */
 	SBRIDGE_A_EVENT_TEXT,		/* string */
 
-	/* appended in SBRIDGE_GENL_VERSION 2 (per CPU, GET_CPUS) */
+	/* appended in SBRIDGE_GENL_VERSION 2 */
 	SBRIDGE_A_CPU_L1D_KB,		/* u32: L1 data cache, KiB (absent if unknown) */
 	SBRIDGE_A_CPU_L2_KB,		/* u32: L2 cache, KiB */
 	SBRIDGE_A_CPU_L3_KB,		/* u32: L3 cache, KiB */
+	/* matrix cell: jhash(exe path, seed 0) of the workload; absent == any */
+	SBRIDGE_A_MX_EXE_HASH,		/* u32 */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Capacity actuator: writes the CPU factors (user overrides) into the
+ * per-CPU capacity the scheduler reads (cpu_scale, arm64 only).
+ *
+ * How CFS picks the new value up without a kernel patch: every load
+ * balance refreshes rq->cpu_capacity (and on 6.1 rq->cpu_capacity_orig)
+ * from arch_scale_cpu_capacity() in update_cpu_capacity(), and wakeup
+ * placement (select_idle_capacity, EAS fits) reads it directly. What is
+ * computed only when sched domains are built is SD_ASYM_CPUCAPACITY and
+ * the asym-capacity static key: rebuild_sched_domains() is not exported
+ * on any supported kernel, so on a board that was symmetric at boot the
+ * status line says that a domain rebuild (cpuset change or CPU hotplug)
+ * is needed for asymmetric placement.
+ *
+ * Only CPUs with a factor override change: with no override the factor is
+ * the boot capacity ratio and the boot value stays, bit for bit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/cpumask.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/sched/topology.h>
+#include <sbridge/compat.h>
+#include "internal.h"
+#include "actuators.h"
+
+/**
+ * struct sbridge_cap_state - what the capacity actuator changed
+ * @orig: cpu_scale of each possible CPU at load (array, nr_cpu_ids)
+ * @written: value we last wrote per CPU, 0 == untouched
+ * @applied: some CPU carries a value we wrote
+ *
+ * Only the work item (and exit, after cancelling it) touches this, under
+ * sbridge_cap_lock.
+ */
+struct sbridge_cap_state {
+	unsigned long *orig;
+	unsigned long *written;
+	bool applied;
+};
+static struct sbridge_cap_state sbridge_cap;
+static DEFINE_MUTEX(sbridge_cap_lock);
+static void sbridge_cap_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sbridge_cap_work, sbridge_cap_fn);
+
+/* Capacity for @cpu's factor: reference capacity / factor, boot if none. */
+static unsigned long sbridge_cap_target(int cpu)
+{
+	const struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+	u32 f = READ_ONCE(c->factor);
+	u64 cap;
+
+	if (!READ_ONCE(c->factor_override) || !f)
+		return sbridge_cap.orig[cpu];
+	cap = div_u64((u64)sbridge_topo.type_capacity[sbridge_topo.ref_type] *
+		      SBRIDGE_FP_ONE, f);
+	return clamp_t(u64, cap, 1, SCHED_CAPACITY_SCALE);
+}
+
+/* Writes back what we changed, unless the kernel rewrote it meanwhile. */
+static void sbridge_cap_restore_locked(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!sbridge_cap.written[cpu])
+			continue;
+		if (sbridge_cpu_capacity(cpu) == sbridge_cap.written[cpu])
+			sbridge_write_cpu_scale(cpu, sbridge_cap.orig[cpu]);
+		sbridge_cap.written[cpu] = 0;
+	}
+	if (sbridge_cap.applied)
+		pr_info("capacity actuator: boot capacities restored\n");
+	sbridge_cap.applied = false;
+}
+
+static void sbridge_cap_apply_locked(void)
+{
+	unsigned long want;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		want = sbridge_cap_target(cpu);
+		if (sbridge_cpu_capacity(cpu) == want)
+			continue;
+		/* Someone else (cpufreq rescale) moved it: adopt theirs. */
+		if (sbridge_cap.written[cpu] &&
+		    sbridge_cpu_capacity(cpu) != sbridge_cap.written[cpu])
+			sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
+		sbridge_write_cpu_scale(cpu, want);
+		sbridge_cap.written[cpu] = want == sbridge_cap.orig[cpu] ? 0 : want;
+		pr_info("capacity actuator: cpu%d capacity %lu\n", cpu, want);
+	}
+	sbridge_cap.applied = false;
+	for_each_possible_cpu(cpu)
+		if (sbridge_cap.written[cpu])
+			sbridge_cap.applied = true;
+}
+
+static void sbridge_cap_fn(struct work_struct *w)
+{
+	bool on = READ_ONCE(sbridge_act_params.capacity) && SBRIDGE_HAVE_CPU_SCALE;
+
+	mutex_lock(&sbridge_cap_lock);
+	if (on)
+		sbridge_cap_apply_locked();
+	else if (sbridge_cap.applied)
+		sbridge_cap_restore_locked();
+	mutex_unlock(&sbridge_cap_lock);
+	schedule_delayed_work(&sbridge_cap_work,
+			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
+}
+
+/**
+ * sbridge_capacity_active() - capacities carry sbridge's values now
+ *
+ * Return: true if some CPU's capacity was changed by this actuator.
+ */
+bool sbridge_capacity_active(void)
+{
+	return READ_ONCE(sbridge_cap.applied);
+}
+
+/**
+ * sbridge_capacity_status() - one status word for the capacity actuator
+ *
+ * Return: static string.
+ */
+const char *sbridge_capacity_status(void)
+{
+	if (!SBRIDGE_HAVE_CPU_SCALE)
+		return "unavailable: no writable per-CPU capacity";
+	if (!READ_ONCE(sbridge_act_params.capacity))
+		return "off";
+	if (!sbridge_capacity_active())
+		return "on (no CPU factor override: boot capacities kept)";
+	if (sbridge_topo.ntypes < 2)
+		return "on (domains symmetric at boot: asym placement needs a sched-domain rebuild)";
+	return "on";
+}
+
+/**
+ * sbridge_capacity_init() - save the boot capacities, start the work
+ *
+ * Context: process context at module init.
+ * Return: 0 or -ENOMEM.
+ */
+int sbridge_capacity_init(void)
+{
+	int cpu;
+
+	sbridge_cap.orig = kcalloc(nr_cpu_ids, sizeof(long), GFP_KERNEL);
+	sbridge_cap.written = kcalloc(nr_cpu_ids, sizeof(long), GFP_KERNEL);
+	if (!sbridge_cap.orig || !sbridge_cap.written) {
+		kfree(sbridge_cap.orig);
+		kfree(sbridge_cap.written);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu)
+		sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
+	schedule_delayed_work(&sbridge_cap_work, 0);
+	return 0;
+}
+
+/**
+ * sbridge_capacity_exit() - stop and restore the boot capacities
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_capacity_exit(void)
+{
+	cancel_delayed_work_sync(&sbridge_cap_work);
+	mutex_lock(&sbridge_cap_lock);
+	sbridge_cap_restore_locked();
+	mutex_unlock(&sbridge_cap_lock);
+	kfree(sbridge_cap.orig);
+	kfree(sbridge_cap.written);
+	sbridge_cap.orig = NULL;
+	sbridge_cap.written = NULL;
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frequency-floor actuator: one FREQ_QOS_MIN request per cpufreq policy,
+ * raised while a compute-bound task (CPI_B share >= 0.5, so it gains from
+ * speed) runs hot on the policy's CPUs: floor = share x policy max, and
+ * dropped to 0 otherwise. Requests are removed on disable and unload,
+ * which puts the policy back exactly where the other constraints hold it.
+ *
+ * Without cpufreq (the QEMU guests) the actuator reports itself
+ * unavailable; the hint is still published to other modules through
+ * sbridge_cpu_freq_hint().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/cpufreq.h>
+#include <linux/cpumask.h>
+#include <linux/mutex.h>
+#include <linux/pm_qos.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <sbridge/compat.h>
+#include "internal.h"
+#include "actuators.h"
+
+/**
+ * struct sbridge_freq_req - our floor on one policy
+ * @req: the freq_qos request (active while @policy_cpu >= 0)
+ * @policy_cpu: first CPU of the policy, -1 if none
+ * @floor: kHz requested now
+ *
+ * Indexed by the policy's first CPU. Only the work item and exit (after
+ * cancelling it) touch these, under sbridge_freq_mutex.
+ */
+struct sbridge_freq_req {
+	struct freq_qos_request req;
+	int policy_cpu;
+	u32 floor;
+};
+
+static struct sbridge_freq_req *sbridge_freq_reqs;
+static unsigned int sbridge_freq_live;
+static DEFINE_MUTEX(sbridge_freq_mutex);
+static void sbridge_freq_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sbridge_freq_work, sbridge_freq_fn);
+
+static bool sbridge_have_cpufreq(void)
+{
+	struct cpufreq_policy *pol = cpufreq_cpu_get(cpumask_first(cpu_online_mask));
+
+	if (!pol)
+		return false;
+	cpufreq_cpu_put(pol);
+	return true;
+}
+
+static void sbridge_freq_remove_all(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sbridge_freq_req *r = &sbridge_freq_reqs[cpu];
+
+		if (r->policy_cpu < 0)
+			continue;
+		freq_qos_remove_request(&r->req);
+		r->policy_cpu = -1;
+		r->floor = 0;
+	}
+	sbridge_freq_live = 0;
+}
+
+/* Share of the hottest compute-bound task per CPU (fp), 0 if none. */
+static void sbridge_freq_demand(u32 *share)
+{
+	u32 up = READ_ONCE(sbridge_act_params.up_util);
+	struct task_struct *g, *p;
+	struct sbridge_task *t;
+	u32 s;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (!READ_ONCE(p->on_cpu) || (p->flags & PF_KTHREAD) ||
+		    READ_ONCE(p->se.avg.util_avg) < up)
+			continue;
+		t = sbridge_task_lookup(p);
+		if (!t || READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE)
+			continue;
+		s = sbridge_task_share(t);
+		if (s >= SBRIDGE_FP_ONE / 2 && s > share[task_cpu(p)])
+			share[task_cpu(p)] = s;
+	}
+	rcu_read_unlock();
+}
+
+static void sbridge_freq_apply(void)
+{
+	u32 *share = kcalloc(nr_cpu_ids, sizeof(u32), GFP_KERNEL);
+	struct cpufreq_policy *pol;
+	int cpu, j;
+
+	if (!share)
+		return;
+	sbridge_freq_demand(share);
+	for_each_online_cpu(cpu) {
+		struct sbridge_freq_req *r;
+		u32 best = 0, floor;
+
+		pol = cpufreq_cpu_get(cpu);
+		if (!pol)
+			continue;
+		if (cpumask_first(pol->related_cpus) != cpu) {
+			cpufreq_cpu_put(pol);
+			continue;
+		}
+		for_each_cpu(j, pol->related_cpus)
+			best = max(best, share[j]);
+		floor = (u32)(((u64)pol->cpuinfo.max_freq * best) >> SBRIDGE_FP_SHIFT);
+		r = &sbridge_freq_reqs[cpu];
+		if (r->policy_cpu < 0) {
+			if (freq_qos_add_request(&pol->constraints, &r->req,
+						 FREQ_QOS_MIN, floor) >= 0) {
+				r->policy_cpu = cpu;
+				r->floor = floor;
+				sbridge_freq_live++;
+			}
+		} else if (r->floor != floor) {
+			if (freq_qos_update_request(&r->req, floor) >= 0)
+				r->floor = floor;
+		}
+		cpufreq_cpu_put(pol);
+	}
+	kfree(share);
+}
+
+static void sbridge_freq_fn(struct work_struct *w)
+{
+	bool on = READ_ONCE(sbridge_act_params.freq);
+
+	mutex_lock(&sbridge_freq_mutex);
+	if (on)
+		sbridge_freq_apply();
+	else if (sbridge_freq_live)
+		sbridge_freq_remove_all();
+	mutex_unlock(&sbridge_freq_mutex);
+	schedule_delayed_work(&sbridge_freq_work,
+			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
+}
+
+/**
+ * sbridge_freq_active() - some policy carries an sbridge floor
+ *
+ * Return: true if so.
+ */
+bool sbridge_freq_active(void)
+{
+	return READ_ONCE(sbridge_freq_live) > 0;
+}
+
+/**
+ * sbridge_freq_status() - one status word for the frequency actuator
+ *
+ * Return: static string.
+ */
+const char *sbridge_freq_status(void)
+{
+	if (!sbridge_have_cpufreq())
+		return "unavailable: no cpufreq (hint still published via sbridge_cpu_freq_hint)";
+	return READ_ONCE(sbridge_act_params.freq) ? "on" : "off";
+}
+
+/**
+ * sbridge_freq_init() - allocate the per-policy requests, start the work
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sbridge_freq_init(void)
+{
+	int cpu;
+
+	sbridge_freq_reqs = kcalloc(nr_cpu_ids, sizeof(*sbridge_freq_reqs),
+				    GFP_KERNEL);
+	if (!sbridge_freq_reqs)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		sbridge_freq_reqs[cpu].policy_cpu = -1;
+	schedule_delayed_work(&sbridge_freq_work, 0);
+	return 0;
+}
+
+/**
+ * sbridge_freq_exit() - stop and remove every request
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_freq_exit(void)
+{
+	cancel_delayed_work_sync(&sbridge_freq_work);
+	mutex_lock(&sbridge_freq_mutex);
+	sbridge_freq_remove_all();
+	mutex_unlock(&sbridge_freq_mutex);
+	kfree(sbridge_freq_reqs);
+	sbridge_freq_reqs = NULL;
+}

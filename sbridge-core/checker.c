@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Work-conserving invariant checker and guard (seed 003, section 4.1):
+ * "no CPU is idle while another CPU has a runnable task waiting that is
+ * allowed to run on it".
+ *
+ * Every S (checker.period_ms, 1 s) one slow pass over the task list under
+ * RCU, never in the switch path: a CPU is busy if some task has on_cpu
+ * set there, idle otherwise (active CPUs only); a fair task that is
+ * TASK_RUNNING, queued and not on a CPU waits on task_cpu(). A candidate
+ * violation is an idle CPU i and a busy CPU b with a waiting task whose
+ * allowed mask contains i. Affinity decides what counts:
+ *  - i in the task's cpus_ptr: a violation the scheduler should fix;
+ *  - i only in the mask the task had before sbridge steered it: a
+ *    violation sbridge's placement caused;
+ *  - i in neither: pinning makes it unavoidable; counted, never reported.
+ * A candidate is watched for M (checker.watch_ms, 100 ms): the seed
+ * traces migrations, forks and exits during M; whatever they do, what
+ * matters is whether the violation is still there at the end, so the
+ * pass simply runs again then. If the same idle CPU is still left idle
+ * with the same kind of violation, a report is recorded (ring of
+ * SBRIDGE_REPORTS), SBRIDGE_EVENT_VIOLATION is multicast, and when
+ * placement caused it, placement yields: the tasks get their own masks
+ * back and are never steered again.
+ *
+ * The pass reads other CPUs' task state without their runqueue locks:
+ * a single snapshot can be wrong, which is why nothing is reported
+ * without the confirmation M later.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/cpumask.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <sbridge/compat.h>
+#include "internal.h"
+#include "actuators.h"
+
+#define SBRIDGE_REPORTS		64
+#define SBRIDGE_YIELD_BATCH	8
+/* p->on_rq value of a queued task (TASK_ON_RQ_QUEUED, kernel/sched/sched.h). */
+#define SBRIDGE_ON_RQ_QUEUED	1
+
+struct sbridge_act_params sbridge_act_params = {
+	.capacity = 0,
+	.placement = 0,
+	.uclamp = 0,
+	.freq = 0,
+	.period_ms = 200,
+	.up_util = 600,
+	.down_util = 300,
+	.checker = 1,
+	.check_period_ms = 1000,
+	.watch_ms = 100,
+	.selftest = 0,
+};
+
+/**
+ * struct sbridge_report - one confirmed violation
+ * @time_ns: CLOCK_MONOTONIC when it was confirmed
+ * @idle_cpu: the CPU left idle
+ * @busy_cpu: the CPU with waiting work
+ * @nr_waiting: tasks waiting on @busy_cpu
+ * @hints: SBRIDGE_HINT_* in force (and SBRIDGE_HINT_CAUSED)
+ */
+struct sbridge_report {
+	u64 time_ns;
+	u32 idle_cpu;
+	u32 busy_cpu;
+	u32 nr_waiting;
+	u32 hints;
+};
+
+/**
+ * struct sbridge_checker - checker state
+ * @lock: protects @reports and @nreports
+ * @reports: ring of the last SBRIDGE_REPORTS reports
+ * @nreports: reports recorded since load (ring index = nreports % size)
+ * @checks: passes run
+ * @candidates: violations seen by a pass
+ * @transient: candidates gone at the end of M
+ * @unavoidable: passes that saw only violations pinning makes unavoidable
+ * @yields: tasks placement released on the checker's behalf
+ * @watching: a candidate is under watch
+ * @cand_idle: its idle CPU
+ * @cand_caused: it was caused by sbridge's steering
+ * @busy: scratch: CPUs with a task on them
+ * @idle: scratch: active CPUs without
+ * @tmp: scratch mask
+ * @nwait: scratch: waiting tasks per CPU
+ * @any: scratch: union of waiting tasks' cpus_ptr per CPU
+ * @user: scratch: union of waiting tasks' own masks (before steering)
+ *
+ * The ring and counters are written by the work item and read by sysfs
+ * and netlink under @lock (counters read racily, single words). Scratch
+ * and candidate fields belong to the work item alone.
+ */
+struct sbridge_checker {
+	spinlock_t lock;
+	struct sbridge_report reports[SBRIDGE_REPORTS];
+	u64 nreports;
+	u64 checks, candidates, transient, unavoidable, yields;
+	bool watching;
+	u32 cand_idle;
+	bool cand_caused;
+	cpumask_var_t busy, idle, tmp;
+	unsigned int *nwait;
+	void *any, *user;
+};
+
+static struct sbridge_checker sbc = {
+	.lock = __SPIN_LOCK_UNLOCKED(sbc.lock),
+};
+
+static void sbridge_checker_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sbridge_checker_work, sbridge_checker_fn);
+
+static struct cpumask *sbc_mask(void *base, int cpu)
+{
+	return (struct cpumask *)((char *)base + (size_t)cpu * cpumask_size());
+}
+
+/**
+ * struct sbridge_violation - result of one pass
+ * @found: a violation (avoidable) exists
+ * @caused: ... and only the steered masks made it
+ * @unavoidable: some waiting task could not use an idle CPU by affinity
+ * @idle: its idle CPU
+ * @busy: its busy CPU
+ * @nwait: tasks waiting on @busy
+ */
+struct sbridge_violation {
+	bool found, caused, unavoidable;
+	u32 idle, busy, nwait;
+};
+
+/* One snapshot; @want_idle >= 0 restricts the search to that idle CPU. */
+static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
+{
+	struct task_struct *g, *p;
+	int cpu, b, i;
+
+	memset(v, 0, sizeof(*v));
+	cpumask_clear(sbc.busy);
+	for_each_possible_cpu(cpu) {
+		sbc.nwait[cpu] = 0;
+		cpumask_clear(sbc_mask(sbc.any, cpu));
+		cpumask_clear(sbc_mask(sbc.user, cpu));
+	}
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		/*
+		 * Not ourselves: this kworker displaces whatever it
+		 * preempted, and would report its own shadow.
+		 */
+		if (p == current)
+			continue;
+		cpu = task_cpu(p);
+		if (READ_ONCE(p->on_cpu)) {
+			cpumask_set_cpu(cpu, sbc.busy);
+			continue;
+		}
+		if (!task_is_running(p) ||
+		    READ_ONCE(p->on_rq) != SBRIDGE_ON_RQ_QUEUED ||
+		    !sbridge_fair_policy(p->policy))
+			continue;
+		sbc.nwait[cpu]++;
+		cpumask_or(sbc_mask(sbc.any, cpu), sbc_mask(sbc.any, cpu),
+			   p->cpus_ptr);
+		if (!sbridge_placement_user_mask(p, sbc.tmp))
+			cpumask_copy(sbc.tmp, p->cpus_ptr);
+		cpumask_or(sbc_mask(sbc.user, cpu), sbc_mask(sbc.user, cpu),
+			   sbc.tmp);
+	}
+	rcu_read_unlock();
+
+	cpumask_andnot(sbc.idle, cpu_active_mask, sbc.busy);
+	for_each_cpu(b, sbc.busy) {
+		if (!sbc.nwait[b])
+			continue;
+		/* b runs one task and has nwait[b] more: >= 2 runnable. */
+		for_each_cpu(i, sbc.idle) {
+			bool in_any = cpumask_test_cpu(i, sbc_mask(sbc.any, b));
+			bool in_user = cpumask_test_cpu(i, sbc_mask(sbc.user, b));
+
+			if (want_idle >= 0 && i != want_idle)
+				continue;
+			if (!in_any && !in_user) {
+				v->unavoidable = true;
+				continue;
+			}
+			/* A scheduler-side violation outranks a steered one. */
+			if (v->found && !v->caused)
+				continue;
+			if (v->found && !in_any)
+				continue;
+			v->found = true;
+			v->caused = !in_any;
+			v->idle = i;
+			v->busy = b;
+			v->nwait = sbc.nwait[b];
+		}
+	}
+}
+
+/* Steered tasks waiting on @busy whose own mask has @idle: referenced. */
+static int sbridge_checker_culprits(u32 idle, u32 busy, struct task_struct **out,
+				    int max)
+{
+	struct task_struct *g, *p;
+	int n = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (n >= max)
+			break;
+		if (task_cpu(p) != busy || READ_ONCE(p->on_cpu) ||
+		    !task_is_running(p) ||
+		    cpumask_test_cpu(idle, p->cpus_ptr) ||
+		    !sbridge_placement_user_mask(p, sbc.tmp) ||
+		    !cpumask_test_cpu(idle, sbc.tmp))
+			continue;
+		get_task_struct(p);
+		out[n++] = p;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * sbridge_hints_in_force() - actuators holding a changed value now
+ *
+ * Return: SBRIDGE_HINT_* bits.
+ */
+u32 sbridge_hints_in_force(void)
+{
+	return (sbridge_capacity_active() ? SBRIDGE_HINT_CAPACITY : 0) |
+	       (sbridge_placement_active() ? SBRIDGE_HINT_PLACEMENT : 0) |
+	       (sbridge_uclamp_active() ? SBRIDGE_HINT_UCLAMP : 0) |
+	       (sbridge_freq_active() ? SBRIDGE_HINT_FREQ : 0);
+}
+
+static void sbridge_checker_report(const struct sbridge_violation *v)
+{
+	struct task_struct *culprit[SBRIDGE_YIELD_BATCH];
+	struct sbridge_report r = {
+		.time_ns = ktime_get_ns(),
+		.idle_cpu = v->idle,
+		.busy_cpu = v->busy,
+		.nr_waiting = v->nwait,
+		.hints = sbridge_hints_in_force() |
+			 (v->caused ? SBRIDGE_HINT_CAUSED : 0),
+	};
+	char text[96];
+	int i, n = 0;
+
+	spin_lock_bh(&sbc.lock);
+	sbc.reports[sbc.nreports % SBRIDGE_REPORTS] = r;
+	sbc.nreports++;
+	spin_unlock_bh(&sbc.lock);
+	snprintf(text, sizeof(text),
+		 "cpu%u idle while cpu%u has %u waiting (hints 0x%x)",
+		 r.idle_cpu, r.busy_cpu, r.nr_waiting, r.hints);
+	pr_info("work-conserving violation: %s\n", text);
+	sbridge_event_notify(SBRIDGE_EVENT_VIOLATION, text);
+	if (v->caused)
+		n = sbridge_checker_culprits(v->idle, v->busy, culprit,
+					     ARRAY_SIZE(culprit));
+	for (i = 0; i < n; i++) {
+		sbridge_placement_yield(culprit[i]);
+		put_task_struct(culprit[i]);
+		WRITE_ONCE(sbc.yields, sbc.yields + 1);
+	}
+}
+
+static void sbridge_checker_fn(struct work_struct *w)
+{
+	unsigned long next = msecs_to_jiffies(READ_ONCE(sbridge_act_params.check_period_ms));
+	struct sbridge_violation v;
+
+	if (!READ_ONCE(sbridge_act_params.checker)) {
+		sbc.watching = false;
+		goto out;
+	}
+	if (sbc.watching) {
+		sbc.watching = false;
+		sbridge_checker_scan(&v, sbc.cand_idle);
+		if (v.found && v.caused == sbc.cand_caused)
+			sbridge_checker_report(&v);
+		else
+			WRITE_ONCE(sbc.transient, sbc.transient + 1);
+		goto out;
+	}
+	WRITE_ONCE(sbc.checks, sbc.checks + 1);
+	sbridge_checker_scan(&v, -1);
+	if (v.found) {
+		WRITE_ONCE(sbc.candidates, sbc.candidates + 1);
+		sbc.watching = true;
+		sbc.cand_idle = v.idle;
+		sbc.cand_caused = v.caused;
+		next = msecs_to_jiffies(READ_ONCE(sbridge_act_params.watch_ms));
+	} else if (v.unavoidable) {
+		WRITE_ONCE(sbc.unavoidable, sbc.unavoidable + 1);
+	}
+out:
+	schedule_delayed_work(&sbridge_checker_work, next ?: 1);
+}
+
+/**
+ * sbridge_checker_dump() - GET_REPORTS: one message per report, oldest first
+ * @skb: dump buffer
+ * @cb: dump state; args[0] is the sequence number of the next report
+ *
+ * Return: bytes in @skb.
+ */
+int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct sbridge_report r;
+	struct nlattr *nest;
+	u64 seq, end;
+	void *hdr;
+
+	spin_lock_bh(&sbc.lock);
+	end = sbc.nreports;
+	spin_unlock_bh(&sbc.lock);
+	seq = cb->args[0];
+	if (end > SBRIDGE_REPORTS && seq < end - SBRIDGE_REPORTS)
+		seq = end - SBRIDGE_REPORTS;
+	for (; seq < end; seq++) {
+		spin_lock_bh(&sbc.lock);
+		r = sbc.reports[seq % SBRIDGE_REPORTS];
+		spin_unlock_bh(&sbc.lock);
+		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_GET_REPORTS);
+		if (!hdr)
+			break;
+		nest = nla_nest_start(skb, SBRIDGE_A_REPORT);
+		if (!nest ||
+		    nla_put_u64_64bit(skb, SBRIDGE_A_REPORT_TIME_NS, r.time_ns,
+				      SBRIDGE_A_PAD) ||
+		    nla_put_u32(skb, SBRIDGE_A_REPORT_IDLE_CPU, r.idle_cpu) ||
+		    nla_put_u32(skb, SBRIDGE_A_REPORT_BUSY_CPU, r.busy_cpu) ||
+		    nla_put_u32(skb, SBRIDGE_A_REPORT_NR_WAITING, r.nr_waiting) ||
+		    nla_put_u32(skb, SBRIDGE_A_REPORT_HINTS, r.hints)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		nla_nest_end(skb, nest);
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = seq;
+	return skb->len;
+}
+
+static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
+			      char *buf)
+{
+	return sysfs_emit(buf,
+			  "capacity: %s\nplacement: %s\nuclamp: %s\nfreq: %s\nchecker: %s\nhints_in_force: 0x%x\n",
+			  sbridge_capacity_status(), sbridge_placement_status(),
+			  sbridge_uclamp_status(), sbridge_freq_status(),
+			  READ_ONCE(sbridge_act_params.checker) ? "on" : "off",
+			  sbridge_hints_in_force());
+}
+
+/* "actuators" under /sys/kernel/sbridge: one status line per piece. */
+struct kobj_attribute sbridge_actuators_attr = __ATTR_RO(actuators);
+
+static ssize_t checker_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	int n;
+
+	n = sysfs_emit(buf,
+		       "checks %llu\ncandidates %llu\ntransient %llu\nreports %llu\nunavoidable %llu\nyields %llu\n",
+		       READ_ONCE(sbc.checks), READ_ONCE(sbc.candidates),
+		       READ_ONCE(sbc.transient), READ_ONCE(sbc.nreports),
+		       READ_ONCE(sbc.unavoidable), READ_ONCE(sbc.yields));
+	return n + sbridge_placement_counters(buf, n);
+}
+
+/* "checker" under /sys/kernel/sbridge: checker and placement counters. */
+struct kobj_attribute sbridge_checker_attr = __ATTR_RO(checker);
+
+static ssize_t reports_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct sbridge_report r;
+	u64 seq, end;
+	int n = 0;
+
+	spin_lock_bh(&sbc.lock);
+	end = sbc.nreports;
+	spin_unlock_bh(&sbc.lock);
+	seq = end > SBRIDGE_REPORTS ? end - SBRIDGE_REPORTS : 0;
+	for (; seq < end; seq++) {
+		spin_lock_bh(&sbc.lock);
+		r = sbc.reports[seq % SBRIDGE_REPORTS];
+		spin_unlock_bh(&sbc.lock);
+		n += sysfs_emit_at(buf, n,
+				   "time_ns=%llu idle_cpu=%u busy_cpu=%u nr_waiting=%u hints=0x%x\n",
+				   r.time_ns, r.idle_cpu, r.busy_cpu, r.nr_waiting,
+				   r.hints);
+	}
+	return n;
+}
+
+/* "reports" under /sys/kernel/sbridge: the report ring, oldest first. */
+struct kobj_attribute sbridge_reports_attr = __ATTR_RO(reports);
+
+/**
+ * sbridge_checker_init() - scratch space, start the checker
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sbridge_checker_init(void)
+{
+	if (!zalloc_cpumask_var(&sbc.busy, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&sbc.idle, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&sbc.tmp, GFP_KERNEL))
+		goto nomem;
+	sbc.nwait = kcalloc(nr_cpu_ids, sizeof(*sbc.nwait), GFP_KERNEL);
+	sbc.any = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
+	sbc.user = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
+	if (!sbc.nwait || !sbc.any || !sbc.user)
+		goto nomem;
+	schedule_delayed_work(&sbridge_checker_work,
+			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.check_period_ms)));
+	return 0;
+nomem:
+	sbridge_checker_exit();
+	return -ENOMEM;
+}
+
+/**
+ * sbridge_checker_exit() - stop the checker, free the scratch space
+ *
+ * Context: process context, sleeps. Safe after a partial init.
+ */
+void sbridge_checker_exit(void)
+{
+	cancel_delayed_work_sync(&sbridge_checker_work);
+	kvfree(sbc.user);
+	kvfree(sbc.any);
+	kfree(sbc.nwait);
+	sbc.user = NULL;
+	sbc.any = NULL;
+	sbc.nwait = NULL;
+	free_cpumask_var(sbc.tmp);
+	free_cpumask_var(sbc.idle);
+	free_cpumask_var(sbc.busy);
+}
+
+/**
+ * sbridge_actuators_init() - start every actuator, then the checker
+ *
+ * Context: process context at module init, after the task table and the
+ * hooks exist.
+ * Return: 0 or a negative errno; on error everything started is undone.
+ */
+int sbridge_actuators_init(void)
+{
+	int ret;
+
+	ret = sbridge_capacity_init();
+	if (ret)
+		return ret;
+	ret = sbridge_placement_init();
+	if (ret)
+		goto err_capacity;
+	ret = sbridge_uclamp_init();
+	if (ret)
+		goto err_placement;
+	ret = sbridge_freq_init();
+	if (ret)
+		goto err_uclamp;
+	ret = sbridge_checker_init();
+	if (ret)
+		goto err_freq;
+	return 0;
+
+err_freq:
+	sbridge_freq_exit();
+err_uclamp:
+	sbridge_uclamp_exit();
+err_placement:
+	sbridge_placement_exit();
+err_capacity:
+	sbridge_capacity_exit();
+	return ret;
+}
+
+/**
+ * sbridge_actuators_exit() - stop the checker, then undo every actuator
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_actuators_exit(void)
+{
+	sbridge_checker_exit();
+	sbridge_freq_exit();
+	sbridge_uclamp_exit();
+	sbridge_placement_exit();
+	sbridge_capacity_exit();
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# scenario: arm64 1b3s placement: a spinner on a little core is steered to the big one, never outside the user's affinity, a user affinity change wins, unload restores masks
+# arch: arm64
+# topology: 1b3s
+# smp: 4
+# timeout: 200
+# throttle: 0.45
+# icount: no
+. /sbridge/lib.sh
+
+S=/sys/kernel/sbridge
+val() { awk -v k="$1" '$1 == k { print $2 }' $S/checker; }
+cpu_of() { cut -d' ' -f39 /proc/$1/stat; }
+mask_of() { taskset -p $1 | sed 's/.*: //'; }
+big=$(big_cpus | cut -d' ' -f1)
+lit=$(little_cpus | cut -d' ' -f1)
+bigmask=$(printf '%x' $((1 << big)))
+plan 12
+
+check "sbridge loads" load_sbridge
+check "placement on" sbridgectl set param act.placement 1
+check "act period 100 ms" sbridgectl set param act.period_ms 100
+grep -q '^placement: on$' $S/actuators && ok "status: placement on" || not_ok "status: placement on" "$(cat $S/actuators)"
+
+# 1. Started on little cpu$lit (pinned there by its parent), then the user
+# widens the affinity: placement moves it to big cpu$big within 15 s.
+taskset -c $lit spin 60 >/dev/null &
+p=$!
+sleep 0.5
+taskset -p -c 0-$(($(nproc) - 1)) $p >/dev/null
+start=$(cpu_of $p)
+n=0
+while [ $n -lt 30 ] && [ "$(mask_of $p)" != "$bigmask" ]; do sleep 0.5; n=$((n + 1)); done
+diag "spinner started on cpu$start, steered after ~$((n * 5 / 10)) s; mask $(mask_of $p)"
+check "spinner steered to the big core type (mask $bigmask)" test "$(mask_of $p)" = "$bigmask"
+sleep 1
+check "and runs on big cpu$big (cpu $(cpu_of $p))" test "$(cpu_of $p)" = "$big"
+
+# 2. A user change while steered wins at once, and for good.
+taskset -p -c $lit $p >/dev/null
+sleep 2
+check "user affinity change while steered wins (mask $(mask_of $p))" test "$(mask_of $p)" = "$(printf '%x' $((1 << lit)))"
+check "placement counted the user's win" test "$(val placement_user_wins)" -ge 1
+kill $p; wait $p 2>/dev/null
+
+# 3. Affinity excluding the big core: never moved there.
+others=$(little_cpus | tr ' ' ',' | sed 's/,$//')
+taskset -c $others spin 8 >/dev/null &
+q=$!
+seen=""
+for i in $(seq 1 12); do sleep 0.5; seen="$seen $(cpu_of $q)"; done
+check "task whose affinity excludes big never ran there (cpus:$seen)" sh -c "! echo '$seen' | grep -qw $big"
+want=$(printf '%x' $(( (1 << $(nproc)) - 1 - (1 << big) )))
+check "its mask untouched ($(mask_of $q), want $want)" test "$(mask_of $q)" = "$want"
+wait $q
+
+# 4. Unload puts a steered task's mask back exactly.
+spin 60 >/dev/null &
+r=$!
+n=0
+while [ $n -lt 30 ] && [ "$(mask_of $r)" != "$bigmask" ]; do sleep 0.5; n=$((n + 1)); done
+diag "before unload: mask $(mask_of $r)"
+check "sbridge unloads" unload_sbridge
+check "unload restored the spinner's own mask ($(mask_of $r))" test "$(mask_of $r)" = "$(printf '%x' $(( (1 << $(nproc)) - 1 )))"
+kill $r; wait $r 2>/dev/null
