@@ -325,6 +325,7 @@ static int sbridge_pmu_cpu_online(unsigned int cpu)
 		if (!ev[i])
 			continue;
 		WRITE_ONCE(pc->primed[i], false);
+		/* pairs with the acquire in the read path: primed is seen reset */
 		smp_store_release(&pc->ev[i], ev[i]);
 	}
 	return 0;
@@ -585,6 +586,7 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 	pc = this_cpu_ptr(&sbridge_pmu_cpu);
 	WRITE_ONCE(pc->reads, pc->reads + 1);
 	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
+		/* pairs with the release at publication: primed is up to date */
 		struct perf_event *ev = smp_load_acquire(&pc->ev[i]);
 		u64 val, en, run, d;
 

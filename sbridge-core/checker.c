@@ -147,7 +147,7 @@ struct sbridge_violation {
 static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 {
 	struct task_struct *g, *p;
-	int cpu, b, i;
+	int cpu, b, i, self;
 
 	memset(v, 0, sizeof(*v));
 	cpumask_clear(sbc.busy);
@@ -158,10 +158,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 	}
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		/*
-		 * Not ourselves: this kworker displaces whatever it
-		 * preempted, and would report its own shadow.
-		 */
+		/* Not ourselves (see the end of the pass). */
 		if (p == current)
 			continue;
 		cpu = task_cpu(p);
@@ -183,6 +180,19 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 	}
 	rcu_read_unlock();
 
+	/*
+	 * Our own CPU, judged as if we were not there (the work runs on a
+	 * bound kworker of system_wq, so this is the CPU of the whole pass):
+	 * idle if nothing waits there, else one waiting task is the one we
+	 * displaced and counts as running.
+	 */
+	self = raw_smp_processor_id();
+	if (sbc.nwait[self]) {
+		cpumask_set_cpu(self, sbc.busy);
+		sbc.nwait[self]--;
+	} else {
+		cpumask_clear_cpu(self, sbc.busy);
+	}
 	cpumask_andnot(sbc.idle, cpu_active_mask, sbc.busy);
 	for_each_cpu(b, sbc.busy) {
 		if (!sbc.nwait[b])

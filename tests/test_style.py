@@ -6,8 +6,7 @@ TOP = Path(__file__).resolve().parents[1]
 
 
 def test_checkpatch_clean():
+    # checkpatch exits non-zero on any finding; the script fails if it cannot
+    # fetch checkpatch. --quiet prints nothing for clean files.
     r = subprocess.run([str(TOP / "tools/checkpatch.sh")], text=True, capture_output=True)
-    findings = [line for line in r.stdout.splitlines()
-                if line.startswith(("ERROR:", "WARNING:"))]
-    assert "total:" in r.stdout, f"checkpatch did not run:\n{r.stdout}\n{r.stderr}"
-    assert not findings, r.stdout[-6000:]
+    assert r.returncode == 0, f"{r.stdout[-6000:]}\n{r.stderr[-2000:]}"

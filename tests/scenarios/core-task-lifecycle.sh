@@ -41,7 +41,11 @@ diag "allocs $a0 -> $a1, frees $f0 -> $f1, tracked-minus-threads $ex0 -> $ex1"
 check "10000 entries created" test $((a1 - a0)) -ge 10000
 check "10000 entries freed" test $((f1 - f0)) -ge 10000
 # Lower is fine: entries of tasks that were exiting at the baseline went too.
-check "no entries beyond the live threads (+2)" test "$ex1" -le $((ex0 + 2))
+# Entries go when the task_struct is freed, and the kernel may hold a few
+# exited ones longer (seen: +3 after 30 s under single-threaded TCG); a leak
+# in the storm's 10000 would be far more than 16. The exact balance is
+# checked at unload (allocated == freed).
+check "no entries beyond the live threads (+16)" test "$ex1" -le $((ex0 + 16))
 check "no allocation failures" test "$(rd alloc_fail)" -eq 0
 
 check "sbridge_core unloads" rmmod sbridge_core

@@ -142,6 +142,7 @@ def prepared(cell):
 def run(k, s, base, echo=None):
     """Boot cell @k with scenario @s; returns a vm.Result."""
     initrd = kernels.BUILD / "cells" / k.cell / f"{s.name}.cpio.gz"
+    initrd.parent.mkdir(parents=True, exist_ok=True)  # DKMS test runs before any build
     guest.scenario_initramfs(base, s.path, initrd)
     cmd = None
     if s.rig:
