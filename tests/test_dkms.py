@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import build
 import guest
 import harness
 from conftest import record
@@ -37,6 +38,11 @@ def test_dkms_install_boot_remove(tmp_path):
     k = next((k for k in harness.cells() if k.cell == CELL), None)
     if k is None:
         pytest.skip(f"{CELL} not in SBRIDGE_CELLS")
+    try:
+        # the guest kernel image: this test may be the first to need it
+        k = harness.prepared(CELL)[0]
+    except build.BuildError as e:
+        pytest.fail(f"{CELL}: {e}")
     if not Path(f"/lib/modules/{k.release}/build").exists():
         pytest.fail(f"host headers for {k.release} not installed (apt-get install "
                     f"linux-headers-amd64); the cell and the host headers must agree")

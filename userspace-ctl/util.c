@@ -11,16 +11,22 @@
 int sb_json;
 const char *sb_prog = "sbridgectl";
 
+/* "sbridgectl: message\n" on stderr, after whatever stdout holds */
+static void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", sb_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void sb_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", sb_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void usage_line(const char *help)
@@ -34,12 +40,9 @@ int sb_usage(const char *help, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", sb_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (help)
 		usage_line(help);
 	return SB_EXIT_USAGE;

@@ -222,7 +222,18 @@ def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None
         chunks = []
         timed_out = False
         try:
-            q = QMP(qmp_path)
+            try:
+                q = QMP(qmp_path)
+            except (OSError, ValueError) as e:
+                # QEMU quit before the guest started (bad kernel path, bad
+                # option): its own message is the useful part
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    raise e from None
+                out = p.stdout.read().decode(errors="replace").strip()
+                raise RuntimeError(f"QEMU exited ({p.returncode}) before the guest "
+                                   f"started: {out or e}") from None
             littles = guest.little_cpus(topology, smp) if throttle else []
             if littles:
                 cpus = q.cmd("query-cpus-fast")
