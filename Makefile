@@ -7,7 +7,7 @@ VERSION := $(shell scripts/version.sh .)
 DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 
-.PHONY: all modules install load unload clean check ctl test demo \
+.PHONY: all modules install load unload clean check ctl test demo bench \
 	dkms-add dkms-build dkms-install dkms-remove
 
 all: modules ctl
@@ -40,6 +40,14 @@ demo:
 
 test:
 	tests/run.sh
+
+# Benchmarks: ratios measured inside one boot, never pass/fail (bench/README.md).
+BENCH_CELLS ?= x86_64-bookworm arm64-bookworm
+bench:
+	tools/testbed/setup-host.sh
+	for c in $(BENCH_CELLS); do for b in bench/core-*.sh; do \
+		python3 tools/testbed/harness.py $$b --cell $$c -v | grep -a -E 'bench:|^# |PASS|FAIL' | tr -d '\r'; \
+	done; done
 
 # DKMS: the tree is copied to /usr/src/sbridge-<version> with its version
 # frozen in a VERSION file, since DKMS builds from there without git.

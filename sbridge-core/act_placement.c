@@ -13,11 +13,17 @@
  * CPUs (never onto a saturated type); if the task's mask changes under us
  * (sched_setaffinity, cpuset) the user wins at once and the task is never
  * touched again; disable and unload put back exactly the mask saved.
+ *
+ * A task forked by a steered task inherits the steered mask. So that no
+ * such mask outlives sbridge, the fork hook gives the child its own entry
+ * with the parent's saved mask (sbridge_placement_fork()): it is then
+ * released, handed to the user or restored at unload like any other.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/cpumask.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
@@ -31,7 +37,8 @@
 #include "internal.h"
 #include "actuators.h"
 
-#define SBRIDGE_STEER_MAX	128	/* entries (steered + hands-off) */
+#define SBRIDGE_STEER_MAX	128	/* entries the pass creates */
+#define SBRIDGE_STEER_TOTAL	4096	/* with children that inherited a mask */
 #define SBRIDGE_STEER_BATCH	16	/* candidates acted on per pass */
 
 enum { SB_STEERED, SB_HANDS_OFF };
@@ -39,6 +46,7 @@ enum { SB_STEERED, SB_HANDS_OFF };
 /**
  * struct sbridge_steer - a task placement touched
  * @node: in sbridge_steer_list
+ * @hnode: in sbridge_steer_hash, keyed by @p
  * @p: the task; a reference is held while the entry exists
  * @user: the task's own mask before we steered it
  * @set: the mask we set
@@ -46,12 +54,14 @@ enum { SB_STEERED, SB_HANDS_OFF };
  *	made us yield: never steered again)
  * @type: core type it is steered to
  *
- * The list changes under sbridge_place_mutex (held across the sleeping
- * affinity calls) and sbridge_steer_lock; lookups from the checker's RCU
- * walk take only the spinlock.
+ * The list and hash change under sbridge_steer_lock; the pass and
+ * release paths also hold sbridge_place_mutex (across the sleeping
+ * affinity calls). The fork hook and the checker's RCU walk take only the
+ * spinlock, and the fork hook only ever adds entries.
  */
 struct sbridge_steer {
 	struct list_head node;
+	struct hlist_node hnode;
 	struct task_struct *p;
 	cpumask_var_t user;
 	cpumask_var_t set;
@@ -60,12 +70,14 @@ struct sbridge_steer {
 };
 
 static LIST_HEAD(sbridge_steer_list);
+static DEFINE_HASHTABLE(sbridge_steer_hash, 8);
 static unsigned int sbridge_steer_count, sbridge_steered_now;
+static bool sbridge_steer_closed;	/* exit: the fork hook adds no more */
 static DEFINE_SPINLOCK(sbridge_steer_lock);
 static DEFINE_MUTEX(sbridge_place_mutex);
 static int sbridge_selftest_cpu = -1;
 static u64 sbridge_place_steers, sbridge_place_releases, sbridge_place_user_wins,
-	   sbridge_place_yields;
+	   sbridge_place_yields, sbridge_place_inherits, sbridge_place_inherit_lost;
 
 static void sbridge_place_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_place_work, sbridge_place_fn);
@@ -91,15 +103,38 @@ static struct sbridge_steer *sbridge_steer_find(struct task_struct *p)
 {
 	struct sbridge_steer *e;
 
-	list_for_each_entry(e, &sbridge_steer_list, node)
+	hash_for_each_possible(sbridge_steer_hash, e, hnode, (unsigned long)p)
 		if (e->p == p)
 			return e;
 	return NULL;
 }
 
+static void sbridge_steer_add(struct sbridge_steer *e)
+{
+	list_add(&e->node, &sbridge_steer_list);
+	hash_add(sbridge_steer_hash, &e->hnode, (unsigned long)e->p);
+	sbridge_steer_count++;
+	sbridge_steered_now++;
+}
+
+static struct sbridge_steer *sbridge_steer_alloc(gfp_t gfp)
+{
+	struct sbridge_steer *e = kzalloc(sizeof(*e), gfp);
+
+	if (!e)
+		return NULL;
+	if (!alloc_cpumask_var(&e->user, gfp) || !alloc_cpumask_var(&e->set, gfp)) {
+		free_cpumask_var(e->user);
+		kfree(e);
+		return NULL;
+	}
+	return e;
+}
+
 static void sbridge_steer_free(struct sbridge_steer *e)
 {
-	put_task_struct(e->p);
+	if (e->p)
+		put_task_struct(e->p);
 	free_cpumask_var(e->user);
 	free_cpumask_var(e->set);
 	kfree(e);
@@ -109,6 +144,7 @@ static void sbridge_steer_del(struct sbridge_steer *e)
 {
 	spin_lock(&sbridge_steer_lock);
 	list_del(&e->node);
+	hash_del(&e->hnode);
 	sbridge_steer_count--;
 	if (e->state == SB_STEERED)
 		sbridge_steered_now--;
@@ -189,6 +225,61 @@ void sbridge_placement_yield(struct task_struct *p)
 			task_pid_nr(p));
 	}
 	mutex_unlock(&sbridge_place_mutex);
+}
+
+/**
+ * sbridge_placement_fork() - @child inherited @parent's steered mask
+ * @parent: the forking task
+ * @child: the new task, not yet woken
+ *
+ * Gives @child an entry holding @parent's own mask, so that release,
+ * a user's change and unload treat it like @parent. If no entry can be
+ * had, the loss is counted and logged: that child keeps the narrow mask.
+ *
+ * Context: sched_process_fork tracepoint; takes a spinlock, allocates
+ * with GFP_NOWAIT only when @parent is steered.
+ */
+void sbridge_placement_fork(struct task_struct *parent, struct task_struct *child)
+{
+	struct sbridge_steer *e, *pe;
+	bool steered;
+
+	if (!READ_ONCE(sbridge_steered_now))
+		return;
+	spin_lock(&sbridge_steer_lock);
+	pe = sbridge_steer_find(parent);
+	steered = pe && pe->state == SB_STEERED;
+	spin_unlock(&sbridge_steer_lock);
+	if (!steered)
+		return;
+	e = sbridge_steer_alloc(GFP_NOWAIT | __GFP_NOWARN);
+	spin_lock(&sbridge_steer_lock);
+	pe = sbridge_steer_find(parent);
+	if (!pe || pe->state != SB_STEERED || sbridge_steer_closed) {
+		/* released or closed meanwhile: the child has the user's mask */
+		spin_unlock(&sbridge_steer_lock);
+		goto free;
+	}
+	if (!e || sbridge_steer_count >= SBRIDGE_STEER_TOTAL) {
+		sbridge_place_inherit_lost++;
+		spin_unlock(&sbridge_steer_lock);
+		pr_warn_ratelimited("pid %d: keeps its parent's steered affinity (no entry)\n",
+				    task_pid_nr(child));
+		goto free;
+	}
+	cpumask_copy(e->user, pe->user);
+	cpumask_copy(e->set, pe->set);
+	e->type = pe->type;
+	e->state = SB_STEERED;
+	get_task_struct(child);
+	e->p = child;
+	sbridge_steer_add(e);
+	sbridge_place_inherits++;
+	spin_unlock(&sbridge_steer_lock);
+	return;
+free:
+	if (e)
+		sbridge_steer_free(e);
 }
 
 /**
@@ -304,9 +395,16 @@ static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
 		e = sbridge_steer_find(p);
 		spin_unlock(&sbridge_steer_lock);
 		if (e) {
-			/* Down: released when cold or preferring another type. */
+			/*
+			 * Down: released when cold, preferring another type,
+			 * or when inherited entries crowd its type.
+			 */
 			if (e->state == SB_STEERED &&
-			    (util < down || !want || type != e->type)) {
+			    (util < down || !want || type != e->type ||
+			     type_load[e->type] >
+			     cpumask_weight_and(&sbridge_topo.type_mask[e->type],
+						cpu_active_mask))) {
+				type_load[e->type]--;
 				get_task_struct(p);
 				c[n].p = p;
 				c[n++].type = SBRIDGE_MAX_CORE_TYPES;
@@ -335,12 +433,9 @@ static void sbridge_place_steer(struct task_struct *p, unsigned int type)
 
 	if (sbridge_steer_count >= SBRIDGE_STEER_MAX)
 		return;
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = sbridge_steer_alloc(GFP_KERNEL);
 	if (!e)
 		return;
-	if (!alloc_cpumask_var(&e->user, GFP_KERNEL) ||
-	    !alloc_cpumask_var(&e->set, GFP_KERNEL))
-		goto free;
 	cpumask_copy(e->user, &p->cpus_mask);
 	cpumask_and(e->set, e->user, &sbridge_topo.type_mask[type]);
 	cpumask_and(e->set, e->set, cpu_active_mask);
@@ -363,18 +458,14 @@ static void sbridge_place_steer(struct task_struct *p, unsigned int type)
 	e->type = type;
 	e->state = SB_STEERED;
 	spin_lock(&sbridge_steer_lock);
-	list_add(&e->node, &sbridge_steer_list);
-	sbridge_steer_count++;
-	sbridge_steered_now++;
+	sbridge_steer_add(e);
 	spin_unlock(&sbridge_steer_lock);
 	sbridge_place_steers++;
 	pr_debug("pid %d steered to type %u: %*pbl\n", task_pid_nr(p), type,
 		 cpumask_pr_args(e->set));
 	return;
 free:
-	free_cpumask_var(e->user);
-	free_cpumask_var(e->set);
-	kfree(e);
+	sbridge_steer_free(e);
 }
 
 static void sbridge_place_pass(void)
@@ -429,11 +520,13 @@ static void sbridge_place_fn(struct work_struct *w)
 int sbridge_placement_counters(char *buf, int at)
 {
 	return sysfs_emit_at(buf, at,
-			     "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\n",
+			     "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\n",
 			     sbridge_placement_steered(), READ_ONCE(sbridge_place_steers),
 			     READ_ONCE(sbridge_place_releases),
 			     READ_ONCE(sbridge_place_user_wins),
-			     READ_ONCE(sbridge_place_yields));
+			     READ_ONCE(sbridge_place_yields),
+			     READ_ONCE(sbridge_place_inherits),
+			     READ_ONCE(sbridge_place_inherit_lost));
 }
 
 /**
@@ -458,6 +551,9 @@ void sbridge_placement_exit(void)
 
 	cancel_delayed_work_sync(&sbridge_place_work);
 	mutex_lock(&sbridge_place_mutex);
+	spin_lock(&sbridge_steer_lock);
+	sbridge_steer_closed = true;
+	spin_unlock(&sbridge_steer_lock);
 	sbridge_place_prune(true);
 	list_for_each_entry_safe(e, n, &sbridge_steer_list, node)
 		sbridge_steer_del(e);

@@ -72,6 +72,7 @@ bool sbridge_placement_active(void);
 const char *sbridge_placement_status(void);
 bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask);
 void sbridge_placement_yield(struct task_struct *p);
+void sbridge_placement_fork(struct task_struct *parent, struct task_struct *child);
 unsigned int sbridge_placement_steered(void);
 int sbridge_pick_cpu(const struct cpumask *mask);
 int sbridge_placement_counters(char *buf, int at);

@@ -15,6 +15,7 @@
 #include <linux/err.h>
 #include <sbridge/compat.h>
 #include "internal.h"
+#include "actuators.h"
 
 /**
  * struct sbridge_path_buf - per-CPU buffer for the exec path
@@ -31,6 +32,7 @@ static void sbridge_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
 	sbridge_task_fork(child);
+	sbridge_placement_fork(parent, child);
 }
 
 static void sbridge_probe_exec(void *data, struct task_struct *p,

@@ -15,7 +15,10 @@ mask_of() { taskset -p $1 | sed 's/.*: //'; }
 big=$(big_cpus | cut -d' ' -f1)
 lit=$(little_cpus | cut -d' ' -f1)
 bigmask=$(printf '%x' $((1 << big)))
-plan 12
+# not nproc: a child of a steered task sees the steered mask (by design)
+ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+allmask=$(printf '%x' $(( (1 << ncpu) - 1 )))
+plan 15
 
 check "sbridge loads" load_sbridge
 check "placement on" sbridgectl set param act.placement 1
@@ -27,7 +30,7 @@ grep -q '^placement: on$' $S/actuators && ok "status: placement on" || not_ok "s
 taskset -c $lit spin 60 >/dev/null &
 p=$!
 sleep 0.5
-taskset -p -c 0-$(($(nproc) - 1)) $p >/dev/null
+taskset -p -c 0-$((ncpu - 1)) $p >/dev/null
 start=$(cpu_of $p)
 n=0
 while [ $n -lt 30 ] && [ "$(mask_of $p)" != "$bigmask" ]; do sleep 0.5; n=$((n + 1)); done
@@ -50,16 +53,26 @@ q=$!
 seen=""
 for i in $(seq 1 12); do sleep 0.5; seen="$seen $(cpu_of $q)"; done
 check "task whose affinity excludes big never ran there (cpus:$seen)" sh -c "! echo '$seen' | grep -qw $big"
-want=$(printf '%x' $(( (1 << $(nproc)) - 1 - (1 << big) )))
+want=$(printf '%x' $(( (1 << ncpu) - 1 - (1 << big) )))
 check "its mask untouched ($(mask_of $q), want $want)" test "$(mask_of $q)" = "$want"
 kill $q; wait $q 2>/dev/null || true
 
-# 4. Unload puts a steered task's mask back exactly.
-spin 60 >/dev/null &
+# 4. A steered shell forks: the child inherits the steered mask, and
+# unload puts back both masks exactly (nothing of sbridge outlives it).
+rm -f /tmp/go
+sh -c 'while [ ! -e /tmp/go ]; do :; done; spin 60 >/dev/null & wait' &
 r=$!
 n=0
 while [ $n -lt 30 ] && [ "$(mask_of $r)" != "$bigmask" ]; do sleep 0.5; n=$((n + 1)); done
-diag "before unload: mask $(mask_of $r)"
+diag "forking shell steered after ~$((n * 5 / 10)) s: mask $(mask_of $r)"
+touch /tmp/go
+sleep 0.5
+c=$(cat /proc/$r/task/$r/children 2>/dev/null | cut -d' ' -f1)
+check "steered shell forked child ${c:-none} with the steered mask ($([ -n "$c" ] && mask_of $c))" \
+	test -n "$c" -a "$(mask_of ${c:-0} 2>/dev/null)" = "$bigmask"
+check "placement took the child on ($(val placement_inherits) inherits, $(val placement_inherit_lost) lost)" \
+	test "$(val placement_inherits)" -ge 1 -a "$(val placement_inherit_lost)" = 0
 check "sbridge unloads" unload_sbridge
-check "unload restored the spinner's own mask ($(mask_of $r))" test "$(mask_of $r)" = "$(printf '%x' $(( (1 << $(nproc)) - 1 )))"
-kill $r; wait $r 2>/dev/null || true
+check "unload restored the shell's own mask ($(mask_of $r))" test "$(mask_of $r)" = "$allmask"
+check "unload restored the child's own mask ($(mask_of ${c:-0} 2>/dev/null))" test "$(mask_of ${c:-0} 2>/dev/null)" = "$allmask"
+kill $c $r 2>/dev/null; wait $r 2>/dev/null || true
