@@ -6,7 +6,9 @@
  * PELT utilisation crosses act.up_util is restricted to the core type its
  * factors prefer (sbridge_task_placement()), intersected with the affinity
  * it had, and released when its utilisation falls below act.down_util or
- * its preferred type changes: two thresholds, so no ping-pong.
+ * its preferred type changes: two thresholds, so no ping-pong. Only a
+ * runnable task is steered, and a steered one's utilisation is decayed
+ * while it sleeps (PELT does not update a blocked task's util_avg).
  *
  * Rules: the mask set is always a strict subset of the task's own mask
  * (never widened); a type gets at most as many steered tasks as it has
@@ -24,7 +26,9 @@
 #include <linux/module.h>
 #include <linux/cpumask.h>
 #include <linux/hashtable.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -53,6 +57,8 @@ enum { SB_STEERED, SB_HANDS_OFF };
  * @state: SB_STEERED, or SB_HANDS_OFF (user changed it or the checker
  *	made us yield: never steered again)
  * @type: core type it is steered to
+ * @off_since: clock when the pass first saw the task off the runqueue,
+ *	0 while it is queued (pass only, under sbridge_place_mutex)
  *
  * The list and hash change under sbridge_steer_lock; the pass and
  * release paths also hold sbridge_place_mutex (across the sleeping
@@ -67,6 +73,7 @@ struct sbridge_steer {
 	cpumask_var_t set;
 	u8 state;
 	u8 type;
+	u64 off_since;
 };
 
 static LIST_HEAD(sbridge_steer_list);
@@ -371,6 +378,30 @@ static bool sbridge_place_want(struct task_struct *p, unsigned int *type)
 	return true;
 }
 
+/*
+ * PELT leaves a sleeping task's util_avg as it was when it blocked. Decay
+ * it as PELT would (halving every 32 ms) from when the pass first saw the
+ * task off the runqueue, so a steered task that sleeps on is released and
+ * frees its slot on the type instead of holding it with a stale value.
+ */
+static unsigned long sbridge_steer_util(struct sbridge_steer *e,
+					unsigned long util, bool queued,
+					u64 now)
+{
+	u64 halves;
+
+	if (queued) {
+		e->off_since = 0;
+		return util;
+	}
+	if (!e->off_since) {
+		e->off_since = now;
+		return util;
+	}
+	halves = div64_u64(now - e->off_since, 32 * NSEC_PER_MSEC);
+	return halves >= BITS_PER_LONG ? 0 : util >> halves;
+}
+
 static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
 				 unsigned int *type_load)
 {
@@ -379,8 +410,9 @@ static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
 	struct task_struct *g, *p;
 	struct sbridge_steer *e;
 	unsigned int n = 0, type;
+	u64 now = ktime_get_ns();
 	unsigned long util;
-	bool want;
+	bool want, queued;
 
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
@@ -390,11 +422,13 @@ static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
 		    !sbridge_fair_policy(p->policy))
 			continue;
 		util = READ_ONCE(p->se.avg.util_avg);
+		queued = READ_ONCE(p->on_rq) == SBRIDGE_ON_RQ_QUEUED;
 		want = sbridge_place_want(p, &type);
 		spin_lock(&sbridge_steer_lock);
 		e = sbridge_steer_find(p);
 		spin_unlock(&sbridge_steer_lock);
 		if (e) {
+			util = sbridge_steer_util(e, util, queued, now);
 			/*
 			 * Down: released when cold, preferring another type,
 			 * or when inherited entries crowd its type.
@@ -411,7 +445,8 @@ static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
 			}
 			continue;
 		}
-		if (!want || util < up)
+		/* A sleeping task's util is stale: only runnable ones go up. */
+		if (!want || !queued || util < up)
 			continue;
 		if (!READ_ONCE(sbridge_act_params.selftest) &&
 		    type_load[type] >=

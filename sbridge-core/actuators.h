@@ -22,6 +22,9 @@ struct netlink_callback;
 #define SBRIDGE_HINT_PLACEMENT	BIT(1)
 #define SBRIDGE_HINT_UCLAMP	BIT(2)
 #define SBRIDGE_HINT_FREQ	BIT(3)
+/* p->on_rq value of a queued task (TASK_ON_RQ_QUEUED, kernel/sched/sched.h). */
+#define SBRIDGE_ON_RQ_QUEUED	1
+
 /* The report's waiting task was steered by sbridge (placement yielded). */
 #define SBRIDGE_HINT_CAUSED	BIT(8)
 

@@ -47,8 +47,6 @@
 
 #define SBRIDGE_REPORTS		64
 #define SBRIDGE_YIELD_BATCH	8
-/* p->on_rq value of a queued task (TASK_ON_RQ_QUEUED, kernel/sched/sched.h). */
-#define SBRIDGE_ON_RQ_QUEUED	1
 
 struct sbridge_act_params sbridge_act_params = {
 	.capacity = 0,

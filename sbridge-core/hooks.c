@@ -66,6 +66,15 @@ static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)
 	sbridge_task_switch(prev, next, smp_processor_id());
 }
 
+/*
+ * update_curr() charges the running task at every tick (and at enqueues,
+ * dequeues, switches): the one hook that sees a task owning its CPU.
+ */
+static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
+{
+	sbridge_task_tick(p, smp_processor_id());
+}
+
 /**
  * struct sbridge_hook - one tracepoint probe
  * @name: tracepoint name
@@ -84,16 +93,17 @@ struct sbridge_hook {
 
 /*
  * Registration order matters: free before fork/exec before adopting the
- * live tasks (see sbridge_tasks_adopt()), switch and migrate last.
+ * live tasks (see sbridge_tasks_adopt()), switch, runtime and migrate last.
  */
 enum { SB_HOOK_FREE, SB_HOOK_FORK, SB_HOOK_EXEC, SB_HOOK_SWITCH,
-	SB_HOOK_MIGRATE, SB_NR_HOOKS };
+	SB_HOOK_RUNTIME, SB_HOOK_MIGRATE, SB_NR_HOOKS };
 
 static struct sbridge_hook sbridge_hooks[SB_NR_HOOKS] = {
 	[SB_HOOK_FREE]	 = { "sched_process_free", sbridge_probe_free },
 	[SB_HOOK_FORK]	 = { "sched_process_fork", sbridge_probe_fork },
 	[SB_HOOK_EXEC]	 = { "sched_process_exec", sbridge_probe_exec },
 	[SB_HOOK_SWITCH] = { "sched_switch", sbridge_probe_switch },
+	[SB_HOOK_RUNTIME] = { "sched_stat_runtime", sbridge_probe_runtime },
 	[SB_HOOK_MIGRATE] = { "sched_migrate_task", sbridge_probe_migrate },
 };
 

@@ -119,8 +119,9 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @runtime_ns: time run while tracked
  *
  * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
- * @last_cpu, @runtime_ns for prev/next on the CPU they run on, so there is
- * one writer at a time per task. Exec writes the identity fields and the
+ * @last_cpu, @runtime_ns for prev/next on the CPU they run on, and the
+ * runtime probe the same for the running task, both under that CPU's
+ * runqueue lock with IRQs off, so there is one writer at a time per task. Exec writes the identity fields and the
  * rule fields while the task is running its own exec (same CPU, not in a
  * switch). Readers (netlink dump, API) take rcu_read_lock() and may see
  * a torn multi-field snapshot, which is harmless for statistics.
@@ -191,6 +192,8 @@ void sbridge_task_exec(struct task_struct *p, const char *exe);
 void sbridge_task_free(struct task_struct *p);
 void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
 			 int cpu);
+void sbridge_task_tick(struct task_struct *p, int cpu);
+u64 sbridge_tick_counts(void);
 u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
@@ -215,6 +218,8 @@ void sbridge_hooks_exit(void);
  * @c_const: the model's constant C (fp)
  * @ref_share: CPI_B share of the reference task m (fp)
  * @matrix_max: cells the matrix holds before LRU eviction
+ * @tick_ms: least time between reads of a running task's counters
+ *	between switches, 0 == read at switches only
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -228,6 +233,7 @@ struct sbridge_params {
 	u32 c_const;
 	u32 ref_share;
 	u32 matrix_max;
+	u32 tick_ms;
 };
 extern struct sbridge_params sbridge_params;
 int sbridge_param_set(const char *name, u64 value);

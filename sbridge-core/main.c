@@ -28,6 +28,7 @@ struct sbridge_params sbridge_params = {
 	.c_const = SBRIDGE_FP_ONE,
 	.ref_share = SBRIDGE_FP_ONE,
 	.matrix_max = 4096,
+	.tick_ms = 8,
 };
 static DEFINE_MUTEX(sbridge_param_lock);
 
@@ -55,6 +56,7 @@ static const struct sbridge_param_desc sbridge_param_tab[] = {
 	{ "c", &sbridge_params.c_const, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX },
 	{ "ref_share", &sbridge_params.ref_share, 1, SBRIDGE_FP_ONE },
 	{ "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
+	{ "tick_ms", &sbridge_params.tick_ms, 0, 10000 },
 	/* actuators and the invariant checker (actuators.h) */
 	{ "act.capacity", &sbridge_act_params.capacity, 0, 1 },
 	{ "act.placement", &sbridge_act_params.placement, 0, 1 },

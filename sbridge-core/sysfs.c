@@ -36,6 +36,7 @@ SB_STAT_ATTR(phase_changes, atomic64_read(&sbridge_stats.phase_changes));
 SB_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
 SB_STAT_ATTR(type_migrations, atomic64_read(&sbridge_stats.type_migrations));
 SB_STAT_ATTR(switches, sbridge_switch_counts(NULL));
+SB_STAT_ATTR(ticks, sbridge_tick_counts());
 SB_STAT_ATTR(matrix, sbridge_matrix_count());
 SB_STAT_ATTR(rules, sbridge_rules_count());
 SB_STAT_ATTR(ntypes, sbridge_topo.ntypes);
@@ -146,6 +147,7 @@ static struct attribute *sbridge_attrs[] = {
 	&frees_attr.attr,
 	&alloc_fail_attr.attr,
 	&switches_attr.attr,
+	&ticks_attr.attr,
 	&untracked_attr.attr,
 	&matrix_attr.attr,
 	&matrix_hits_attr.attr,

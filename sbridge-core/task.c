@@ -25,6 +25,9 @@ struct sbridge_stats sbridge_stats;
 /* Hot counters of the switch path: per CPU, so no shared cache line. */
 DEFINE_PER_CPU(u64, sbridge_pcpu_switches);
 DEFINE_PER_CPU(u64, sbridge_pcpu_untracked);
+/* Counter reads between switches, and when this CPU last read (clock). */
+static DEFINE_PER_CPU(u64, sbridge_pcpu_ticks);
+static DEFINE_PER_CPU(u64, sbridge_pcpu_read_ns);
 
 static struct kmem_cache *sbridge_task_cache;
 static struct rhashtable sbridge_tasks;
@@ -310,6 +313,7 @@ void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
 	u64 now = local_clock();
 
 	__this_cpu_inc(sbridge_pcpu_switches);
+	__this_cpu_write(sbridge_pcpu_read_ns, now);
 	/*
 	 * IRQs are off, which already is an RCU read-side section; the
 	 * explicit one documents it and keeps lockdep-RCU quiet.
@@ -346,6 +350,59 @@ void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
 			t->switch_in_ns = now;
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * sbridge_task_tick() - charge the running task's counts between switches
+ * @p: task update_curr() just charged runtime to (sched_stat_runtime)
+ * @cpu: this CPU
+ *
+ * A task that owns its CPU is seldom switched out, so its windows would
+ * close only at the next switch and its phase would go stale. At most
+ * once per tick_ms per CPU this reads the source like a switch does and
+ * adds the deltas to @p. update_curr() also runs for a remote runqueue's
+ * current task; only @p running here is charged.
+ *
+ * Context: runqueue lock held, IRQs off. O(1), no lock, no allocation.
+ */
+void sbridge_task_tick(struct task_struct *p, int cpu)
+{
+	u64 gap = (u64)READ_ONCE(sbridge_params.tick_ms) * NSEC_PER_MSEC;
+	const struct sbridge_source_ops *src;
+	struct sbridge_counts d = { 0 };
+	struct sbridge_task *t;
+	u64 now;
+
+	if (!gap || p != current || is_idle_task(p))
+		return;
+	now = local_clock();
+	if (now - __this_cpu_read(sbridge_pcpu_read_ns) < gap)
+		return;
+	__this_cpu_write(sbridge_pcpu_read_ns, now);
+	rcu_read_lock();
+	src = rcu_dereference(sbridge_source);
+	t = sbridge_task_lookup(p);
+	if (src && src->read_delta && t) {
+		src->read_delta(cpu, &d);
+		__this_cpu_inc(sbridge_pcpu_ticks);
+		sbridge_task_account(t, cpu, src, &d);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * sbridge_tick_counts() - counter reads between switches, all CPUs
+ *
+ * Return: reads sbridge_task_tick() made since load.
+ */
+u64 sbridge_tick_counts(void)
+{
+	u64 s = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		s += per_cpu(sbridge_pcpu_ticks, cpu);
+	return s;
 }
 
 /**

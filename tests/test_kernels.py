@@ -40,8 +40,7 @@ def test_scenario(cell, scenario):
     k, base, _ = _prepared(cell)
     r = harness.run(k, scenario, base)
     record(cell, r)
-    log = build.BUILD / "cells" / cell / f"{scenario.name}.console"
-    log.write_text(r.console)
+    log = harness.console_log(k, scenario)
     if scenario.expect == "fail":
         # harness self-test: the run must be judged failed, for the right reason
         assert r.problems, f"{scenario.name} should have failed but passed"

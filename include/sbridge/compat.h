@@ -71,6 +71,18 @@ static inline int sbridge_cpu_cluster(int cpu)
 	struct task_struct *next, unsigned int prev_state
 
 /*
+ * Probe prototype of sched_stat_runtime: 6.1 .. 6.7 pass the vruntime too,
+ * 6.8 .. 7.x (commit 5fe6ec8f6ab5) only (task, runtime).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define SBRIDGE_SCHED_RUNTIME_PROTO					\
+	void *data, struct task_struct *p, u64 runtime
+#else
+#define SBRIDGE_SCHED_RUNTIME_PROTO					\
+	void *data, struct task_struct *p, u64 runtime, u64 vruntime
+#endif
+
+/*
  * Writable per-CPU capacity. arm64 (GENERIC_ARCH_TOPOLOGY), 6.1 .. 7.x:
  * arch_scale_cpu_capacity() reads the exported per-CPU cpu_scale, declared
  * in <linux/arch_topology.h> up to 6.12 and in <linux/topology.h> from 6.16

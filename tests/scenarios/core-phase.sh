@@ -11,7 +11,7 @@
 # time: a compute phase followed by a memory phase in one process.
 S=/sys/kernel/sbridge
 F=/sys/module/sbridge_fakesrc/parameters/force
-plan 9
+plan 10
 
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 if ! insmod $MODDIR/sbridge_fakesrc.ko force=1; then
@@ -22,20 +22,27 @@ fi
 ok "sbridge_fakesrc loads"
 nltest param phase_windows 3
 
-spin 8 >/dev/null &
+share() { nltest tasks | awk -v p=$pid '$1 == p { print $5 }'; }
+spin 60 >/dev/null &
 pid=$!
 sleep 3
-share1=$(nltest tasks | awk -v p=$pid '$1 == p { print $5 }')
+share1=$(share)
 ph0=$(cat $S/phase_changes)
+tk0=$(cat $S/ticks)
 echo 2 > $F
-sleep 4
-share2=$(nltest tasks | awk -v p=$pid '$1 == p { print $5 }')
+# The hysteresis needs phase_windows windows; the tick path closes them
+# even while spin owns its CPU. Poll: TCG timing is noisy.
+n=0
+while [ $n -lt 40 ] && [ "$(share)" != 204 ]; do sleep 0.5; n=$((n + 1)); done
+share2=$(share)
 ph1=$(cat $S/phase_changes)
-wait $pid
-diag "spin share $share1 -> $share2, phase changes $ph0 -> $ph1"
+tk1=$(cat $S/ticks)
+kill $pid; wait $pid 2>/dev/null
+diag "spin share $share1 -> $share2 after ~$((n / 2)) s, phase changes $ph0 -> $ph1, tick reads $tk0 -> $tk1"
 check "compute phase first (share 1024)" test "$share1" = 1024
 check "memory phase after the shift (share 204)" test "$share2" = 204
 check "phase change counted" test "$ph1" -gt "$ph0"
+check "running tasks' counters read between switches" test "$tk1" -gt "$tk0"
 
 i=0
 while [ $i -lt 10 ] && ! nltest matrix | grep -q '^spin .* 204 '; do

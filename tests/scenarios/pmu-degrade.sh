@@ -81,13 +81,17 @@ check "events covers every online CPU once" test \
 i=0
 while [ $i -lt 20000 ]; do i=$((i + 1)); done
 sleep 1
-cat $P/counts | while read -r l; do diag "counts: $l"; done
+counts=$(cat $P/counts)
+echo "$counts" | while read -r l; do diag "counts: $l"; done
+# what the core saw, for a failure report
+seen="counts: $(echo "$counts" | tr '\n' ';') core switches $(cat /sys/kernel/sbridge/switches) source $(cat /sys/kernel/sbridge/source)"
 # shellcheck disable=SC2046
-set -- $(awk '{ r += $3; c += $5 } END { print r + 0, c + 0 }' $P/counts)
-check "the core reads the counters at context switches" test "$1" -gt 0
+set -- $(echo "$counts" | awk '{ r += $3; c += $5 } END { print r + 0, c + 0 }')
+cmp_ok() { if test "$2" "$3" "$4"; then ok "$1"; else not_ok "$1" "$seen"; fi; }
+cmp_ok "the core reads the counters at context switches" "$1" -gt 0
 case "$want" in
-"cycles only"*) check "cycles are counted" test "$2" -gt 0 ;;
-*) check "nothing is counted without counters" test "$2" -eq 0 ;;
+"cycles only"*) cmp_ok "cycles are counted" "$2" -gt 0 ;;
+*) cmp_ok "nothing is counted without counters" "$2" -eq 0 ;;
 esac
 check "still loaded and registered after 1 s" test -d /sys/module/sbridge_pmu
 # A raw code replaces the generic event where the PMU takes it; an entry

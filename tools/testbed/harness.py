@@ -148,9 +148,16 @@ def run(k, s, base, echo=None):
     if s.rig:
         import rig_launch  # tools/rig provides the command
         cmd = rig_launch.command(k, initrd, s.smp, s.topology)
-    return vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
-                   timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
-                   icount=s.icount, cmd=cmd, echo=echo)
+    r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
+                timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
+                icount=s.icount, cmd=cmd, echo=echo)
+    console_log(k, s).write_text(r.console)
+    return r
+
+
+def console_log(k, s):
+    """Where the console of the last run of @s in cell @k is kept."""
+    return kernels.BUILD / "cells" / k.cell / f"{s.name}.console"
 
 
 def main():
@@ -179,6 +186,8 @@ def main():
               f"{r.wall:.1f}s")
         for p in r.problems:
             print("   ", p)
+        if r.problems:
+            print("    console:", console_log(k, s))
         for sk in r.skipped:
             print("    skip:", sk)
     return 1 if bad else 0

@@ -66,6 +66,7 @@ def parse(console, timed_out, wall=0.0):
     r = Result(console=console, timed_out=timed_out, wall=wall)
     body = console.split("@@SB-BEGIN", 1)[1] if "@@SB-BEGIN" in console else ""
     tap, _, rest = body.partition("@@SB-RC")
+    last_failed = False
     if _:
         m = re.match(r"\s*(\d+)", rest)
         r.rc = int(m.group(1)) if m else None
@@ -78,7 +79,14 @@ def parse(console, timed_out, wall=0.0):
             continue
         m = TAP.match(line)
         if not m:
+            # a failure's diagnostics follow it: keep them with it, so a
+            # report shows why without the whole console
+            if line.startswith("#") and r.failed and last_failed:
+                d = r.failed[-1]
+                if len(d) < 400:
+                    r.failed[-1] = f"{d} | {line[1:].strip()}"[:400]
             continue
+        last_failed = m.group(1).lower() == "not ok" and not m.group(4)
         desc = m.group(3) or ""
         if m.group(4) and m.group(4).upper() == "SKIP":
             r.skipped.append(f"{desc} ({m.group(5) or 'skipped'})")
@@ -136,8 +144,8 @@ class Throttle:
         self.dirs = []
         quota = max(1000, int(self.PERIOD_US * share))
         name = f"sbridge-testbed-{qemu_pid}"
-        v1 = Path("/sys/fs/cgroup/cpu")
-        if (v1 / "cpu.cfs_quota_us").exists():
+        v1, root = self.mounts()
+        if v1:
             g = v1 / name
             g.mkdir()
             self.dirs.append(g)
@@ -147,8 +155,7 @@ class Throttle:
                 (g / "tasks").write_text(str(t))
             self.parking = v1 / "tasks"
             return
-        root = Path("/sys/fs/cgroup")
-        if "cpu" not in (root / "cgroup.controllers").read_text().split():
+        if not root or "cpu" not in (root / "cgroup.controllers").read_text().split():
             raise RuntimeError("no cgroup cpu controller (v1 or v2) to throttle with")
         parent = root / name
         parent.mkdir()
@@ -167,6 +174,26 @@ class Throttle:
             (parent / "little/cgroup.threads").write_text(str(t))
         (parent / "little/cpu.max").write_text(f"{quota} {self.PERIOD_US}")
         self.parking = root / "cgroup.procs"
+
+    @staticmethod
+    def mounts(table="/proc/self/mounts"):
+        """(v1 hierarchy holding the cpu controller, cgroup2 mount), either None.
+
+        From the mount table, not fixed paths: hybrid hosts mount v2 at
+        /sys/fs/cgroup/unified, and v1 may co-mount cpu with cpuacct.
+        """
+        v1 = v2 = None
+        for line in Path(table).read_text().splitlines():
+            f = line.split()
+            if len(f) < 4:
+                continue
+            if f[2] == "cgroup" and "cpu" in f[3].split(",") and v1 is None:
+                v1 = Path(f[1])
+            elif f[2] == "cgroup2" and v2 is None:
+                v2 = Path(f[1])
+        if v1 and not (v1 / "cpu.cfs_quota_us").exists():
+            v1 = None
+        return v1, v2
 
     def remove(self):
         for d in self.dirs:

@@ -66,7 +66,8 @@
  *	SBRIDGE_A_PARAM_VALUE (actuator switches, checker periods, ...).
  *	Unknown names give -EOPNOTSUPP, values out of range -ERANGE. The core
  *	knows: learning (0/1), window_instr, window_cycles, phase_windows,
- *	phase_delta (fp), c (the model's C, fp), ref_share (fp), matrix_max
+ *	phase_delta (fp), c (the model's C, fp), ref_share (fp), matrix_max,
+ *	tick_ms (0: read counters at context switches only)
  * @SBRIDGE_CMD_EVENT: multicast notification on SBRIDGE_GENL_MCGRP_EVENTS
  */
 enum sbridge_cmd {

@@ -25,7 +25,7 @@ MODULE_PARM_DESC(force, "0: by comm (chase* memory-bound), 1: all compute, 2: al
 
 static void sbridge_fake_read_delta(unsigned int cpu, struct sbridge_counts *d)
 {
-	/* Called from the core's switch hook while prev is still current. */
+	/* Called from the core's switch or tick hook: current is charged. */
 	int f = READ_ONCE(force);
 	bool mem = f ? f == 2 : !strncmp(current->comm, "chase", 5);
 
