@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "testbed"))
 
 TALLY = collections.defaultdict(lambda: collections.Counter())
+THROTTLE = collections.Counter()  # host throttling mode -> boots
 
 
 def record(cell, result):
@@ -15,6 +16,8 @@ def record(cell, result):
     t["ok"] += len(result.passed)
     t["not ok"] += len(result.failed)
     t["skip"] += len(result.skipped)
+    if result.throttle:
+        THROTTLE[result.throttle] += 1
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -26,3 +29,5 @@ def pytest_terminal_summary(terminalreporter):
         t = TALLY[cell]
         tr.write_line(f"{cell:20} boots {t['boots']:3}  ok {t['ok']:4}  "
                       f"not ok {t['not ok']:3}  skip {t['skip']:3}")
+    for mode, n in sorted(THROTTLE.items()):
+        tr.write_line(f"little vCPUs throttled with {mode}: {n} boots")

@@ -41,6 +41,7 @@ class Result:
     kernel_errors: list = field(default_factory=list)
     dmesg: str = ""
     wall: float = 0.0
+    throttle: str = ""  # how little vCPUs were slowed: "cgroup v1", "cgroup v2"
 
     @property
     def problems(self):
@@ -154,6 +155,7 @@ class Throttle:
             for t in tids:
                 (g / "tasks").write_text(str(t))
             self.parking = v1 / "tasks"
+            self.mode = "cgroup v1"
             return
         if not root or "cpu" not in (root / "cgroup.controllers").read_text().split():
             raise RuntimeError("no cgroup cpu controller (v1 or v2) to throttle with")
@@ -174,6 +176,7 @@ class Throttle:
             (parent / "little/cgroup.threads").write_text(str(t))
         (parent / "little/cpu.max").write_text(f"{quota} {self.PERIOD_US}")
         self.parking = root / "cgroup.procs"
+        self.mode = "cgroup v2"
 
     @staticmethod
     def mounts(table="/proc/self/mounts"):
@@ -289,4 +292,6 @@ def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None
             if thr:
                 thr.remove()
         console = b"".join(chunks).decode(errors="replace").replace("\r", "")
-        return parse(console, timed_out, time.time() - t0)
+        r = parse(console, timed_out, time.time() - t0)
+        r.throttle = thr.mode if thr else ""
+        return r
