@@ -1,5 +1,6 @@
-"""`make demo`: boot an emulated big.LITTLE board (arm64, 1 big + 3 little,
-little vCPUs throttled on the host), run sbridge on it, show the console."""
+"""`make demo`: boot an emulated big.LITTLE board (arm64, 1 big + 3 little on
+the rig: code-dependent core speeds and an emulated PMU, tools/rig), run a
+mixed workload without and with sbridge, show the console."""
 import argparse
 import sys
 
@@ -11,8 +12,10 @@ ap.add_argument("--cell", default="arm64-backports",
 a = ap.parse_args()
 s = harness.load_scenario(harness.TOP / "bench" / "board-demo.sh")
 k, base, _ = harness.prepared(a.cell)
-print(f"[demo] booting {k.cell} ({k.release}), topology {s.topology}, "
-      f"little vCPUs throttled to {s.throttle} of a host CPU", flush=True)
+how = ("on the emulation rig (tools/rig)" if s.rig else
+       f"little vCPUs throttled to {s.throttle} of a host CPU")
+print(f"[demo] booting {k.cell} ({k.release}), topology {s.topology}, {how}",
+      flush=True)
 
 
 def echo(text):
