@@ -1,5 +1,6 @@
-"""Host-side suites (plain C, built and run by make), one test each."""
+"""Host-side tests: the plain-C suites (built and run by make) and the harness's own logic."""
 import re
+import sys
 import subprocess
 from pathlib import Path
 
@@ -67,3 +68,26 @@ def test_man_page_lists_every_parameter():
     documented = {n.replace("\\-", "-") for n in re.findall(r'^\.BR (\S+) "', sec, re.M)}
     assert len(names) > 10
     assert names == documented, f"only in the core: {names - documented}; only in the man page: {documented - names}"
+
+
+def test_kernel_packages_qualify_only_arch_specific(monkeypatch):
+    # A fresh machine fetching an arm64 cell first: the Architecture: all
+    # headers-common package must go to apt unqualified (":arm64" has no
+    # candidate), kbuild is the host's, the rest are ":arm64".
+    sys.path.insert(0, str(TOP / "tools/testbed"))
+    import kernels
+    avail = {"linux-image-6.1.0-9-arm64-unsigned:arm64", "linux-headers-6.1.0-9-arm64:arm64",
+             "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"}
+
+    def show(pkg, version=None):
+        if pkg not in avail:
+            return ""
+        if pkg.startswith("linux-headers-6.1.0-9-arm64"):
+            return ("Package: x\nDepends: linux-headers-6.1.0-9-common (= 6.1.1-1), "
+                    "linux-kbuild-6.1 (>= 6.1.1-1), gcc-12\n")
+        return "Package: x\n"
+    monkeypatch.setattr(kernels, "_show", show)
+    k = kernels.Kernel("arm64", "bookworm", "6.1.0-9-arm64", "6.1.1-1")
+    assert kernels.packages(k) == ["linux-image-6.1.0-9-arm64-unsigned:arm64",
+                                   "linux-headers-6.1.0-9-arm64:arm64",
+                                   "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"]

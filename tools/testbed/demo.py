@@ -19,14 +19,19 @@ print(f"[demo] booting {k.cell} ({k.release}), topology {s.topology}, {how}",
 
 
 def echo(text):
-    # the guest's own lines only: skip the marker and the final dmesg dump
-    for line in text.splitlines(keepends=True):
-        if not echo.dmesg and not line.startswith("@@SB-"):
-            sys.stdout.write(line)
+    # the guest's own lines only: skip the markers and the final dmesg dump.
+    # Console chunks end anywhere: judge whole lines only.
+    echo.part += text
+    *lines, echo.part = echo.part.split("\n")
+    for line in (ln.rstrip("\r") for ln in lines):
         echo.dmesg |= line.startswith("@@SB-DMESG")
+        if not echo.dmesg and not line.startswith("@@SB-"):
+            sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 echo.dmesg = False
+echo.part = ""
 r = harness.run(k, s, base, echo=echo)
 print(f"\n[demo] {'OK' if not r.problems else 'PROBLEMS: ' + '; '.join(r.problems)}"
       f" ({r.wall:.0f}s)")

@@ -152,13 +152,10 @@ def buildroot(suite):
     return root
 
 
-def fetch(k):
-    """Download and unpack @k's image and headers (idempotent)."""
-    stamp = k.dir / ".complete"
-    if stamp.exists() and (k.root / k.headers.lstrip("/")).exists():
-        return k
+def packages(k):
+    """apt names of @k's image and header packages, arch-qualified where apt
+    wants it: image first."""
     darch = DEB_ARCH[k.arch]
-    debs = BUILD / "debs" / k.suite
     # image: 7.x splits it into linux-binary-*, 6.x ships it in linux-image-*
     for cand in (f"linux-binary-{k.release}", f"linux-image-{k.release}-unsigned",
                  f"linux-image-{k.release}"):
@@ -171,8 +168,21 @@ def fetch(k):
     hdeps = [d for d in _depends(_show(_pkg(hdr, darch), k.version))
              if re.match(r"linux-(headers|kbuild|base)-\d", d)]
     # kbuild holds host binaries (fixdep, modpost): always the build host's arch
+    # and linux-headers-*-common is Architecture: all, which takes no
+    # ":arm64" qualifier (apt: "no candidate")
     pkgs = [_pkg(image, darch), _pkg(hdr, darch)]
-    pkgs += [d if d.startswith("linux-kbuild") else _pkg(d, darch) for d in hdeps]
+    pkgs += [d if d.startswith("linux-kbuild") or not _show(_pkg(d, darch), k.version)
+             else _pkg(d, darch) for d in hdeps]
+    return pkgs
+
+
+def fetch(k):
+    """Download and unpack @k's image and headers (idempotent)."""
+    stamp = k.dir / ".complete"
+    if stamp.exists() and (k.root / k.headers.lstrip("/")).exists():
+        return k
+    debs = BUILD / "debs" / k.suite
+    pkgs = packages(k)
     log(f"{k.cell}: {k.release} ({k.version}): {' '.join(pkgs)}")
     files = _download(pkgs, debs)
     tmp = k.dir / "image"
@@ -180,7 +190,7 @@ def fetch(k):
     _unpack(files[0], tmp)
     vml = [p for p in tmp.rglob("vmlinu[xz]*") if p.is_file()]
     if not vml:
-        raise SystemExit(f"{image}: no vmlinuz inside")
+        raise SystemExit(f"{pkgs[0]}: no vmlinuz inside")
     shutil.copy(vml[0], k.vmlinuz)
     for deb in files[1:]:
         _unpack(deb, k.root)
