@@ -6,9 +6,9 @@
  * dropped to 0 otherwise. Requests are removed on disable and unload,
  * which puts the policy back exactly where the other constraints hold it.
  *
- * Without cpufreq (the QEMU guests) the actuator reports itself
- * unavailable; the hint is still published to other modules through
- * sbridge_cpu_freq_hint().
+ * Without cpufreq (most QEMU guests; act-freq boots one with cpufreq-dt)
+ * the actuator reports itself unavailable; the hint is still published to
+ * other modules through sbridge_cpu_freq_hint().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,8 +31,9 @@
  * @policy_cpu: first CPU of the policy, -1 if none
  * @floor: kHz requested now
  *
- * Indexed by the policy's first CPU. Only the work item and exit (after
- * cancelling it) touch these, under sbridge_freq_mutex.
+ * Indexed by the policy's first related CPU. The work item, the policy
+ * notifier and exit (after cancelling the work) touch these, under
+ * sbridge_freq_mutex.
  */
 struct sbridge_freq_req {
 	struct freq_qos_request req;
@@ -56,23 +57,52 @@ static bool sbridge_have_cpufreq(void)
 	return true;
 }
 
+static void sbridge_freq_remove(struct sbridge_freq_req *r)
+{
+	if (r->policy_cpu < 0)
+		return;
+	freq_qos_remove_request(&r->req);
+	r->policy_cpu = -1;
+	r->floor = 0;
+	sbridge_freq_live--;
+}
+
 static void sbridge_freq_remove_all(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct sbridge_freq_req *r = &sbridge_freq_reqs[cpu];
-
-		if (r->policy_cpu < 0)
-			continue;
-		freq_qos_remove_request(&r->req);
-		r->policy_cpu = -1;
-		r->floor = 0;
-	}
-	sbridge_freq_live = 0;
+	for_each_possible_cpu(cpu)
+		sbridge_freq_remove(&sbridge_freq_reqs[cpu]);
 }
 
-/* Share of the hottest compute-bound task per CPU (fp), 0 if none. */
+/*
+ * A policy is freed when its cpufreq driver goes (rmmod, driver rebind):
+ * our request points into it, so it must go first. The next work period
+ * adds a request to whatever policy replaces it.
+ */
+static int sbridge_freq_policy_event(struct notifier_block *nb,
+				     unsigned long event, void *data)
+{
+	struct cpufreq_policy *pol = data;
+
+	if (event != CPUFREQ_REMOVE_POLICY)
+		return NOTIFY_DONE;
+	mutex_lock(&sbridge_freq_mutex);
+	sbridge_freq_remove(&sbridge_freq_reqs[cpumask_first(pol->related_cpus)]);
+	mutex_unlock(&sbridge_freq_mutex);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sbridge_freq_nb = {
+	.notifier_call = sbridge_freq_policy_event,
+};
+static bool sbridge_freq_nb_on;
+
+/*
+ * Share of the hottest runnable compute-bound task per CPU (fp), 0 if
+ * none. Runnable, not on_cpu: this work item may itself have preempted
+ * the task on its CPU (a pinned spinner was missed that way on 6.1).
+ */
 static void sbridge_freq_demand(u32 *share)
 {
 	u32 up = READ_ONCE(sbridge_act_params.up_util);
@@ -82,7 +112,8 @@ static void sbridge_freq_demand(u32 *share)
 
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		if (!READ_ONCE(p->on_cpu) || (p->flags & PF_KTHREAD) ||
+		if (READ_ONCE(p->on_rq) != SBRIDGE_ON_RQ_QUEUED ||
+		    (p->flags & PF_KTHREAD) ||
 		    READ_ONCE(p->se.avg.util_avg) < up)
 			continue;
 		t = sbridge_task_lookup(p);
@@ -111,18 +142,19 @@ static void sbridge_freq_apply(void)
 		pol = cpufreq_cpu_get(cpu);
 		if (!pol)
 			continue;
-		if (cpumask_first(pol->related_cpus) != cpu) {
+		/* once per policy, at its first online CPU */
+		if (cpumask_first_and(pol->related_cpus, cpu_online_mask) != cpu) {
 			cpufreq_cpu_put(pol);
 			continue;
 		}
 		for_each_cpu(j, pol->related_cpus)
 			best = max(best, share[j]);
 		floor = (u32)(((u64)pol->cpuinfo.max_freq * best) >> SBRIDGE_FP_SHIFT);
-		r = &sbridge_freq_reqs[cpu];
+		r = &sbridge_freq_reqs[cpumask_first(pol->related_cpus)];
 		if (r->policy_cpu < 0) {
 			if (freq_qos_add_request(&pol->constraints, &r->req,
 						 FREQ_QOS_MIN, floor) >= 0) {
-				r->policy_cpu = cpu;
+				r->policy_cpu = cpumask_first(pol->related_cpus);
 				r->floor = floor;
 				sbridge_freq_live++;
 			}
@@ -172,13 +204,14 @@ const char *sbridge_freq_status(void)
 }
 
 /**
- * sbridge_freq_init() - allocate the per-policy requests, start the work
+ * sbridge_freq_init() - allocate the per-policy requests, watch policies
+ * go away, start the work
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or a negative errno (nothing left registered).
  */
 int sbridge_freq_init(void)
 {
-	int cpu;
+	int cpu, ret;
 
 	sbridge_freq_reqs = kcalloc(nr_cpu_ids, sizeof(*sbridge_freq_reqs),
 				    GFP_KERNEL);
@@ -186,6 +219,14 @@ int sbridge_freq_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		sbridge_freq_reqs[cpu].policy_cpu = -1;
+	/* -EINVAL: cpufreq is off (cpufreq.off=1), so no policy will appear */
+	ret = cpufreq_register_notifier(&sbridge_freq_nb, CPUFREQ_POLICY_NOTIFIER);
+	if (ret && ret != -EINVAL) {
+		kfree(sbridge_freq_reqs);
+		sbridge_freq_reqs = NULL;
+		return ret;
+	}
+	sbridge_freq_nb_on = !ret;
 	schedule_delayed_work(&sbridge_freq_work, 0);
 	return 0;
 }
@@ -201,6 +242,8 @@ void sbridge_freq_exit(void)
 	mutex_lock(&sbridge_freq_mutex);
 	sbridge_freq_remove_all();
 	mutex_unlock(&sbridge_freq_mutex);
+	if (sbridge_freq_nb_on)
+		cpufreq_unregister_notifier(&sbridge_freq_nb, CPUFREQ_POLICY_NOTIFIER);
 	kfree(sbridge_freq_reqs);
 	sbridge_freq_reqs = NULL;
 }

@@ -20,6 +20,14 @@ TOPOLOGIES = {
 }
 
 
+# cpufreq: operating points (MHz) per capacity, one policy per cluster, as
+# cpufreq-dt drives them on real boards. The clock behind them is fixed
+# (QEMU's virt board has none that changes rate): cpufreq, schedutil,
+# freq_qos and the frequency-invariance scale all run for real, the
+# emulated CPU just keeps its speed.
+OPP_MHZ = {BIG: (500, 1000, 1500, 2000), LITTLE: (400, 800, 1200, 1400)}
+
+
 def little_cpus(topology, smp):
     caps = TOPOLOGIES[topology]
     if not caps:
@@ -66,6 +74,9 @@ def base_initramfs(k, kos, progs, dest=None):
             shutil.copy(ko, d / "sbridge/modules" / ko.name)
         for p in progs:
             shutil.copy(p, d / "sbridge/bin" / p.name)
+        # the cell's own Debian modules a scenario may load (kernels.DISTRO_MODULES)
+        if (k.dir / "kmod").is_dir():
+            shutil.copytree(k.dir / "kmod", d / "sbridge/kmod")
         for r in (TOP / "rules").glob("*"):
             if r.is_file():
                 shutil.copy(r, d / "sbridge/rules" / r.name)
@@ -92,17 +103,20 @@ def scenario_initramfs(base, scenario, dest):
     return dest
 
 
-def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt"):
+def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False):
     """Device tree for arm64 virt with big.LITTLE capacities and clusters.
 
     QEMU's own tree is dumped (so it matches -M/-cpu/-smp/-m exactly), each
     cpu node gets capacity-dmips-mhz, and cpu-map is rewritten so that big
-    and little CPUs sit in separate clusters, as on real boards.
+    and little CPUs sit in separate clusters, as on real boards. With
+    @cpufreq each cluster also gets a clock and a shared OPP table, which
+    the kernel's cpufreq-dt driver turns into one policy per cluster.
     """
     caps = TOPOLOGIES[topology]
     if caps and len(caps) != smp:
         raise ValueError(f"topology {topology} has {len(caps)} CPUs, smp is {smp}")
-    out = BUILD / "dtb" / f"{machine}-{cpu}-{topology}-{smp}-{mem}.dtb"
+    freq = "-cpufreq" if cpufreq else ""
+    out = BUILD / "dtb" / f"{machine}-{cpu}-{topology}-{smp}-{mem}{freq}.dtb"
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +148,34 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt"):
         dts, n = re.subn(r"cpu-map \{.*?\n\t\t\};", cmap, dts, count=1, flags=re.S)
         if n != 1:
             raise RuntimeError("cpu-map not found in QEMU's device tree")
+    if cpufreq:
+        dts = _add_opps(dts, list(caps or [BIG] * smp))
     subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)], input=dts,
                    text=True, check=True)
     raw.unlink()
     return out
+
+
+def _add_opps(dts, caps):
+    """Clock and shared OPP table per capacity class; cpu@i points at its own."""
+    nodes = ""
+    for n, cap in enumerate(sorted(set(caps), reverse=True)):
+        mhz = OPP_MHZ[cap]
+        nodes += (f"\n\tsbridge_clk{n}: sbridge-clk{n} {{\n\t\tcompatible = \"fixed-clock\";\n"
+                  f"\t\t#clock-cells = <0>;\n\t\tclock-frequency = <{mhz[-1] * 1000000}>;\n\t}};\n"
+                  f"\n\tsbridge_opp{n}: opp-table-{n} {{\n\t\tcompatible = \"operating-points-v2\";\n"
+                  f"\t\topp-shared;\n")
+        for f in mhz:
+            nodes += (f"\t\topp-{f * 1000000} {{\n\t\t\topp-hz = /bits/ 64 <{f * 1000000}>;\n"
+                      f"\t\t\tclock-latency-ns = <100000>;\n\t\t}};\n")
+        nodes += "\t};\n"
+        for i, c in enumerate(caps):
+            if c != cap:
+                continue
+            m = re.search(rf"(cpu@{i:x} \{{.*?)(phandle = <0x[0-9a-f]+>;)", dts, re.S)
+            if not m:
+                raise RuntimeError(f"cpu@{i} not found in QEMU's device tree")
+            dts = dts.replace(m.group(0), m.group(0) + f"\n\t\t\tclocks = <&sbridge_clk{n}>;"
+                              f"\n\t\t\toperating-points-v2 = <&sbridge_opp{n}>;", 1)
+    end = dts.rstrip().rfind("};")
+    return dts[:end] + nodes + dts[end:]

@@ -12,6 +12,7 @@ say where and how it runs:
     # throttle: 0.45      (share of a host CPU per little vCPU; arm64 only)
     # icount: yes|no      (arm64: count instructions, single-threaded TCG)
     # rig: yes|no         (boot under the emulation rig, tools/rig)
+    # cpufreq: yes|no     (arm64: OPP tables per cluster; /sbridge/kmod/cpufreq-dt.ko)
     # expect: pass|fail   (harness self-tests: the run must be judged failed)
     # reason: REGEX       (with expect: fail, a problem must match it)
 """
@@ -47,6 +48,7 @@ class Scenario:
     throttle: float = None
     icount: bool = False
     rig: bool = False
+    cpufreq: bool = False
     expect: str = "pass"
     reason: str = ""
 
@@ -55,7 +57,7 @@ class Scenario:
             return False
         if "any" not in self.suites and k.suite not in self.suites:
             return False
-        if self.icount and k.arch != "arm64":
+        if (self.icount or self.cpufreq) and k.arch != "arm64":
             return False
         return True
 
@@ -92,6 +94,9 @@ def load_scenario(path):
         s.throttle = float(meta["throttle"]) if "throttle" in meta else None
         s.icount = _bool(meta.get("icount", "no"))
         s.rig = _bool(meta.get("rig", "no"))
+        s.cpufreq = _bool(meta.get("cpufreq", "no"))
+        if s.cpufreq and s.rig:
+            raise ValueError("cpufreq: the rig writes its own device tree")
         s.expect = meta.get("expect", "pass")
         s.reason = meta.get("reason", "")
         re.compile(s.reason)
@@ -150,7 +155,7 @@ def run(k, s, base, echo=None):
         cmd = rig_launch.command(k, initrd, s.smp, s.topology)
     r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
                 timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
-                icount=s.icount, cmd=cmd, echo=echo)
+                icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq)
     console_log(k, s).write_text(r.console)
     return r
 

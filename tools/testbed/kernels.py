@@ -7,6 +7,7 @@ that suite's compiler (6.12/7.x need gcc-14), with the kernel headers
 unpacked at their natural /usr/src paths, because Debian's header Makefiles
 include /usr/src/linux-headers-<ver>-common by absolute path.
 """
+import lzma
 import os
 import re
 import shutil
@@ -28,6 +29,10 @@ SUITES = {
     "backports": ({"trixie-backports"}, "trixie"),
 }
 GCC = {"bookworm": "12", "trixie": "14"}
+# Debian's own modules a scenario may load, copied from the image package
+# to the guest's /sbridge/kmod (decompressed: busybox insmod reads plain .ko).
+# cpufreq-dt turns the "# cpufreq: yes" device tree's OPP tables into policies.
+DISTRO_MODULES = {"arm64": ("cpufreq-dt",), "x86_64": ()}
 
 
 def log(msg):
@@ -125,10 +130,14 @@ def _download(pkgs, dest):
     return [next(dest.glob(p.split(":")[0] + "_*.deb")) for p in pkgs]
 
 
-def _unpack(deb, dest):
-    """dpkg-deb -x, but keep a merged-/usr root's /lib symlink a symlink."""
+def _unpack(deb, dest, members=()):
+    """dpkg-deb -x, but keep a merged-/usr root's /lib symlink a symlink.
+
+    @members: only the paths matching these shell patterns.
+    """
     dest.mkdir(parents=True, exist_ok=True)
-    tar = subprocess.Popen(["tar", "-x", "--keep-directory-symlink", "-C", str(dest)],
+    pick = ["--wildcards", *members] if members else []
+    tar = subprocess.Popen(["tar", "-x", "--keep-directory-symlink", "-C", str(dest), *pick],
                            stdin=subprocess.PIPE)
     run(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=tar.stdin)
     tar.stdin.close()
@@ -176,10 +185,19 @@ def packages(k):
     return pkgs
 
 
+def modules_package(k):
+    """apt name of the package holding @k's modules if it is not the image
+    (7.x splits them into linux-modules-*), else None."""
+    name = _pkg(f"linux-modules-{k.release}", DEB_ARCH[k.arch])
+    return name if _show(name, k.version) else None
+
+
 def fetch(k):
     """Download and unpack @k's image and headers (idempotent)."""
     stamp = k.dir / ".complete"
-    if stamp.exists() and (k.root / k.headers.lstrip("/")).exists():
+    kmods = [k.dir / "kmod" / f"{m}.ko" for m in DISTRO_MODULES[k.arch]]
+    if stamp.exists() and (k.root / k.headers.lstrip("/")).exists() \
+            and all(m.exists() for m in kmods):
         return k
     debs = BUILD / "debs" / k.suite
     pkgs = packages(k)
@@ -192,6 +210,11 @@ def fetch(k):
     if not vml:
         raise SystemExit(f"{pkgs[0]}: no vmlinuz inside")
     shutil.copy(vml[0], k.vmlinuz)
+    mods = modules_package(k) if kmods else None
+    if mods:
+        _unpack(_download([mods], debs)[0], tmp, [f"*/{m.stem}.ko*" for m in kmods])
+    for m in kmods:
+        _copy_module(tmp, m)
     for deb in files[1:]:
         _unpack(deb, k.root)
     # 7.x moved the config out of the image package into linux-base-*
@@ -202,6 +225,20 @@ def fetch(k):
     (k.dir / "release").write_text(k.release + "\n")
     stamp.touch()
     return k
+
+
+def _copy_module(image, dest):
+    """Module @dest.name from the unpacked image package @image, decompressed."""
+    found = [p for p in image.rglob(f"{dest.stem}.ko*") if p.is_file()]
+    if not found:
+        raise SystemExit(f"{image}: no {dest.name} in the image package")
+    data = found[0].read_bytes()
+    if found[0].suffix == ".xz":
+        data = lzma.decompress(data)
+    elif found[0].suffix != ".ko":
+        raise SystemExit(f"{found[0].name}: unknown module compression")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
 
 
 def config_has(k, opt):

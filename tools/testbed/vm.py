@@ -209,7 +209,7 @@ class Throttle:
 
 
 def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append="",
-             extra=()):
+             extra=(), cpufreq=False):
     if arch == "x86_64":
         cmd = ["qemu-system-x86_64", "-m", str(mem or 512), "-smp", str(smp),
                "-cpu", "max", "-append", f"console=ttyS0 quiet panic=-1 {append}"]
@@ -219,8 +219,8 @@ def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append
         cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", cpu, "-smp", str(smp),
                "-m", str(mem),
                "-append", f"console=ttyAMA0 quiet panic=-1 sched_verbose {append}"]
-        if topology not in ("smp", "sym"):
-            cmd += ["-dtb", str(guest.dtb(topology, smp, cpu, mem))]
+        if topology not in ("smp", "sym") or cpufreq:
+            cmd += ["-dtb", str(guest.dtb(topology, smp, cpu, mem, cpufreq=cpufreq))]
         if icount:
             cmd += ["-icount", "shift=0,sleep=off"]
     # x86 guests: single-threaded TCG. With one host thread per vCPU, QEMU
@@ -233,16 +233,17 @@ def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append
 
 
 def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None,
-         icount=False, append="", mem=None, extra=(), cmd=None, echo=None):
+         icount=False, append="", mem=None, extra=(), cmd=None, echo=None, cpufreq=False):
     """Boot and wait for the guest to power off; returns a parsed Result.
 
     @throttle: share of a host CPU given to each little vCPU (e.g. 0.45), or
     None. @cmd: a complete QEMU command (e.g. from the rig) instead of ours.
+    @cpufreq: arm64 device tree with per-cluster OPP tables (guest.dtb).
     """
     with tempfile.TemporaryDirectory() as tmp:
         qmp_path = Path(tmp) / "qmp.sock"
         cmd = list(cmd or qemu_cmd(arch, kernel, initrd, smp, topology, mem, icount,
-                                   append, extra))
+                                   append, extra, cpufreq))
         # -S: start paused so throttling is in place before the guest runs
         cmd += ["-qmp", f"unix:{qmp_path},server=on,wait=off", "-S"]
         t0 = time.time()
