@@ -112,7 +112,7 @@ static void sbridge_freq_demand(u32 *share)
 
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		if (READ_ONCE(p->on_rq) != SBRIDGE_ON_RQ_QUEUED ||
+		if (!sbridge_task_queued(p) ||
 		    (p->flags & PF_KTHREAD) ||
 		    READ_ONCE(p->se.avg.util_avg) < up)
 			continue;
@@ -138,6 +138,7 @@ static void sbridge_freq_apply(void)
 	for_each_online_cpu(cpu) {
 		struct sbridge_freq_req *r;
 		u32 best = 0, floor;
+		int first;
 
 		pol = cpufreq_cpu_get(cpu);
 		if (!pol)
@@ -150,11 +151,12 @@ static void sbridge_freq_apply(void)
 		for_each_cpu(j, pol->related_cpus)
 			best = max(best, share[j]);
 		floor = (u32)(((u64)pol->cpuinfo.max_freq * best) >> SBRIDGE_FP_SHIFT);
-		r = &sbridge_freq_reqs[cpumask_first(pol->related_cpus)];
+		first = cpumask_first(pol->related_cpus);
+		r = &sbridge_freq_reqs[first];
 		if (r->policy_cpu < 0) {
 			if (freq_qos_add_request(&pol->constraints, &r->req,
 						 FREQ_QOS_MIN, floor) >= 0) {
-				r->policy_cpu = cpumask_first(pol->related_cpus);
+				r->policy_cpu = first;
 				r->floor = floor;
 				sbridge_freq_live++;
 			}

@@ -422,7 +422,7 @@ static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
 		    !sbridge_fair_policy(p->policy))
 			continue;
 		util = READ_ONCE(p->se.avg.util_avg);
-		queued = READ_ONCE(p->on_rq) == SBRIDGE_ON_RQ_QUEUED;
+		queued = sbridge_task_queued(p);
 		want = sbridge_place_want(p, &type);
 		spin_lock(&sbridge_steer_lock);
 		e = sbridge_steer_find(p);

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <linux/sysfs.h>
 #include <linux/kobject.h>
+#include <linux/sched.h>
 
 struct task_struct;
 struct cpumask;
@@ -24,6 +25,12 @@ struct netlink_callback;
 #define SBRIDGE_HINT_FREQ	BIT(3)
 /* p->on_rq value of a queued task (TASK_ON_RQ_QUEUED, kernel/sched/sched.h). */
 #define SBRIDGE_ON_RQ_QUEUED	1
+
+/* Runnable or running; task_on_rq_queued() is private to kernel/sched. */
+static inline bool sbridge_task_queued(const struct task_struct *p)
+{
+	return READ_ONCE(p->on_rq) == SBRIDGE_ON_RQ_QUEUED;
+}
 
 /* The report's waiting task was steered by sbridge (placement yielded). */
 #define SBRIDGE_HINT_CAUSED	BIT(8)

@@ -165,7 +165,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 			continue;
 		}
 		if (!task_is_running(p) ||
-		    READ_ONCE(p->on_rq) != SBRIDGE_ON_RQ_QUEUED ||
+		    !sbridge_task_queued(p) ||
 		    !sbridge_fair_policy(p->policy))
 			continue;
 		sbc.nwait[cpu]++;

@@ -47,6 +47,19 @@ load_sbridge() {
 	fi
 	insmod $MODDIR/sbridge_core.ko "$@" && insmod $MODDIR/sbridge_pmu.ko
 }
+# core_with DESC MODULE [ARGS]: 2 TAP points: sbridge_core loads, then the
+# test module MODULE (tests/modules) with ARGS, described as DESC. Without
+# it the scenario cannot go on: the plan comes up short and the run fails.
+core_with() {
+	_d=$1 _m=$2; shift 2
+	check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
+	if ! insmod $MODDIR/$_m.ko "$@"; then
+		not_ok "$_d" "tests/modules/${_m#sbridge_} not built?"
+		rmmod sbridge_core
+		exit 0
+	fi
+	ok "$_d"
+}
 unload_sbridge() {
 	_r=0
 	grep -q '^sbridge_pmu ' /proc/modules && { rmmod sbridge_pmu || _r=1; }

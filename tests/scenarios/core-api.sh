@@ -12,13 +12,7 @@
 A=/sys/module/sbridge_apitest/parameters
 plan 12
 
-check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
-if ! insmod $MODDIR/sbridge_apitest.ko; then
-	not_ok "consumer module loads and registers" "tests/modules/apitest not built?"
-	rmmod sbridge_core
-	exit 0
-fi
-ok "consumer module loads and registers"
+core_with "consumer module loads and registers" sbridge_apitest
 
 # A rule fixes spin's factor on type 0 (every CPU here): the API must say
 # 1.5 (1536) and scale a load of 1024 to 1536.

@@ -13,13 +13,7 @@
 S=/sys/kernel/sbridge
 plan 15
 
-check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
-if ! insmod $MODDIR/sbridge_fakesrc.ko; then
-	not_ok "sbridge_fakesrc loads" "tests/modules/fakesrc not built?"
-	rmmod sbridge_core
-	exit 0
-fi
-ok "sbridge_fakesrc loads"
+core_with "sbridge_fakesrc loads" sbridge_fakesrc
 check "status names the source" grep -qx fake $S/source
 check "learning possible with the source" grep -qx 1 $S/learning
 

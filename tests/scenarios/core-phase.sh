@@ -13,13 +13,7 @@ S=/sys/kernel/sbridge
 F=/sys/module/sbridge_fakesrc/parameters/force
 plan 10
 
-check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
-if ! insmod $MODDIR/sbridge_fakesrc.ko force=1; then
-	not_ok "sbridge_fakesrc loads" "tests/modules/fakesrc not built?"
-	rmmod sbridge_core
-	exit 0
-fi
-ok "sbridge_fakesrc loads"
+core_with "sbridge_fakesrc loads" sbridge_fakesrc force=1
 nltest param phase_windows 3
 
 share() { nltest tasks | awk -v p=$pid '$1 == p { print $5 }'; }

@@ -129,12 +129,7 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
     if caps:
         phandles = {}
         for i in range(smp):
-            m = re.search(rf"(cpu@{i:x} \{{.*?)(phandle = <(0x[0-9a-f]+)>;)", dts, re.S)
-            if not m:
-                raise RuntimeError(f"cpu@{i} not found in QEMU's device tree")
-            phandles[i] = m.group(3)
-            dts = dts.replace(m.group(0), m.group(1) + m.group(2)
-                              + f"\n\t\t\tcapacity-dmips-mhz = <{caps[i]}>;", 1)
+            dts, phandles[i] = _add_to_cpu(dts, i, f"capacity-dmips-mhz = <{caps[i]}>;")
         clusters = {}
         for i, c in enumerate(caps):
             clusters.setdefault(c, []).append(i)
@@ -156,6 +151,15 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
     return out
 
 
+def _add_to_cpu(dts, i, *props):
+    """@props appended to node cpu@i, after its phandle: (new dts, phandle)."""
+    m = re.search(rf"cpu@{i:x} \{{.*?phandle = <(0x[0-9a-f]+)>;", dts, re.S)
+    if not m:
+        raise RuntimeError(f"cpu@{i} not found in QEMU's device tree")
+    text = m.group(0) + "".join(f"\n\t\t\t{p}" for p in props)
+    return dts.replace(m.group(0), text, 1), m.group(1)
+
+
 def _add_opps(dts, caps):
     """Clock and shared OPP table per capacity class; cpu@i points at its own."""
     nodes = ""
@@ -172,10 +176,7 @@ def _add_opps(dts, caps):
         for i, c in enumerate(caps):
             if c != cap:
                 continue
-            m = re.search(rf"(cpu@{i:x} \{{.*?)(phandle = <0x[0-9a-f]+>;)", dts, re.S)
-            if not m:
-                raise RuntimeError(f"cpu@{i} not found in QEMU's device tree")
-            dts = dts.replace(m.group(0), m.group(0) + f"\n\t\t\tclocks = <&sbridge_clk{n}>;"
-                              f"\n\t\t\toperating-points-v2 = <&sbridge_opp{n}>;", 1)
+            dts, _ = _add_to_cpu(dts, i, f"clocks = <&sbridge_clk{n}>;",
+                                 f"operating-points-v2 = <&sbridge_opp{n}>;")
     end = dts.rstrip().rfind("};")
     return dts[:end] + nodes + dts[end:]
