@@ -25,11 +25,17 @@ why() {
 	diag "tasks: $(nltest tasks | awk -v p=$1 '$1 == p')"
 	diag "steered: $(for t in /proc/[0-9]*; do m=$(mask_of ${t#/proc/} 2>/dev/null); [ "$m" = "$bigmask" ] && echo -n "${t#/proc/}:$(cat $t/comm) "; done)"
 }
-plan 17
+plan 18
 
 check "sbridge loads" load_sbridge
 check "placement on" sbridgectl set param act.placement 1
 check "act period 100 ms" sbridgectl set param act.period_ms 100
+# The work-conserving guard rightly makes placement yield a steered task
+# that waits on the one big CPU while a little idles, and a yielded task is
+# never steered again: seen on 6.1 with throttled littles, it took the
+# forking shell of part 4. The guard's yields are act-placement-mix's and
+# act-checker-*'s subject; here placement alone is checked.
+check "checker off" sbridgectl set param checker.on 0
 grep -q '^placement: on$' $S/actuators && ok "status: placement on" || not_ok "status: placement on" "$(cat $S/actuators)"
 
 # 1. Started on little cpu$lit (pinned there by its parent), then the user
