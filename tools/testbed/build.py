@@ -4,6 +4,7 @@ Modules are built once per kernel (version magic must match exactly) inside
 the suite's build root; user programs are static and built once per arch
 with the host's compilers.
 """
+import hashlib
 import re
 import shutil
 import subprocess
@@ -49,7 +50,11 @@ def modules(k):
     out = BUILD / "cells" / k.cell / "modules"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    src = k.root / "src" / k.cell
+    # the build root may be shared by several checkouts (SBRIDGE_BUILD
+    # linking one root): each build directory gets its own source folder
+    tag = k.cell if BUILD == TOP / "build" else \
+        f"{k.cell}-{hashlib.sha1(str(BUILD).encode()).hexdigest()[:8]}"
+    src = k.root / "src" / tag
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
     for name in MODULE_SRC:
@@ -63,7 +68,7 @@ def modules(k):
                          capture_output=True, check=True).stdout.strip()
     (src / "VERSION").write_text(ver + "\n")
     lines = []
-    _kmake(k, f"/src/{k.cell}", lines)
+    _kmake(k, f"/src/{tag}", lines)
     extra = []
     for pattern in EXTRA_MODULE_DIRS:
         for d in sorted(TOP.glob(pattern)):
@@ -72,8 +77,8 @@ def modules(k):
                 shutil.copytree(d, src / rel, ignore=_ignore, symlinks=True)
                 extra.append(rel)
     for rel in extra:
-        _kmake(k, f"/src/{k.cell}/{rel}", lines,
-               [f"KBUILD_EXTRA_SYMBOLS=/src/{k.cell}/Module.symvers"])
+        _kmake(k, f"/src/{tag}/{rel}", lines,
+               [f"KBUILD_EXTRA_SYMBOLS=/src/{tag}/Module.symvers"])
     kos = []
     for ko in sorted(src.rglob("*.ko")):
         shutil.copy(ko, out / ko.name)
