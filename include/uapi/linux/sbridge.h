@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define SBRIDGE_GENL_NAME		"sbridge"
-#define SBRIDGE_GENL_VERSION		2
+#define SBRIDGE_GENL_VERSION		3
 #define SBRIDGE_GENL_MCGRP_EVENTS	"events"
 
 #define SBRIDGE_FP_SHIFT		10
@@ -226,6 +226,18 @@ enum sbridge_attr {
 	/* matrix cell: jhash(exe path, seed 0) of the workload; absent == any */
 	SBRIDGE_A_MX_EXE_HASH,		/* u32 */
 
+	/* appended in SBRIDGE_GENL_VERSION 3 */
+	SBRIDGE_A_TASK_SPEEDUP_PRED,	/* u32 fp: big/little speedup the CPI stack predicts */
+	SBRIDGE_A_TASK_SPEEDUP_MEAS,	/* u32 fp: speedup measured on both types, absent if not */
+	SBRIDGE_A_TASK_SPEEDUP,		/* u32 fp: the blend the decision layer uses */
+	SBRIDGE_A_TASK_HINT,		/* u32: enum sbridge_hint_type the decision layer set */
+	SBRIDGE_A_TASK_RULE,		/* string: "file:line" of the rule that matched */
+	SBRIDGE_A_MX_SPEEDUP_MEAS,	/* u32 fp: measured speedup of the cell, absent if none */
+	SBRIDGE_A_CPU_FACTOR_NOMINAL,	/* u32 fp: CPU factor before frequency scaling */
+	SBRIDGE_A_CPU_DECLARED,		/* u8: 1 if the core type was declared by the user */
+	SBRIDGE_A_STATUS_MODE,		/* string: what is in force and why (one line) */
+	SBRIDGE_A_RULE_HITS,		/* u64: tasks this rule matched since it was loaded */
+
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
 };
@@ -239,6 +251,18 @@ enum sbridge_attr {
  * @SBRIDGE_EVENT_VIOLATION: the work-conserving checker recorded a report
  * @SBRIDGE_EVENT_PHASE: a tracked workload changed phase
  */
+/**
+ * enum sbridge_hint_type - where the decision layer wants a task
+ * @SBRIDGE_HINT_NONE: no decision: the stock scheduler places it
+ * @SBRIDGE_HINT_FAST: on the fastest core type (the big cores)
+ * @SBRIDGE_HINT_SLOW: off the fastest core type (the little cores)
+ */
+enum sbridge_hint_type {
+	SBRIDGE_HINT_NONE = 0,
+	SBRIDGE_HINT_FAST,
+	SBRIDGE_HINT_SLOW,
+};
+
 enum sbridge_event {
 	SBRIDGE_EVENT_SOURCE = 1,
 	SBRIDGE_EVENT_FACTORS,
