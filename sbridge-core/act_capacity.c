@@ -34,8 +34,7 @@
  * @written: value we last wrote per CPU, 0 == untouched
  * @applied: some CPU carries a value we wrote
  *
- * Only the work item (and exit, after cancelling it) touches this, under
- * sbridge_cap_lock.
+ * Only the actuator runner and exit touch this, under sbridge_cap_lock.
  */
 struct sbridge_cap_state {
 	unsigned long *orig;
@@ -44,8 +43,6 @@ struct sbridge_cap_state {
 };
 static struct sbridge_cap_state sbridge_cap;
 static DEFINE_MUTEX(sbridge_cap_lock);
-static void sbridge_cap_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(sbridge_cap_work, sbridge_cap_fn);
 
 /* Capacity for @cpu's factor: reference capacity / factor, boot if none. */
 static unsigned long sbridge_cap_target(int cpu)
@@ -84,6 +81,9 @@ static void sbridge_cap_apply_locked(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
+		/* untouched: the kernel's current value is the one to keep */
+		if (!sbridge_cap.written[cpu])
+			sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
 		want = sbridge_cap_target(cpu);
 		if (sbridge_cpu_capacity(cpu) == want)
 			continue;
@@ -101,55 +101,45 @@ static void sbridge_cap_apply_locked(void)
 			sbridge_cap.applied = true;
 }
 
-static void sbridge_cap_fn(struct work_struct *w)
+static void sbridge_cap_apply(const struct sbridge_decision *d)
 {
-	bool on = READ_ONCE(sbridge_act_params.capacity) && SBRIDGE_HAVE_CPU_SCALE;
-
+	if (!SBRIDGE_HAVE_CPU_SCALE)
+		return;
 	mutex_lock(&sbridge_cap_lock);
-	if (on)
-		sbridge_cap_apply_locked();
-	else if (sbridge_cap.applied)
-		sbridge_cap_restore_locked();
+	sbridge_cap_apply_locked();
 	mutex_unlock(&sbridge_cap_lock);
-	schedule_delayed_work(&sbridge_cap_work,
-			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
 }
 
-/**
- * sbridge_capacity_active() - capacities carry sbridge's values now
- *
- * Return: true if some CPU's capacity was changed by this actuator.
- */
-bool sbridge_capacity_active(void)
+static void sbridge_cap_restore(void)
+{
+	mutex_lock(&sbridge_cap_lock);
+	if (sbridge_cap.applied)
+		sbridge_cap_restore_locked();
+	mutex_unlock(&sbridge_cap_lock);
+}
+
+static bool sbridge_cap_active(void)
 {
 	return READ_ONCE(sbridge_cap.applied);
 }
 
-/**
- * sbridge_capacity_status() - one status word for the capacity actuator
- *
- * Return: static string.
- */
-const char *sbridge_capacity_status(void)
+static const char *sbridge_cap_status(void)
 {
 	if (!SBRIDGE_HAVE_CPU_SCALE)
 		return "unavailable: no writable per-CPU capacity";
 	if (!READ_ONCE(sbridge_act_params.capacity))
 		return "off";
-	if (!sbridge_capacity_active())
+	if (READ_ONCE(sbridge_act_params.observe))
+		return "off (observe only)";
+	if (!sbridge_cap_active())
 		return "on (no CPU factor override: boot capacities kept)";
 	if (sbridge_topo.ntypes < 2)
 		return "on (domains symmetric at boot: asym placement needs a sched-domain rebuild)";
 	return "on";
 }
 
-/**
- * sbridge_capacity_init() - save the boot capacities, start the work
- *
- * Context: process context at module init.
- * Return: 0 or -ENOMEM.
- */
-int sbridge_capacity_init(void)
+/* Saves the boot capacities. */
+static int sbridge_cap_init(void)
 {
 	int cpu;
 
@@ -162,18 +152,11 @@ int sbridge_capacity_init(void)
 	}
 	for_each_possible_cpu(cpu)
 		sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
-	schedule_delayed_work(&sbridge_cap_work, 0);
 	return 0;
 }
 
-/**
- * sbridge_capacity_exit() - stop and restore the boot capacities
- *
- * Context: process context, sleeps.
- */
-void sbridge_capacity_exit(void)
+static void sbridge_cap_exit(void)
 {
-	cancel_delayed_work_sync(&sbridge_cap_work);
 	mutex_lock(&sbridge_cap_lock);
 	sbridge_cap_restore_locked();
 	mutex_unlock(&sbridge_cap_lock);
@@ -182,3 +165,15 @@ void sbridge_capacity_exit(void)
 	sbridge_cap.orig = NULL;
 	sbridge_cap.written = NULL;
 }
+
+const struct sbridge_actuator sbridge_act_capacity = {
+	.name = "capacity",
+	.enabled = &sbridge_act_params.capacity,
+	.hint_bit = SBRIDGE_HINT_CAPACITY,
+	.init = sbridge_cap_init,
+	.apply = sbridge_cap_apply,
+	.restore = sbridge_cap_restore,
+	.exit = sbridge_cap_exit,
+	.active = sbridge_cap_active,
+	.status = sbridge_cap_status,
+};

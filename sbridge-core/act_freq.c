@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Frequency-floor actuator: one FREQ_QOS_MIN request per cpufreq policy,
- * raised while a compute-bound task (CPI_B share >= 0.5, so it gains from
- * speed) runs hot on the policy's CPUs: floor = share x policy max, and
- * dropped to 0 otherwise. Requests are removed on disable and unload,
+ * raised while a hot compute-bound task of the decision (CPI_B share >=
+ * 0.5, so it gains from speed) runs on the policy's CPUs: floor = share x
+ * policy max, and dropped to 0 otherwise. Requests are removed on disable and unload,
  * which puts the policy back exactly where the other constraints hold it.
  *
  * Without cpufreq (most QEMU guests; act-freq boots one with cpufreq-dt)
@@ -44,8 +44,6 @@ struct sbridge_freq_req {
 static struct sbridge_freq_req *sbridge_freq_reqs;
 static unsigned int sbridge_freq_live;
 static DEFINE_MUTEX(sbridge_freq_mutex);
-static void sbridge_freq_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(sbridge_freq_work, sbridge_freq_fn);
 
 static bool sbridge_have_cpufreq(void)
 {
@@ -98,35 +96,21 @@ static struct notifier_block sbridge_freq_nb = {
 };
 static bool sbridge_freq_nb_on;
 
-/*
- * Share of the hottest runnable compute-bound task per CPU (fp), 0 if
- * none. Runnable, not on_cpu: this work item may itself have preempted
- * the task on its CPU (a pinned spinner was missed that way on 6.1).
- */
-static void sbridge_freq_demand(u32 *share)
+/* Share of the hottest decided compute-bound task per CPU (fp), 0 if none. */
+static void sbridge_freq_demand(const struct sbridge_decision *d, u32 *share)
 {
-	u32 up = READ_ONCE(sbridge_act_params.up_util);
-	struct task_struct *g, *p;
-	struct sbridge_task *t;
-	u32 s;
+	unsigned int i;
 
-	rcu_read_lock();
-	for_each_process_thread(g, p) {
-		if (!sbridge_task_queued(p) ||
-		    (p->flags & PF_KTHREAD) ||
-		    READ_ONCE(p->se.avg.util_avg) < up)
-			continue;
-		t = sbridge_task_lookup(p);
-		if (!t || READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE)
-			continue;
-		s = sbridge_task_share(t);
-		if (s >= SBRIDGE_FP_ONE / 2 && s > share[task_cpu(p)])
-			share[task_cpu(p)] = s;
+	for (i = 0; i < d->n; i++) {
+		const struct sbridge_hint *h = &d->task[i];
+
+		if (h->cpu < nr_cpu_ids && h->share >= SBRIDGE_FP_ONE / 2 &&
+		    h->share > share[h->cpu])
+			share[h->cpu] = h->share;
 	}
-	rcu_read_unlock();
 }
 
-static void sbridge_freq_apply(void)
+static void sbridge_freq_apply_locked(const struct sbridge_decision *d)
 {
 	u32 *share = kcalloc(nr_cpu_ids, sizeof(u32), GFP_KERNEL);
 	struct cpufreq_policy *pol;
@@ -134,7 +118,7 @@ static void sbridge_freq_apply(void)
 
 	if (!share)
 		return;
-	sbridge_freq_demand(share);
+	sbridge_freq_demand(d, share);
 	for_each_online_cpu(cpu) {
 		struct sbridge_freq_req *r;
 		u32 best = 0, floor;
@@ -169,49 +153,36 @@ static void sbridge_freq_apply(void)
 	kfree(share);
 }
 
-static void sbridge_freq_fn(struct work_struct *w)
+static void sbridge_freq_apply(const struct sbridge_decision *d)
 {
-	bool on = READ_ONCE(sbridge_act_params.freq);
-
 	mutex_lock(&sbridge_freq_mutex);
-	if (on)
-		sbridge_freq_apply();
-	else if (sbridge_freq_live)
-		sbridge_freq_remove_all();
+	sbridge_freq_apply_locked(d);
 	mutex_unlock(&sbridge_freq_mutex);
-	schedule_delayed_work(&sbridge_freq_work,
-			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
 }
 
-/**
- * sbridge_freq_active() - some policy carries an sbridge floor
- *
- * Return: true if so.
- */
-bool sbridge_freq_active(void)
+static void sbridge_freq_restore(void)
+{
+	mutex_lock(&sbridge_freq_mutex);
+	sbridge_freq_remove_all();
+	mutex_unlock(&sbridge_freq_mutex);
+}
+
+static bool sbridge_freq_active(void)
 {
 	return READ_ONCE(sbridge_freq_live) > 0;
 }
 
-/**
- * sbridge_freq_status() - one status word for the frequency actuator
- *
- * Return: static string.
- */
-const char *sbridge_freq_status(void)
+static const char *sbridge_freq_status(void)
 {
 	if (!sbridge_have_cpufreq())
 		return "unavailable: no cpufreq (hint still published via sbridge_cpu_freq_hint)";
-	return READ_ONCE(sbridge_act_params.freq) ? "on" : "off";
+	if (!READ_ONCE(sbridge_act_params.freq))
+		return "off";
+	return READ_ONCE(sbridge_act_params.observe) ? "off (observe only)" : "on";
 }
 
-/**
- * sbridge_freq_init() - allocate the per-policy requests, watch policies
- * go away, start the work
- *
- * Return: 0 or a negative errno (nothing left registered).
- */
-int sbridge_freq_init(void)
+/* Per-policy requests; watch policies go away. */
+static int sbridge_freq_init(void)
 {
 	int cpu, ret;
 
@@ -229,18 +200,11 @@ int sbridge_freq_init(void)
 		return ret;
 	}
 	sbridge_freq_nb_on = !ret;
-	schedule_delayed_work(&sbridge_freq_work, 0);
 	return 0;
 }
 
-/**
- * sbridge_freq_exit() - stop and remove every request
- *
- * Context: process context, sleeps.
- */
-void sbridge_freq_exit(void)
+static void sbridge_freq_exit(void)
 {
-	cancel_delayed_work_sync(&sbridge_freq_work);
 	mutex_lock(&sbridge_freq_mutex);
 	sbridge_freq_remove_all();
 	mutex_unlock(&sbridge_freq_mutex);
@@ -249,3 +213,15 @@ void sbridge_freq_exit(void)
 	kfree(sbridge_freq_reqs);
 	sbridge_freq_reqs = NULL;
 }
+
+const struct sbridge_actuator sbridge_act_freq = {
+	.name = "freq",
+	.enabled = &sbridge_act_params.freq,
+	.hint_bit = SBRIDGE_HINT_FREQ,
+	.init = sbridge_freq_init,
+	.apply = sbridge_freq_apply,
+	.restore = sbridge_freq_restore,
+	.exit = sbridge_freq_exit,
+	.active = sbridge_freq_active,
+	.status = sbridge_freq_status,
+};

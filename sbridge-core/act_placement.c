@@ -1,34 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placement actuator: HMP-style up/down steering through affinity.
+ * Placement actuator: applies the decision layer's per-task hint through
+ * affinity. FAST restricts a task to the fast core type, SLOW to the
+ * others, NONE gives it its own mask back; always inside the mask the
+ * task had (never widened, never empty).
  *
- * From a work item (never the switch path), a tracked fair task whose
- * PELT utilisation crosses act.up_util is restricted to the core type its
- * factors prefer (sbridge_task_placement()), intersected with the affinity
- * it had, and released when its utilisation falls below act.down_util or
- * its preferred type changes: two thresholds, so no ping-pong. Only a
- * runnable task is steered, and a steered one's utilisation is decayed
- * while it sleeps (PELT does not update a blocked task's util_avg).
+ * Guarantees:
+ *  - an entry (the task's own mask and the mask we set) is published
+ *    before set_cpus_allowed_ptr(), so a fork racing the change always
+ *    finds it;
+ *  - a released entry stays as a tombstone until its task exits: a child
+ *    that copied the narrow mask before the release (dup_task_struct()
+ *    runs long before sched_process_fork) is still recognised, by its
+ *    mask, and gets an entry of its own that the next run releases;
+ *  - if the task's mask changes under us (sched_setaffinity, cpuset) the
+ *    user wins at once and the task is never touched again; the checker
+ *    can make a task yield the same way;
+ *  - switching off, observe mode and unload put back exactly the mask
+ *    saved; unload restores once with the fork hook attached and once
+ *    more, with a sweep of the task list, after it is gone.
  *
- * Rules: the mask set is always a strict subset of the task's own mask
- * (never widened); a type gets at most as many steered tasks as it has
- * CPUs (never onto a saturated type); if the task's mask changes under us
- * (sched_setaffinity, cpuset) the user wins at once and the task is never
- * touched again; disable and unload put back exactly the mask saved.
- *
- * A task forked by a steered task inherits the steered mask. So that no
- * such mask outlives sbridge, the fork hook gives the child its own entry
- * with the parent's saved mask (sbridge_placement_fork()): it is then
- * released, handed to the user or restored at unload like any other.
+ * Locking: the list and hash change only under sbridge_steer_lock; every
+ * walk and search takes it too. Entries are freed only by holders of
+ * sbridge_place_mutex (the runner, yield, exit), so a mutex holder may use
+ * an entry pointer after dropping the spinlock. The fork hook only adds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/cpumask.h>
 #include <linux/hashtable.h>
-#include <linux/ktime.h>
 #include <linux/list.h>
-#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -36,16 +38,16 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
 
-#define SBRIDGE_STEER_MAX	128	/* entries the pass creates */
-#define SBRIDGE_STEER_TOTAL	4096	/* with children that inherited a mask */
-#define SBRIDGE_STEER_BATCH	16	/* candidates acted on per pass */
+#define SBRIDGE_STEER_MAX	128	/* tasks steered by runs at once */
+#define SBRIDGE_STEER_TOTAL	4096	/* entries, with tombstones and children */
+#define SBRIDGE_STEER_BATCH	32	/* entries released per walk */
 
-enum { SB_STEERED, SB_HANDS_OFF };
+/* zero (a new, zeroed entry) is "released": not yet counted as steered */
+enum { SB_RELEASED, SB_STEERED, SB_HANDS_OFF };
 
 /**
  * struct sbridge_steer - a task placement touched
@@ -53,17 +55,13 @@ enum { SB_STEERED, SB_HANDS_OFF };
  * @hnode: in sbridge_steer_hash, keyed by @p
  * @p: the task; a reference is held while the entry exists
  * @user: the task's own mask before we steered it
- * @set: the mask we set
- * @state: SB_STEERED, or SB_HANDS_OFF (user changed it or the checker
- *	made us yield: never steered again)
- * @type: core type it is steered to
- * @off_since: clock when the pass first saw the task off the runqueue,
- *	0 while it is queued (pass only, under sbridge_place_mutex)
+ * @set: the mask we set (kept after release, to recognise children)
+ * @state: SB_STEERED, SB_RELEASED (own mask given back), or SB_HANDS_OFF
+ *	(the user changed it or the checker made us yield: never again)
+ * @hint: the hint @set implements
+ * @seen: run number that last found the task in the decision
  *
- * The list and hash change under sbridge_steer_lock; the pass and
- * release paths also hold sbridge_place_mutex (across the sleeping
- * affinity calls). The fork hook and the checker's RCU walk take only the
- * spinlock, and the fork hook only ever adds entries.
+ * All fields change under sbridge_steer_lock.
  */
 struct sbridge_steer {
 	struct list_head node;
@@ -72,29 +70,29 @@ struct sbridge_steer {
 	cpumask_var_t user;
 	cpumask_var_t set;
 	u8 state;
-	u8 type;
-	u64 off_since;
+	u8 hint;
+	u64 seen;
 };
 
 static LIST_HEAD(sbridge_steer_list);
 static DEFINE_HASHTABLE(sbridge_steer_hash, 8);
 static unsigned int sbridge_steer_count, sbridge_steered_now;
-static bool sbridge_steer_closed;	/* exit: the fork hook adds no more */
 static DEFINE_SPINLOCK(sbridge_steer_lock);
 static DEFINE_MUTEX(sbridge_place_mutex);
+static u64 sbridge_place_run;
 static int sbridge_selftest_cpu = -1;
+static cpumask_var_t sbridge_place_tmp;
 static u64 sbridge_place_steers, sbridge_place_releases, sbridge_place_user_wins,
-	   sbridge_place_yields, sbridge_place_inherits, sbridge_place_inherit_lost;
-
-static void sbridge_place_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(sbridge_place_work, sbridge_place_fn);
+	   sbridge_place_yields, sbridge_place_inherits, sbridge_place_inherit_lost,
+	   sbridge_place_swept;
 
 /**
- * sbridge_pick_cpu() - O(1) randomized choice of a CPU in @mask (seed 002)
+ * sbridge_pick_cpu() - O(1) randomized choice of a CPU in @mask
  * @mask: candidate CPUs, non-empty
  *
- * A random starting point and the next set bit from there, instead of a
- * full scan for the "best" CPU: spreads choices without global state.
+ * A random starting point and the next set bit from there (the O(1)
+ * randomized search of "Fast and Scalable Idle Core Search"), instead of
+ * a full scan for the "best" CPU: spreads choices without global state.
  *
  * Return: a CPU of @mask, or nr_cpu_ids if it is empty.
  */
@@ -106,22 +104,26 @@ int sbridge_pick_cpu(const struct cpumask *mask)
 	return cpu < nr_cpu_ids ? cpu : cpumask_first(mask);
 }
 
+/* Under sbridge_steer_lock. */
 static struct sbridge_steer *sbridge_steer_find(struct task_struct *p)
 {
 	struct sbridge_steer *e;
 
+	lockdep_assert_held(&sbridge_steer_lock);
 	hash_for_each_possible(sbridge_steer_hash, e, hnode, (unsigned long)p)
 		if (e->p == p)
 			return e;
 	return NULL;
 }
 
-static void sbridge_steer_add(struct sbridge_steer *e)
+static struct sbridge_steer *sbridge_steer_lookup(struct task_struct *p)
 {
-	list_add(&e->node, &sbridge_steer_list);
-	hash_add(sbridge_steer_hash, &e->hnode, (unsigned long)e->p);
-	sbridge_steer_count++;
-	sbridge_steered_now++;
+	struct sbridge_steer *e;
+
+	spin_lock(&sbridge_steer_lock);
+	e = sbridge_steer_find(p);
+	spin_unlock(&sbridge_steer_lock);
+	return e;
 }
 
 static struct sbridge_steer *sbridge_steer_alloc(gfp_t gfp)
@@ -130,7 +132,8 @@ static struct sbridge_steer *sbridge_steer_alloc(gfp_t gfp)
 
 	if (!e)
 		return NULL;
-	if (!alloc_cpumask_var(&e->user, gfp) || !alloc_cpumask_var(&e->set, gfp)) {
+	if (!zalloc_cpumask_var(&e->user, gfp) ||
+	    !zalloc_cpumask_var(&e->set, gfp)) {
 		free_cpumask_var(e->user);
 		kfree(e);
 		return NULL;
@@ -147,44 +150,234 @@ static void sbridge_steer_free(struct sbridge_steer *e)
 	kfree(e);
 }
 
-static void sbridge_steer_del(struct sbridge_steer *e)
+/* Under sbridge_steer_lock: a new entry for @p (referenced by the caller). */
+static void sbridge_steer_add(struct sbridge_steer *e, struct task_struct *p)
+{
+	lockdep_assert_held(&sbridge_steer_lock);
+	e->p = p;
+	list_add(&e->node, &sbridge_steer_list);
+	hash_add(sbridge_steer_hash, &e->hnode, (unsigned long)p);
+	sbridge_steer_count++;
+}
+
+/* Under sbridge_steer_lock. */
+static void sbridge_steer_state(struct sbridge_steer *e, u8 state)
+{
+	lockdep_assert_held(&sbridge_steer_lock);
+	if (e->state == SB_STEERED && state != SB_STEERED)
+		sbridge_steered_now--;
+	else if (e->state != SB_STEERED && state == SB_STEERED)
+		sbridge_steered_now++;
+	e->state = state;
+}
+
+static void sbridge_steer_set_state(struct sbridge_steer *e, u8 state)
 {
 	spin_lock(&sbridge_steer_lock);
-	list_del(&e->node);
-	hash_del(&e->hnode);
-	sbridge_steer_count--;
-	if (e->state == SB_STEERED)
-		sbridge_steered_now--;
+	sbridge_steer_state(e, state);
 	spin_unlock(&sbridge_steer_lock);
-	sbridge_steer_free(e);
 }
 
-static void sbridge_steer_hands_off(struct sbridge_steer *e)
+/*
+ * Gives @e's task its own mask back and keeps @e as a tombstone; if the
+ * mask is no longer the one we set, the user took over: hands off.
+ * Under sbridge_place_mutex.
+ */
+static void sbridge_steer_release(struct sbridge_steer *e)
 {
+	struct task_struct *p = e->p;
+	bool intact;
+
 	spin_lock(&sbridge_steer_lock);
-	if (e->state == SB_STEERED)
-		sbridge_steered_now--;
-	e->state = SB_HANDS_OFF;
-	spin_unlock(&sbridge_steer_lock);
-}
-
-/* The task's mask is still the one we set: nobody else changed it. */
-static bool sbridge_steer_intact(struct sbridge_steer *e)
-{
-	return cpumask_equal(&e->p->cpus_mask, e->set);
-}
-
-/* Gives the task its own mask back; returns false if the user took over. */
-static bool sbridge_steer_release(struct sbridge_steer *e)
-{
-	if (!sbridge_steer_intact(e)) {
+	intact = e->state == SB_STEERED && cpumask_equal(&p->cpus_mask, e->set);
+	if (e->state == SB_STEERED && !intact) {
+		sbridge_steer_state(e, SB_HANDS_OFF);
 		sbridge_place_user_wins++;
-		return false;
 	}
-	if (set_cpus_allowed_ptr(e->p, e->user))
-		return false;
-	sbridge_place_releases++;
-	return true;
+	cpumask_copy(sbridge_place_tmp, e->user);
+	spin_unlock(&sbridge_steer_lock);
+	if (!intact)
+		return;
+	/* check-then-write: a sched_setaffinity right here is overwritten */
+	if (set_cpus_allowed_ptr(p, sbridge_place_tmp) == 0)
+		sbridge_place_releases++;
+	sbridge_steer_set_state(e, SB_RELEASED);
+}
+
+/*
+ * Steers @p to @set (a strict, non-empty subset of its own mask):
+ * entry first, then the mask. Under sbridge_place_mutex.
+ */
+static void sbridge_steer_apply(struct task_struct *p, struct sbridge_steer *e,
+				const struct cpumask *set, u8 hint)
+{
+	struct sbridge_steer *n = NULL;
+
+	if (!e) {
+		if (sbridge_steered_now >= SBRIDGE_STEER_MAX ||
+		    sbridge_steer_count >= SBRIDGE_STEER_TOTAL)
+			return;
+		n = sbridge_steer_alloc(GFP_KERNEL);
+		if (!n)
+			return;
+		cpumask_copy(n->user, &p->cpus_mask);
+	}
+	spin_lock(&sbridge_steer_lock);
+	if (n) {
+		get_task_struct(p);
+		sbridge_steer_add(n, p);
+		e = n;
+	} else if (e->state == SB_RELEASED) {
+		/* the user may have changed the mask since we gave it back */
+		cpumask_copy(e->user, &p->cpus_mask);
+	}
+	cpumask_copy(e->set, set);
+	e->hint = hint;
+	e->seen = sbridge_place_run;
+	sbridge_steer_state(e, SB_STEERED);
+	spin_unlock(&sbridge_steer_lock);
+	if (set_cpus_allowed_ptr(p, set)) {
+		sbridge_steer_set_state(e, SB_RELEASED);
+		return;
+	}
+	sbridge_place_steers++;
+	pr_debug("pid %d steered %s: %*pbl\n", task_pid_nr(p),
+		 hint == SBRIDGE_HINT_FAST ? "fast" : "slow", cpumask_pr_args(set));
+}
+
+/* The mask @hint asks for, inside @user; false if there is none to set. */
+static bool sbridge_place_mask(const struct sbridge_decision *d, u8 hint,
+			       const struct cpumask *user, struct cpumask *set)
+{
+	const struct cpumask *fast = &sbridge_topo.type_mask[d->fast_type];
+
+	if (hint == SBRIDGE_HINT_FAST)
+		cpumask_and(set, user, fast);
+	else
+		cpumask_andnot(set, user, fast);
+	cpumask_and(set, set, cpu_active_mask);
+	if (hint == SBRIDGE_HINT_FAST && READ_ONCE(sbridge_act_params.selftest)) {
+		if (sbridge_selftest_cpu < 0)
+			sbridge_selftest_cpu = sbridge_pick_cpu(set);
+		if (sbridge_selftest_cpu >= nr_cpu_ids ||
+		    !cpumask_test_cpu(sbridge_selftest_cpu, set))
+			return false;
+		cpumask_copy(set, cpumask_of(sbridge_selftest_cpu));
+	}
+	/* Never widen, never a no-op, never empty. */
+	return !cpumask_empty(set) && !cpumask_equal(set, user) &&
+	       cpumask_subset(set, user);
+}
+
+static void sbridge_place_one(const struct sbridge_decision *d,
+			      const struct sbridge_hint *h, struct cpumask *set)
+{
+	struct task_struct *p = h->p;
+	struct sbridge_steer *e;
+	u8 state = SB_RELEASED;
+	bool same = false;
+
+	spin_lock(&sbridge_steer_lock);
+	e = sbridge_steer_find(p);
+	if (e) {
+		state = e->state;
+		e->seen = sbridge_place_run;
+		if (state == SB_STEERED && !cpumask_equal(&p->cpus_mask, e->set)) {
+			sbridge_steer_state(e, SB_HANDS_OFF);
+			sbridge_place_user_wins++;
+			state = SB_HANDS_OFF;
+			pr_info("pid %d: user affinity change wins over placement\n",
+				task_pid_nr(p));
+		}
+		/* the mask the hint narrows: the user's, not ours */
+		cpumask_copy(sbridge_place_tmp,
+			     state == SB_STEERED ? e->user : &p->cpus_mask);
+	} else {
+		cpumask_copy(sbridge_place_tmp, &p->cpus_mask);
+	}
+	spin_unlock(&sbridge_steer_lock);
+	if (state == SB_HANDS_OFF)
+		return;
+	if (h->hint == SBRIDGE_HINT_NONE ||
+	    !sbridge_place_mask(d, h->hint, sbridge_place_tmp, set)) {
+		if (e && state == SB_STEERED)
+			sbridge_steer_release(e);
+		return;
+	}
+	if (e && state == SB_STEERED) {
+		spin_lock(&sbridge_steer_lock);
+		same = cpumask_equal(e->set, set);
+		spin_unlock(&sbridge_steer_lock);
+	}
+	if (!same)
+		sbridge_steer_apply(p, e, set, h->hint);
+}
+
+/*
+ * Entries to release: steered ones the last run did not see (the task
+ * left the decision), or all steered ones; drops entries of dead tasks.
+ * Under sbridge_place_mutex.
+ */
+static void sbridge_place_sweep(bool all)
+{
+	struct sbridge_steer *e, *n, *rel[SBRIDGE_STEER_BATCH];
+	LIST_HEAD(dead);
+	int i, nrel;
+
+	do {
+		nrel = 0;
+		spin_lock(&sbridge_steer_lock);
+		list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
+			if (e->p->exit_state || (e->p->flags & PF_EXITING)) {
+				sbridge_steer_state(e, SB_RELEASED);
+				list_move(&e->node, &dead);
+				hash_del(&e->hnode);
+				sbridge_steer_count--;
+				continue;
+			}
+			if (e->state == SB_STEERED &&
+			    (all || e->seen != sbridge_place_run) &&
+			    nrel < ARRAY_SIZE(rel)) {
+				/* marks it, so the next batch skips it */
+				e->seen = sbridge_place_run;
+				rel[nrel++] = e;
+			}
+		}
+		spin_unlock(&sbridge_steer_lock);
+		for (i = 0; i < nrel; i++)
+			sbridge_steer_release(rel[i]);
+	} while (nrel == ARRAY_SIZE(rel));
+	list_for_each_entry_safe(e, n, &dead, node) {
+		list_del(&e->node);
+		sbridge_steer_free(e);
+	}
+}
+
+static void sbridge_place_apply(const struct sbridge_decision *d)
+{
+	cpumask_var_t set;
+	unsigned int i;
+
+	if (!zalloc_cpumask_var(&set, GFP_KERNEL))
+		return;
+	mutex_lock(&sbridge_place_mutex);
+	sbridge_place_run++;
+	if (!READ_ONCE(sbridge_act_params.selftest))
+		sbridge_selftest_cpu = -1;
+	for (i = 0; i < d->n; i++)
+		sbridge_place_one(d, &d->task[i], set);
+	/* a task the decision no longer holds gets its own mask back */
+	sbridge_place_sweep(false);
+	mutex_unlock(&sbridge_place_mutex);
+	free_cpumask_var(set);
+}
+
+static void sbridge_place_restore(void)
+{
+	mutex_lock(&sbridge_place_mutex);
+	sbridge_place_run++;
+	sbridge_place_sweep(true);
+	mutex_unlock(&sbridge_place_mutex);
 }
 
 /**
@@ -223,10 +416,10 @@ void sbridge_placement_yield(struct task_struct *p)
 	struct sbridge_steer *e;
 
 	mutex_lock(&sbridge_place_mutex);
-	e = sbridge_steer_find(p);
+	e = sbridge_steer_lookup(p);
 	if (e && e->state == SB_STEERED) {
 		sbridge_steer_release(e);
-		sbridge_steer_hands_off(e);
+		sbridge_steer_set_state(e, SB_HANDS_OFF);
 		sbridge_place_yields++;
 		pr_info("placement yields pid %d to the work-conserving checker\n",
 			task_pid_nr(p));
@@ -234,59 +427,99 @@ void sbridge_placement_yield(struct task_struct *p)
 	mutex_unlock(&sbridge_place_mutex);
 }
 
-/**
- * sbridge_placement_fork() - @child inherited @parent's steered mask
- * @parent: the forking task
- * @child: the new task, not yet woken
- *
- * Gives @child an entry holding @parent's own mask, so that release,
- * a user's change and unload treat it like @parent. If no entry can be
- * had, the loss is counted and logged: that child keeps the narrow mask.
- *
- * Context: sched_process_fork tracepoint; takes a spinlock, allocates
- * with GFP_NOWAIT only when @parent is steered.
+/*
+ * sched_process_fork: @child copied @parent's mask in dup_task_struct(),
+ * possibly long before this hook and before a release. If it carries the
+ * mask we set on @parent (steered now, or a tombstone whose mask the user
+ * has not since chosen himself), it gets its own entry with @parent's own
+ * mask, and the next run releases it unless it is hinted itself.
+ * Preemption off: GFP_NOWAIT, spinlock only.
  */
-void sbridge_placement_fork(struct task_struct *parent, struct task_struct *child)
+static void sbridge_place_fork(struct task_struct *parent,
+			       struct task_struct *child)
 {
 	struct sbridge_steer *e, *pe;
-	bool steered;
+	bool inherited;
 
-	if (!READ_ONCE(sbridge_steered_now))
+	if (!READ_ONCE(sbridge_steer_count))
 		return;
 	spin_lock(&sbridge_steer_lock);
 	pe = sbridge_steer_find(parent);
-	steered = pe && pe->state == SB_STEERED;
+	inherited = pe && pe->state != SB_HANDS_OFF &&
+		    cpumask_equal(&child->cpus_mask, pe->set) &&
+		    !(pe->state == SB_RELEASED &&
+		      cpumask_equal(&parent->cpus_mask, pe->set));
 	spin_unlock(&sbridge_steer_lock);
-	if (!steered)
+	if (!inherited)
 		return;
 	e = sbridge_steer_alloc(GFP_NOWAIT | __GFP_NOWARN);
 	spin_lock(&sbridge_steer_lock);
 	pe = sbridge_steer_find(parent);
-	if (!pe || pe->state != SB_STEERED || sbridge_steer_closed) {
-		/* released or closed meanwhile: the child has the user's mask */
-		spin_unlock(&sbridge_steer_lock);
-		goto free;
-	}
-	if (!e || sbridge_steer_count >= SBRIDGE_STEER_TOTAL) {
+	if (!e || !pe || sbridge_steer_count >= SBRIDGE_STEER_TOTAL) {
 		sbridge_place_inherit_lost++;
 		spin_unlock(&sbridge_steer_lock);
 		pr_warn_ratelimited("pid %d: keeps its parent's steered affinity (no entry)\n",
 				    task_pid_nr(child));
-		goto free;
+		if (e)
+			sbridge_steer_free(e);
+		return;
 	}
 	cpumask_copy(e->user, pe->user);
 	cpumask_copy(e->set, pe->set);
-	e->type = pe->type;
-	e->state = SB_STEERED;
+	e->hint = pe->hint;
 	get_task_struct(child);
-	e->p = child;
-	sbridge_steer_add(e);
+	sbridge_steer_add(e, child);
+	sbridge_steer_state(e, SB_STEERED);
 	sbridge_place_inherits++;
 	spin_unlock(&sbridge_steer_lock);
-	return;
-free:
-	if (e)
-		sbridge_steer_free(e);
+}
+
+/*
+ * After the fork hook is gone: a task forked in the last moments whose
+ * hook no longer ran may still carry a steered mask. Its parent's entry
+ * (a tombstone now) tells: same mask, no entry of its own -> give it the
+ * parent's own mask. Returns the number fixed. Under sbridge_place_mutex.
+ */
+static unsigned int sbridge_place_orphans(void)
+{
+	struct task_struct *g, *p, *fix[SBRIDGE_STEER_BATCH];
+	struct sbridge_steer *pe, *own[SBRIDGE_STEER_BATCH];
+	unsigned int n, i, total = 0, rounds = 0;
+	bool more;
+
+	do {
+		more = false;
+		n = 0;
+		rcu_read_lock();
+		spin_lock(&sbridge_steer_lock);
+		for_each_process_thread(g, p) {
+			if (p->flags & PF_KTHREAD || sbridge_steer_find(p))
+				continue;
+			pe = sbridge_steer_find(rcu_dereference(p->real_parent));
+			if (!pe)
+				pe = sbridge_steer_find(p->group_leader);
+			if (!pe || pe->state == SB_HANDS_OFF ||
+			    !cpumask_equal(&p->cpus_mask, pe->set))
+				continue;
+			if (n == ARRAY_SIZE(fix)) {
+				more = true;
+				break;
+			}
+			get_task_struct(p);
+			own[n] = pe;
+			fix[n++] = p;
+		}
+		spin_unlock(&sbridge_steer_lock);
+		rcu_read_unlock();
+		/* entries stay (mutex held) and nothing writes them now */
+		for (i = 0; i < n; i++) {
+			if (cpumask_equal(&fix[i]->cpus_mask, own[i]->set))
+				set_cpus_allowed_ptr(fix[i], own[i]->user);
+			put_task_struct(fix[i]);
+		}
+		total += n;
+	} while (more && ++rounds < 64);
+	return total;
 }
 
 /**
@@ -299,250 +532,22 @@ unsigned int sbridge_placement_steered(void)
 	return READ_ONCE(sbridge_steered_now);
 }
 
-/**
- * sbridge_placement_active() - placement holds some task's affinity
- *
- * Return: true if at least one task is steered.
- */
-bool sbridge_placement_active(void)
+static bool sbridge_place_active(void)
 {
 	return sbridge_placement_steered() > 0;
 }
 
-/**
- * sbridge_placement_status() - one status word for placement
- *
- * Return: static string.
- */
-const char *sbridge_placement_status(void)
+static const char *sbridge_place_status(void)
 {
 	if (!READ_ONCE(sbridge_act_params.placement))
 		return "off";
+	if (READ_ONCE(sbridge_act_params.observe))
+		return "off (observe only)";
 	if (READ_ONCE(sbridge_act_params.selftest))
 		return "on (checker selftest: steering ignores saturation)";
 	if (sbridge_topo.ntypes < 2)
 		return "on (idle: one core type, nothing to steer to)";
 	return "on";
-}
-
-/**
- * struct sbridge_place_cand - a task the pass wants to act on
- * @p: task, referenced
- * @type: target core type
- */
-struct sbridge_place_cand {
-	struct task_struct *p;
-	unsigned int type;
-};
-
-/* Releases every steered task and drops entries of exited tasks. */
-static void sbridge_place_prune(bool release_all)
-{
-	struct sbridge_steer *e, *n;
-
-	list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
-		if (e->p->exit_state || (e->p->flags & PF_EXITING)) {
-			sbridge_steer_del(e);
-			continue;
-		}
-		if (e->state != SB_STEERED)
-			continue;
-		if (!sbridge_steer_intact(e)) {
-			sbridge_place_user_wins++;
-			pr_info("pid %d: user affinity change wins over placement\n",
-				task_pid_nr(e->p));
-			sbridge_steer_hands_off(e);
-			continue;
-		}
-		if (release_all) {
-			sbridge_steer_release(e);
-			sbridge_steer_del(e);
-		}
-	}
-}
-
-/* Target type and whether to steer; called under RCU. */
-static bool sbridge_place_want(struct task_struct *p, unsigned int *type)
-{
-	struct sbridge_task *t = sbridge_task_lookup(p);
-
-	if (!t || READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE)
-		return false;
-	if (READ_ONCE(sbridge_act_params.selftest)) {
-		*type = sbridge_topo.ref_type;
-		return true;
-	}
-	if (sbridge_topo.ntypes < 2)
-		return false;
-	*type = sbridge_task_placement(t);
-	return true;
-}
-
-/*
- * PELT leaves a sleeping task's util_avg as it was when it blocked. Decay
- * it as PELT would (halving every 32 ms) from when the pass first saw the
- * task off the runqueue, so a steered task that sleeps on is released and
- * frees its slot on the type instead of holding it with a stale value.
- */
-static unsigned long sbridge_steer_util(struct sbridge_steer *e,
-					unsigned long util, bool queued,
-					u64 now)
-{
-	u64 halves;
-
-	if (queued) {
-		e->off_since = 0;
-		return util;
-	}
-	if (!e->off_since) {
-		e->off_since = now;
-		return util;
-	}
-	halves = div64_u64(now - e->off_since, 32 * NSEC_PER_MSEC);
-	return halves >= BITS_PER_LONG ? 0 : util >> halves;
-}
-
-static int sbridge_place_collect(struct sbridge_place_cand *c, unsigned int max,
-				 unsigned int *type_load)
-{
-	u32 up = READ_ONCE(sbridge_act_params.up_util);
-	u32 down = READ_ONCE(sbridge_act_params.down_util);
-	struct task_struct *g, *p;
-	struct sbridge_steer *e;
-	unsigned int n = 0, type;
-	u64 now = ktime_get_ns();
-	unsigned long util;
-	bool want, queued;
-
-	rcu_read_lock();
-	for_each_process_thread(g, p) {
-		if (n >= max)
-			break;
-		if ((p->flags & (PF_KTHREAD | PF_EXITING | PF_NO_SETAFFINITY)) ||
-		    !sbridge_fair_policy(p->policy))
-			continue;
-		util = READ_ONCE(p->se.avg.util_avg);
-		queued = sbridge_task_queued(p);
-		want = sbridge_place_want(p, &type);
-		spin_lock(&sbridge_steer_lock);
-		e = sbridge_steer_find(p);
-		spin_unlock(&sbridge_steer_lock);
-		if (e) {
-			util = sbridge_steer_util(e, util, queued, now);
-			/*
-			 * Down: released when cold, preferring another type,
-			 * or when inherited entries crowd its type.
-			 */
-			if (e->state == SB_STEERED &&
-			    (util < down || !want || type != e->type ||
-			     type_load[e->type] >
-			     cpumask_weight_and(&sbridge_topo.type_mask[e->type],
-						cpu_active_mask))) {
-				type_load[e->type]--;
-				get_task_struct(p);
-				c[n].p = p;
-				c[n++].type = SBRIDGE_MAX_CORE_TYPES;
-			}
-			continue;
-		}
-		/* A sleeping task's util is stale: only runnable ones go up. */
-		if (!want || !queued || util < up)
-			continue;
-		if (!READ_ONCE(sbridge_act_params.selftest) &&
-		    type_load[type] >=
-		    cpumask_weight_and(&sbridge_topo.type_mask[type], cpu_active_mask))
-			continue;	/* target type saturated */
-		type_load[type]++;
-		get_task_struct(p);
-		c[n].p = p;
-		c[n++].type = type;
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-/* Restricts @p to @type inside its own mask; a new entry on success. */
-static void sbridge_place_steer(struct task_struct *p, unsigned int type)
-{
-	struct sbridge_steer *e;
-
-	if (sbridge_steer_count >= SBRIDGE_STEER_MAX)
-		return;
-	e = sbridge_steer_alloc(GFP_KERNEL);
-	if (!e)
-		return;
-	cpumask_copy(e->user, &p->cpus_mask);
-	cpumask_and(e->set, e->user, &sbridge_topo.type_mask[type]);
-	cpumask_and(e->set, e->set, cpu_active_mask);
-	if (READ_ONCE(sbridge_act_params.selftest)) {
-		if (sbridge_selftest_cpu < 0)
-			sbridge_selftest_cpu = sbridge_pick_cpu(e->set);
-		if (sbridge_selftest_cpu >= nr_cpu_ids ||
-		    !cpumask_test_cpu(sbridge_selftest_cpu, e->set))
-			goto free;
-		cpumask_copy(e->set, cpumask_of(sbridge_selftest_cpu));
-	}
-	/* Never widen, never a no-op, never empty. */
-	if (cpumask_empty(e->set) || cpumask_equal(e->set, e->user) ||
-	    !cpumask_subset(e->set, e->user))
-		goto free;
-	if (set_cpus_allowed_ptr(p, e->set))
-		goto free;
-	get_task_struct(p);
-	e->p = p;
-	e->type = type;
-	e->state = SB_STEERED;
-	spin_lock(&sbridge_steer_lock);
-	sbridge_steer_add(e);
-	spin_unlock(&sbridge_steer_lock);
-	sbridge_place_steers++;
-	pr_debug("pid %d steered to type %u: %*pbl\n", task_pid_nr(p), type,
-		 cpumask_pr_args(e->set));
-	return;
-free:
-	sbridge_steer_free(e);
-}
-
-static void sbridge_place_pass(void)
-{
-	struct sbridge_place_cand c[SBRIDGE_STEER_BATCH];
-	unsigned int type_load[SBRIDGE_MAX_CORE_TYPES] = { 0 };
-	struct sbridge_steer *e;
-	int i, n;
-
-	list_for_each_entry(e, &sbridge_steer_list, node)
-		if (e->state == SB_STEERED)
-			type_load[e->type]++;
-	n = sbridge_place_collect(c, ARRAY_SIZE(c), type_load);
-	for (i = 0; i < n; i++) {
-		if (c[i].type < SBRIDGE_MAX_CORE_TYPES) {
-			sbridge_place_steer(c[i].p, c[i].type);
-		} else {
-			e = sbridge_steer_find(c[i].p);
-			if (e && e->state == SB_STEERED) {
-				if (sbridge_steer_release(e))
-					sbridge_steer_del(e);
-				else
-					sbridge_steer_hands_off(e);
-			}
-		}
-		put_task_struct(c[i].p);
-	}
-}
-
-static void sbridge_place_fn(struct work_struct *w)
-{
-	bool on = READ_ONCE(sbridge_act_params.placement);
-
-	mutex_lock(&sbridge_place_mutex);
-	if (!READ_ONCE(sbridge_act_params.selftest))
-		sbridge_selftest_cpu = -1;
-	sbridge_place_prune(!on);
-	if (on)
-		sbridge_place_pass();
-	mutex_unlock(&sbridge_place_mutex);
-	schedule_delayed_work(&sbridge_place_work,
-			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
 }
 
 /**
@@ -555,42 +560,57 @@ static void sbridge_place_fn(struct work_struct *w)
 int sbridge_placement_counters(char *buf, int at)
 {
 	return sysfs_emit_at(buf, at,
-			     "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\n",
+			     "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\nplacement_swept %llu\n",
 			     sbridge_placement_steered(), READ_ONCE(sbridge_place_steers),
 			     READ_ONCE(sbridge_place_releases),
 			     READ_ONCE(sbridge_place_user_wins),
 			     READ_ONCE(sbridge_place_yields),
 			     READ_ONCE(sbridge_place_inherits),
-			     READ_ONCE(sbridge_place_inherit_lost));
+			     READ_ONCE(sbridge_place_inherit_lost),
+			     READ_ONCE(sbridge_place_swept));
 }
 
-/**
- * sbridge_placement_init() - start the placement work
- *
- * Return: 0.
- */
-int sbridge_placement_init(void)
+static int sbridge_place_init(void)
 {
-	schedule_delayed_work(&sbridge_place_work, 0);
+	if (!zalloc_cpumask_var(&sbridge_place_tmp, GFP_KERNEL))
+		return -ENOMEM;
 	return 0;
 }
 
-/**
- * sbridge_placement_exit() - stop, put every steered task's mask back
- *
- * Context: process context, sleeps.
- */
-void sbridge_placement_exit(void)
+/* Hooks are gone: restore late children, fix orphans, free everything. */
+static void sbridge_place_exit(void)
 {
 	struct sbridge_steer *e, *n;
 
-	cancel_delayed_work_sync(&sbridge_place_work);
 	mutex_lock(&sbridge_place_mutex);
+	sbridge_place_run++;
+	sbridge_place_sweep(true);
+	sbridge_place_swept += sbridge_place_orphans();
 	spin_lock(&sbridge_steer_lock);
-	sbridge_steer_closed = true;
+	list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
+		list_del(&e->node);
+		hash_del(&e->hnode);
+		sbridge_steer_state(e, SB_RELEASED);
+		sbridge_steer_count--;
+		sbridge_steer_free(e);
+	}
 	spin_unlock(&sbridge_steer_lock);
-	sbridge_place_prune(true);
-	list_for_each_entry_safe(e, n, &sbridge_steer_list, node)
-		sbridge_steer_del(e);
 	mutex_unlock(&sbridge_place_mutex);
+	if (sbridge_place_swept)
+		pr_info("placement: %llu late children given their own mask at unload\n",
+			sbridge_place_swept);
+	free_cpumask_var(sbridge_place_tmp);
 }
+
+const struct sbridge_actuator sbridge_act_placement = {
+	.name = "placement",
+	.enabled = &sbridge_act_params.placement,
+	.hint_bit = SBRIDGE_HINT_PLACEMENT,
+	.init = sbridge_place_init,
+	.apply = sbridge_place_apply,
+	.restore = sbridge_place_restore,
+	.exit = sbridge_place_exit,
+	.fork = sbridge_place_fork,
+	.active = sbridge_place_active,
+	.status = sbridge_place_status,
+};

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Actuators (the levers the unmodified scheduler already honours) and the
- * work-conserving invariant checker (seed 003, 4.1). Internal to
- * sbridge_core. Each piece has init/exit, a runtime switch (a SET_PARAM
- * word below, acted on by the piece's own work item) and a status line.
+ * The decision layer (policy.c), the actuators (the levers the unmodified
+ * scheduler already honours, one ops table each, run by one work item in
+ * actuators.c) and the work-conserving invariant checker of "The Linux
+ * Scheduler: a Decade of Wasted Cores". Internal to sbridge_core.
  */
 #ifndef _SBRIDGE_CORE_ACTUATORS_H
 #define _SBRIDGE_CORE_ACTUATORS_H
@@ -32,21 +32,42 @@ static inline bool sbridge_task_queued(const struct task_struct *p)
 	return READ_ONCE(p->on_rq) == SBRIDGE_ON_RQ_QUEUED;
 }
 
+/*
+ * Runnable: queued and TASK_RUNNING. From 6.12 EEVDF keeps a sleeping task
+ * queued until its lag is spent (delayed dequeue), so on_rq alone counts
+ * sleepers.
+ */
+static inline bool sbridge_task_runnable(const struct task_struct *p)
+{
+	return task_is_running(p) && sbridge_task_queued(p);
+}
+
 /* The report's waiting task was steered by sbridge (placement yielded). */
 #define SBRIDGE_HINT_CAUSED	BIT(8)
+/* A fast CPU idled while a task that gains from it ran on a slow one. */
+#define SBRIDGE_HINT_SLOWER	BIT(9)
 
 /**
- * struct sbridge_act_params - actuator and checker tunables (SET_PARAM)
+ * struct sbridge_act_params - actuator, decision and checker tunables
+ * @observe: act.observe, 1 turns every actuator off (learn and report only)
  * @capacity: act.capacity, 1 writes CPU factors into cpu_scale
- * @placement: act.placement, 1 steers hot tasks by affinity
- * @uclamp: act.uclamp, 1 sets util_min/util_max from factors
+ * @placement: act.placement, 1 steers tasks by affinity to the core type
+ *	the decision layer chose
+ * @uclamp: act.uclamp, 1 sets util_min/util_max from the decisions
  * @freq: act.freq, 1 adds frequency floors (freq_qos)
- * @period_ms: act.period_ms, period of the actuator work items
- * @up_util: act.up_util, PELT util a task needs to be steered (0..1024)
- * @down_util: act.down_util, util below which a steered task is released
+ * @period_ms: act.period_ms, period of the decision and actuator work
+ * @up_util: act.up_util, busy share of its CPU (0..1024: util_avg over
+ *	the CPU's capacity) a runnable task needs to enter the decision
+ * @down_util: act.down_util, busy share below which a task with a hint
+ *	leaves it (<= @up_util: two thresholds, no ping-pong)
+ * @gain: act.gain, least predicted big/little speedup above 1.0 (fp) for
+ *	a task to want the fast cores
+ * @hold_ms: act.hold_ms, time a hint is kept through a sleep, and the
+ *	aging step: a task kept off the fast cores gains 0.1 of priority per
+ *	@hold_ms, so equal tasks take turns (0: no rotation)
  * @checker: checker.on, 1 runs the invariant checker
- * @check_period_ms: checker.period_ms, S of the seed
- * @watch_ms: checker.watch_ms, M of the seed
+ * @check_period_ms: checker.period_ms, S of the Wasted Cores checker
+ * @watch_ms: checker.watch_ms, M of the Wasted Cores checker
  * @selftest: checker.selftest, 1 makes placement steer every hot task to
  *	one CPU regardless of saturation, to provoke a violation on purpose
  *
@@ -55,6 +76,7 @@ static inline bool sbridge_task_queued(const struct task_struct *p)
  * run, so a switch takes effect within one period.
  */
 struct sbridge_act_params {
+	u32 observe;
 	u32 capacity;
 	u32 placement;
 	u32 uclamp;
@@ -62,6 +84,8 @@ struct sbridge_act_params {
 	u32 period_ms;
 	u32 up_util;
 	u32 down_util;
+	u32 gain;
+	u32 hold_ms;
 	u32 checker;
 	u32 check_period_ms;
 	u32 watch_ms;
@@ -69,44 +93,114 @@ struct sbridge_act_params {
 };
 extern struct sbridge_act_params sbridge_act_params;
 
-/* ---- act_capacity.c ---- */
-int sbridge_capacity_init(void);
-void sbridge_capacity_exit(void);
-bool sbridge_capacity_active(void);
-const char *sbridge_capacity_status(void);
+/* Tasks one decision holds at most (the hottest first). */
+#define SBRIDGE_DECISION_MAX	64
+
+/**
+ * struct sbridge_hint - what the decision layer wants for one task
+ * @p: the task, referenced while the decision lives
+ * @hint: enum sbridge_hint_type
+ * @speedup: predicted or measured big/little speedup (fp)
+ * @share: CPI_B share the model uses (fp)
+ * @busy: share of its CPU it keeps busy (0..1024)
+ * @cpu: CPU it ran on when decided
+ */
+struct sbridge_hint {
+	struct task_struct *p;
+	u8 hint;
+	u32 speedup;
+	u32 share;
+	u32 busy;
+	u32 cpu;
+};
+
+/**
+ * struct sbridge_decision - one period's decision (policy.c)
+ * @n: entries in @task
+ * @fast_type: the fast core type (the reference type k)
+ * @nfast: active CPUs of the fast type
+ * @nslow: active CPUs of the other types
+ * @want_fast: tasks that gain from the fast type
+ * @on_fast: tasks given the fast type (may exceed @nfast: sharing)
+ * @load_fast: scaled load per fast CPU of the chosen split (fp)
+ * @load_slow: scaled load per slow CPU of the chosen split (fp)
+ * @why: one line on what was decided and why
+ * @task: the hot runnable tasks and hinted sleepers, hottest first
+ *
+ * Built and read by the actuator work alone (actuators.c): no locking.
+ */
+struct sbridge_decision {
+	unsigned int n;
+	unsigned int fast_type;
+	unsigned int nfast, nslow;
+	unsigned int want_fast, on_fast;
+	u32 load_fast, load_slow;
+	char why[96];
+	struct sbridge_hint task[SBRIDGE_DECISION_MAX];
+};
+
+/**
+ * struct sbridge_actuator - one lever of the unmodified scheduler
+ * @name: short name (status, logs)
+ * @enabled: its act.* switch
+ * @hint_bit: SBRIDGE_HINT_* bit reported while it holds a changed value
+ * @init: allocate; no task touched yet (may be NULL)
+ * @apply: act on this period's decision (process context, may sleep)
+ * @restore: put back every value it changed (switched off, observe mode)
+ * @exit: restore and free; the runner is stopped (may be NULL)
+ * @fork: a task was forked (sched_process_fork: atomic, no sleeping;
+ *	may be NULL)
+ * @active: it holds some changed value now
+ * @status: one status word
+ *
+ * Constant tables, one per act_*.c; actuators.c runs them in order.
+ */
+struct sbridge_actuator {
+	const char *name;
+	u32 *enabled;
+	u32 hint_bit;
+	int (*init)(void);
+	void (*apply)(const struct sbridge_decision *d);
+	void (*restore)(void);
+	void (*exit)(void);
+	void (*fork)(struct task_struct *parent, struct task_struct *child);
+	bool (*active)(void);
+	const char *(*status)(void);
+};
+
+extern const struct sbridge_actuator sbridge_act_capacity;
+extern const struct sbridge_actuator sbridge_act_placement;
+extern const struct sbridge_actuator sbridge_act_uclamp;
+extern const struct sbridge_actuator sbridge_act_freq;
+
+/* ---- actuators.c ---- */
+int sbridge_actuators_init(void);
+void sbridge_actuators_stop(void);
+void sbridge_actuators_exit(void);
+void sbridge_actuators_fork(struct task_struct *parent,
+			    struct task_struct *child);
+u32 sbridge_hints_in_force(void);
+const char *sbridge_actuators_mode(char *buf, size_t len);
+extern struct kobj_attribute sbridge_actuators_attr;
+
+/* ---- policy.c ---- */
+int sbridge_policy_init(void);
+void sbridge_policy_exit(void);
+int sbridge_policy_decide(struct sbridge_decision *d);
+void sbridge_policy_put(struct sbridge_decision *d);
+u32 sbridge_policy_speedup(struct task_struct *p);
 
 /* ---- act_placement.c ---- */
-int sbridge_placement_init(void);
-void sbridge_placement_exit(void);
-bool sbridge_placement_active(void);
-const char *sbridge_placement_status(void);
 bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask);
 void sbridge_placement_yield(struct task_struct *p);
-void sbridge_placement_fork(struct task_struct *parent, struct task_struct *child);
 unsigned int sbridge_placement_steered(void);
 int sbridge_pick_cpu(const struct cpumask *mask);
 int sbridge_placement_counters(char *buf, int at);
 
-/* ---- act_uclamp.c ---- */
-int sbridge_uclamp_init(void);
-void sbridge_uclamp_exit(void);
-bool sbridge_uclamp_active(void);
-const char *sbridge_uclamp_status(void);
-
-/* ---- act_freq.c ---- */
-int sbridge_freq_init(void);
-void sbridge_freq_exit(void);
-bool sbridge_freq_active(void);
-const char *sbridge_freq_status(void);
-
 /* ---- checker.c ---- */
 int sbridge_checker_init(void);
 void sbridge_checker_exit(void);
-u32 sbridge_hints_in_force(void);
 int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb);
-int sbridge_actuators_init(void);
-void sbridge_actuators_exit(void);
-extern struct kobj_attribute sbridge_actuators_attr;
 extern struct kobj_attribute sbridge_checker_attr;
 extern struct kobj_attribute sbridge_reports_attr;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Work-conserving invariant checker and guard (seed 003, section 4.1):
+ * Work-conserving invariant checker and guard ("The Linux Scheduler: a
+ * Decade of Wasted Cores", section 4.1):
  * "no CPU is idle while another CPU has a runnable task waiting that is
  * allowed to run on it".
  *
@@ -14,7 +15,13 @@
  *  - i only in the mask the task had before sbridge steered it: a
  *    violation sbridge's placement caused;
  *  - i in neither: pinning makes it unavoidable; counted, never reported.
- * A candidate is watched for M (checker.watch_ms, 100 ms): the seed
+ * A second kind, for heterogeneous machines: a fast CPU idle while a task
+ * that gains from it (decision layer speedup >= 1 + act.gain) runs on a
+ * slow CPU its own mask lets it leave. The decision layer fixes that on
+ * its next run, so such a candidate is confirmed only after two actuator
+ * periods; it is reported, and nothing yields for it.
+ *
+ * A candidate is watched for M (checker.watch_ms, 100 ms): the paper
  * traces migrations, forks and exits during M; whatever they do, what
  * matters is whether the violation is still there at the end, so the
  * pass simply runs again then. If the same idle CPU is still left idle
@@ -48,20 +55,6 @@
 #define SBRIDGE_REPORTS		64
 #define SBRIDGE_YIELD_BATCH	8
 
-struct sbridge_act_params sbridge_act_params = {
-	.capacity = 0,
-	.placement = 0,
-	.uclamp = 0,
-	.freq = 0,
-	.period_ms = 200,
-	.up_util = 600,
-	.down_util = 300,
-	.checker = 1,
-	.check_period_ms = 1000,
-	.watch_ms = 100,
-	.selftest = 0,
-};
-
 /**
  * struct sbridge_report - one confirmed violation
  * @time_ns: CLOCK_MONOTONIC when it was confirmed
@@ -91,12 +84,15 @@ struct sbridge_report {
  * @watching: a candidate is under watch
  * @cand_idle: its idle CPU
  * @cand_caused: it was caused by sbridge's steering
+ * @cand_slower: it is a fast CPU idle while a gaining task runs slow
  * @busy: scratch: CPUs with a task on them
  * @idle: scratch: active CPUs without
  * @tmp: scratch mask
  * @nwait: scratch: waiting tasks per CPU
  * @any: scratch: union of waiting tasks' cpus_ptr per CPU
  * @user: scratch: union of waiting tasks' own masks (before steering)
+ * @gain: scratch: per slow CPU, the own mask of the task running there if
+ *	it gains from the fast type (empty otherwise)
  *
  * The ring and counters are written by the work item and read by sysfs
  * and netlink under @lock (counters read racily, single words). Scratch
@@ -110,9 +106,10 @@ struct sbridge_checker {
 	bool watching;
 	u32 cand_idle;
 	bool cand_caused;
+	bool cand_slower;
 	cpumask_var_t busy, idle, tmp;
 	unsigned int *nwait;
-	void *any, *user;
+	void *any, *user, *gain;
 };
 
 static struct sbridge_checker sbc = {
@@ -131,19 +128,40 @@ static struct cpumask *sbc_mask(void *base, int cpu)
  * struct sbridge_violation - result of one pass
  * @found: a violation (avoidable) exists
  * @caused: ... and only the steered masks made it
+ * @slower: ... it is a fast CPU idle while a task that gains from it runs
+ *	on a slow CPU (nothing waits)
  * @unavoidable: some waiting task could not use an idle CPU by affinity
  * @idle: its idle CPU
  * @busy: its busy CPU
  * @nwait: tasks waiting on @busy
  */
 struct sbridge_violation {
-	bool found, caused, unavoidable;
+	bool found, caused, slower, unavoidable;
 	u32 idle, busy, nwait;
 };
+
+/*
+ * @p runs on @cpu: if that is a slow CPU and @p gains from the fast type,
+ * remember the mask it could run in (its own, not the one we set).
+ */
+static void sbridge_checker_gainer(struct task_struct *p, int cpu, u32 gain,
+				   const struct cpumask *fast)
+{
+	struct cpumask *m = sbc_mask(sbc.gain, cpu);
+
+	if (!fast || cpumask_test_cpu(cpu, fast) || (p->flags & PF_KTHREAD) ||
+	    !sbridge_fair_policy(p->policy) || sbridge_policy_speedup(p) < gain)
+		return;
+	if (!sbridge_placement_user_mask(p, m))
+		cpumask_copy(m, p->cpus_ptr);
+}
 
 /* One snapshot; @want_idle >= 0 restricts the search to that idle CPU. */
 static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 {
+	u32 gain = SBRIDGE_FP_ONE + READ_ONCE(sbridge_act_params.gain);
+	const struct cpumask *fast = sbridge_topo.ntypes > 1 ?
+		&sbridge_topo.type_mask[sbridge_topo.ref_type] : NULL;
 	struct task_struct *g, *p;
 	int cpu, b, i, self;
 
@@ -153,6 +171,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 		sbc.nwait[cpu] = 0;
 		cpumask_clear(sbc_mask(sbc.any, cpu));
 		cpumask_clear(sbc_mask(sbc.user, cpu));
+		cpumask_clear(sbc_mask(sbc.gain, cpu));
 	}
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
@@ -162,6 +181,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 		cpu = task_cpu(p);
 		if (READ_ONCE(p->on_cpu)) {
 			cpumask_set_cpu(cpu, sbc.busy);
+			sbridge_checker_gainer(p, cpu, gain, fast);
 			continue;
 		}
 		if (!task_is_running(p) ||
@@ -218,6 +238,23 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 			v->nwait = sbc.nwait[b];
 		}
 	}
+	if (v->found || !fast)
+		return;
+	/* A fast CPU idle while a task that gains from it runs slow. */
+	for_each_cpu(b, sbc.busy) {
+		struct cpumask *m = sbc_mask(sbc.gain, b);
+
+		for_each_cpu_and(i, sbc.idle, fast) {
+			if ((want_idle >= 0 && i != want_idle) ||
+			    !cpumask_test_cpu(i, m))
+				continue;
+			v->found = true;
+			v->slower = true;
+			v->idle = i;
+			v->busy = b;
+			return;
+		}
+	}
 }
 
 /* Steered tasks waiting on @busy whose own mask has @idle: referenced. */
@@ -244,19 +281,6 @@ static int sbridge_checker_culprits(u32 idle, u32 busy, struct task_struct **out
 	return n;
 }
 
-/**
- * sbridge_hints_in_force() - actuators holding a changed value now
- *
- * Return: SBRIDGE_HINT_* bits.
- */
-u32 sbridge_hints_in_force(void)
-{
-	return (sbridge_capacity_active() ? SBRIDGE_HINT_CAPACITY : 0) |
-	       (sbridge_placement_active() ? SBRIDGE_HINT_PLACEMENT : 0) |
-	       (sbridge_uclamp_active() ? SBRIDGE_HINT_UCLAMP : 0) |
-	       (sbridge_freq_active() ? SBRIDGE_HINT_FREQ : 0);
-}
-
 static void sbridge_checker_report(const struct sbridge_violation *v)
 {
 	struct task_struct *culprit[SBRIDGE_YIELD_BATCH];
@@ -266,7 +290,8 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 		.busy_cpu = v->busy,
 		.nr_waiting = v->nwait,
 		.hints = sbridge_hints_in_force() |
-			 (v->caused ? SBRIDGE_HINT_CAUSED : 0),
+			 (v->caused ? SBRIDGE_HINT_CAUSED : 0) |
+			 (v->slower ? SBRIDGE_HINT_SLOWER : 0),
 	};
 	char text[96];
 	int i, n = 0;
@@ -275,12 +300,18 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 	sbc.reports[sbc.nreports % SBRIDGE_REPORTS] = r;
 	sbc.nreports++;
 	spin_unlock_bh(&sbc.lock);
-	snprintf(text, sizeof(text),
-		 "cpu%u idle while cpu%u has %u waiting (hints 0x%x)",
-		 r.idle_cpu, r.busy_cpu, r.nr_waiting, r.hints);
+	if (v->slower)
+		snprintf(text, sizeof(text),
+			 "fast cpu%u idle while cpu%u runs a task that gains from it (hints 0x%x)",
+			 r.idle_cpu, r.busy_cpu, r.hints);
+	else
+		snprintf(text, sizeof(text),
+			 "cpu%u idle while cpu%u has %u waiting (hints 0x%x)",
+			 r.idle_cpu, r.busy_cpu, r.nr_waiting, r.hints);
 	pr_info("work-conserving violation: %s\n", text);
 	sbridge_event_notify(SBRIDGE_EVENT_VIOLATION, text);
-	if (v->caused)
+	/* slower: the decision layer moves the task on its next run */
+	if (v->caused && !v->slower)
 		n = sbridge_checker_culprits(v->idle, v->busy, culprit,
 					     ARRAY_SIZE(culprit));
 	for (i = 0; i < n; i++) {
@@ -302,7 +333,8 @@ static void sbridge_checker_fn(struct work_struct *w)
 	if (sbc.watching) {
 		sbc.watching = false;
 		sbridge_checker_scan(&v, sbc.cand_idle);
-		if (v.found && v.caused == sbc.cand_caused)
+		if (v.found && v.caused == sbc.cand_caused &&
+		    v.slower == sbc.cand_slower)
 			sbridge_checker_report(&v);
 		else
 			WRITE_ONCE(sbc.transient, sbc.transient + 1);
@@ -315,7 +347,12 @@ static void sbridge_checker_fn(struct work_struct *w)
 		sbc.watching = true;
 		sbc.cand_idle = v.idle;
 		sbc.cand_caused = v.caused;
+		sbc.cand_slower = v.slower;
 		next = msecs_to_jiffies(READ_ONCE(sbridge_act_params.watch_ms));
+		/* the decision layer gets two periods to fix a slower one */
+		if (v.slower)
+			next = max(next, msecs_to_jiffies(2 *
+				   READ_ONCE(sbridge_act_params.period_ms)));
 	} else if (v.unavoidable) {
 		WRITE_ONCE(sbc.unavoidable, sbc.unavoidable + 1);
 	}
@@ -367,20 +404,6 @@ int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	cb->args[0] = seq;
 	return skb->len;
 }
-
-static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
-			      char *buf)
-{
-	return sysfs_emit(buf,
-			  "capacity: %s\nplacement: %s\nuclamp: %s\nfreq: %s\nchecker: %s\nhints_in_force: 0x%x\n",
-			  sbridge_capacity_status(), sbridge_placement_status(),
-			  sbridge_uclamp_status(), sbridge_freq_status(),
-			  READ_ONCE(sbridge_act_params.checker) ? "on" : "off",
-			  sbridge_hints_in_force());
-}
-
-/* "actuators" under /sys/kernel/sbridge: one status line per piece. */
-struct kobj_attribute sbridge_actuators_attr = __ATTR_RO(actuators);
 
 static ssize_t checker_show(struct kobject *k, struct kobj_attribute *a,
 			    char *buf)
@@ -438,7 +461,8 @@ int sbridge_checker_init(void)
 	sbc.nwait = kcalloc(nr_cpu_ids, sizeof(*sbc.nwait), GFP_KERNEL);
 	sbc.any = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
 	sbc.user = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
-	if (!sbc.nwait || !sbc.any || !sbc.user)
+	sbc.gain = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
+	if (!sbc.nwait || !sbc.any || !sbc.user || !sbc.gain)
 		goto nomem;
 	schedule_delayed_work(&sbridge_checker_work,
 			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.check_period_ms)));
@@ -456,66 +480,15 @@ nomem:
 void sbridge_checker_exit(void)
 {
 	cancel_delayed_work_sync(&sbridge_checker_work);
+	kvfree(sbc.gain);
 	kvfree(sbc.user);
 	kvfree(sbc.any);
 	kfree(sbc.nwait);
+	sbc.gain = NULL;
 	sbc.user = NULL;
 	sbc.any = NULL;
 	sbc.nwait = NULL;
 	free_cpumask_var(sbc.tmp);
 	free_cpumask_var(sbc.idle);
 	free_cpumask_var(sbc.busy);
-}
-
-/**
- * sbridge_actuators_init() - start every actuator, then the checker
- *
- * Context: process context at module init, after the task table and the
- * hooks exist.
- * Return: 0 or a negative errno; on error everything started is undone.
- */
-int sbridge_actuators_init(void)
-{
-	int ret;
-
-	ret = sbridge_capacity_init();
-	if (ret)
-		return ret;
-	ret = sbridge_placement_init();
-	if (ret)
-		goto err_capacity;
-	ret = sbridge_uclamp_init();
-	if (ret)
-		goto err_placement;
-	ret = sbridge_freq_init();
-	if (ret)
-		goto err_uclamp;
-	ret = sbridge_checker_init();
-	if (ret)
-		goto err_freq;
-	return 0;
-
-err_freq:
-	sbridge_freq_exit();
-err_uclamp:
-	sbridge_uclamp_exit();
-err_placement:
-	sbridge_placement_exit();
-err_capacity:
-	sbridge_capacity_exit();
-	return ret;
-}
-
-/**
- * sbridge_actuators_exit() - stop the checker, then undo every actuator
- *
- * Context: process context, sleeps.
- */
-void sbridge_actuators_exit(void)
-{
-	sbridge_checker_exit();
-	sbridge_freq_exit();
-	sbridge_uclamp_exit();
-	sbridge_placement_exit();
-	sbridge_capacity_exit();
 }

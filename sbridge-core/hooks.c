@@ -32,7 +32,7 @@ static void sbridge_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
 	sbridge_task_fork(child);
-	sbridge_placement_fork(parent, child);
+	sbridge_actuators_fork(parent, child);
 }
 
 static void sbridge_probe_exec(void *data, struct task_struct *p,

@@ -117,6 +117,10 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @rule_factor: factor fixed by a rule per type (fp), 0 == learn
  * @switch_in_ns: clock at the last switch-in
  * @runtime_ns: time run while tracked
+ * @hint: enum sbridge_hint_type the decision layer gave the task
+ * @hint_at: jiffies when @hint was last confirmed
+ * @wait_ms: time the task wanted the fast cores and did not get them
+ *	(the decision layer's aging, so equal tasks take turns)
  *
  * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
  * @last_cpu, @runtime_ns for prev/next on the CPU they run on, and the
@@ -125,6 +129,8 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * rule fields while the task is running its own exec (same CPU, not in a
  * switch). Readers (netlink dump, API) take rcu_read_lock() and may see
  * a torn multi-field snapshot, which is harmless for statistics.
+ * @hint, @hint_at and @wait_ms are written only by the decision layer's
+ * work item (one writer) and read with READ_ONCE() elsewhere.
  */
 struct sbridge_task {
 	struct rhash_head node;
@@ -148,6 +154,9 @@ struct sbridge_task {
 	u16 rule_factor[SBRIDGE_MAX_CORE_TYPES];
 	u64 switch_in_ns;
 	u64 runtime_ns;
+	u8 hint;
+	u32 hint_at;
+	u32 wait_ms;
 };
 
 #define SBRIDGE_TF_FROM_MATRIX	BIT(0)	/* seeded from the matrix */
@@ -197,6 +206,7 @@ u64 sbridge_tick_counts(void);
 u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
+u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas);
 u64 sbridge_switch_counts(u64 *untracked);
 s64 sbridge_tasks_live(void);
 /* Calls @fn for each tracked task under rcu_read_lock(); stops on nonzero. */

@@ -2,11 +2,13 @@
 /*
  * sbridge_core - heterogeneity-aware hints for the unmodified scheduler.
  *
- * Module init/exit, tunables and the housekeeping work item. The pieces:
- * topology.c (core types), task.c + hooks.c (per-task state from the
- * scheduler tracepoints), model.c (CPI stack, factors, phases), matrix.c,
- * rules.c, source.c (counter-source registry), api.c (exported API),
- * netlink.c and sysfs.c (control and status).
+ * Module init/exit, tunables (each also a module parameter) and the
+ * housekeeping work item. The pieces: topology.c (core types), task.c +
+ * hooks.c (per-task state from the scheduler tracepoints), model.c (CPI
+ * stack, factors, phases), matrix.c, rules.c, source.c (counter-source
+ * registry), policy.c (the decision layer), actuators.c + act_*.c (the
+ * levers) and checker.c, api.c (exported API), netlink.c and sysfs.c
+ * (control and status).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,7 +41,7 @@ static DEFINE_MUTEX(sbridge_param_lock);
  * @min: smallest accepted value
  * @max: largest accepted value
  *
- * Constant table.
+ * Constant after load (not const: module parameters point into it).
  */
 struct sbridge_param_desc {
 	const char *name;
@@ -47,37 +49,86 @@ struct sbridge_param_desc {
 	u32 min, max;
 };
 
-static const struct sbridge_param_desc sbridge_param_tab[] = {
-	{ "learning", &sbridge_params.learning, 0, 1 },
-	{ "window_instr", &sbridge_params.window_instr, 1000, 1000000000 },
-	{ "window_cycles", &sbridge_params.window_cycles, 1000, 1000000000 },
-	{ "phase_windows", &sbridge_params.phase_windows, 1, 64 },
-	{ "phase_delta", &sbridge_params.phase_delta, 1, SBRIDGE_FP_ONE },
-	{ "c", &sbridge_params.c_const, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX },
-	{ "ref_share", &sbridge_params.ref_share, 1, SBRIDGE_FP_ONE },
-	{ "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
-	{ "tick_ms", &sbridge_params.tick_ms, 0, 10000 },
-	/* actuators and the invariant checker (actuators.h) */
-	{ "act.capacity", &sbridge_act_params.capacity, 0, 1 },
-	{ "act.placement", &sbridge_act_params.placement, 0, 1 },
-	{ "act.uclamp", &sbridge_act_params.uclamp, 0, 1 },
-	{ "act.freq", &sbridge_act_params.freq, 0, 1 },
-	{ "act.period_ms", &sbridge_act_params.period_ms, 10, 60000 },
-	{ "act.up_util", &sbridge_act_params.up_util, 1, SCHED_CAPACITY_SCALE },
-	{ "act.down_util", &sbridge_act_params.down_util, 0, SCHED_CAPACITY_SCALE },
-	{ "checker.on", &sbridge_act_params.checker, 0, 1 },
-	{ "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
-	{ "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
-	{ "checker.selftest", &sbridge_act_params.selftest, 0, 1 },
+/*
+ * Every tunable once: wire name (SET_PARAM, sbridgectl set param), module
+ * parameter name (the same with '_' for '.': modprobe.d, modinfo,
+ * /sys/module/sbridge_core/parameters), storage, range, description.
+ */
+#define SBRIDGE_PARAMS(X)						\
+	X(learning, "learning", sbridge_params.learning, 0, 1,		\
+	  "0 stops the model (factors frozen)")				\
+	X(window_instr, "window_instr", sbridge_params.window_instr,	\
+	  1000, 1000000000, "instructions per model window")		\
+	X(window_cycles, "window_cycles", sbridge_params.window_cycles,	\
+	  1000, 1000000000, "cycles per window without instructions")	\
+	X(phase_windows, "phase_windows", sbridge_params.phase_windows,	\
+	  1, 64, "windows a new CPI_B share must hold to be a phase")	\
+	X(phase_delta, "phase_delta", sbridge_params.phase_delta, 1,	\
+	  SBRIDGE_FP_ONE, "share change that is a new phase (1024 = 1.0)") \
+	X(c, "c", sbridge_params.c_const, SBRIDGE_FACTOR_MIN,		\
+	  SBRIDGE_FACTOR_MAX, "the model's constant C (1024 = 1.0)")	\
+	X(ref_share, "ref_share", sbridge_params.ref_share, 1,		\
+	  SBRIDGE_FP_ONE, "CPI_B share of the reference task (1024 = 1.0)") \
+	X(matrix_max, "matrix_max", sbridge_params.matrix_max, 0, 65536,	\
+	  "matrix cells kept before LRU eviction")			\
+	X(tick_ms, "tick_ms", sbridge_params.tick_ms, 0, 10000,		\
+	  "least ms between counter reads of a running task, 0 = switches only") \
+	X(act_observe, "act.observe", sbridge_act_params.observe, 0, 1,	\
+	  "1: every actuator off, learn and report only")		\
+	X(act_capacity, "act.capacity", sbridge_act_params.capacity, 0, 1, \
+	  "1: write CPU factor overrides into cpu_scale")		\
+	X(act_placement, "act.placement", sbridge_act_params.placement,	\
+	  0, 1, "1: steer hot tasks to the core type the decision chose") \
+	X(act_uclamp, "act.uclamp", sbridge_act_params.uclamp, 0, 1,	\
+	  "1: util_min/util_max of hot tasks from their CPI_B share")	\
+	X(act_freq, "act.freq", sbridge_act_params.freq, 0, 1,		\
+	  "1: cpufreq floors under hot compute-bound tasks")		\
+	X(act_period_ms, "act.period_ms", sbridge_act_params.period_ms,	\
+	  10, 60000, "period of the decision and actuators, ms")	\
+	X(act_up_util, "act.up_util", sbridge_act_params.up_util, 1,	\
+	  SCHED_CAPACITY_SCALE, "busy share of its CPU (1024 = all) to enter a decision") \
+	X(act_down_util, "act.down_util", sbridge_act_params.down_util, 0, \
+	  SCHED_CAPACITY_SCALE, "busy share below which a task leaves it (<= up_util)") \
+	X(act_gain, "act.gain", sbridge_act_params.gain, 0,		\
+	  SBRIDGE_FACTOR_MAX, "least predicted speedup above 1.0 to want the fast cores (1024 = 1.0)") \
+	X(act_hold_ms, "act.hold_ms", sbridge_act_params.hold_ms, 0,	\
+	  600000, "hint kept through a sleep; aging step for turns on the fast cores (0 = no turns)") \
+	X(checker_on, "checker.on", sbridge_act_params.checker, 0, 1,	\
+	  "1: run the work-conserving checker")				\
+	X(checker_period_ms, "checker.period_ms",			\
+	  sbridge_act_params.check_period_ms, 10, 3600000,		\
+	  "checker period S, ms")					\
+	X(checker_watch_ms, "checker.watch_ms", sbridge_act_params.watch_ms, \
+	  1, 10000, "checker confirmation delay M, ms")			\
+	X(checker_selftest, "checker.selftest", sbridge_act_params.selftest, \
+	  0, 1, "1: steer every hot task to one CPU to provoke a report")
+
+#define SBRIDGE_PARAM_ENTRY(id, wire, var, lo, hi, desc) \
+	{ wire, &(var), lo, hi },
+static struct sbridge_param_desc sbridge_param_tab[] = {
+	SBRIDGE_PARAMS(SBRIDGE_PARAM_ENTRY)
 };
 
+/* up_util and down_util as a pair: two thresholds, never inverted. */
+static bool sbridge_param_pair_ok(const u32 *val, u64 value)
+{
+	if (val == &sbridge_act_params.up_util)
+		return value >= READ_ONCE(sbridge_act_params.down_util);
+	if (val == &sbridge_act_params.down_util)
+		return value <= READ_ONCE(sbridge_act_params.up_util);
+	return true;
+}
+
+static bool sbridge_live;	/* init done: module parameters act at once */
+
 /**
- * sbridge_param_set() - set a tunable by name (SET_PARAM)
+ * sbridge_param_set() - set a tunable by name (SET_PARAM, module parameter)
  * @name: parameter name
  * @value: new value
  *
  * Context: process context; takes sbridge_param_lock.
- * Return: 0, -EOPNOTSUPP for an unknown name, -ERANGE if out of range.
+ * Return: 0, -EOPNOTSUPP for an unknown name, -ERANGE if out of range or
+ *	if it would put act.down_util above act.up_util.
  */
 int sbridge_param_set(const char *name, u64 value)
 {
@@ -91,13 +142,63 @@ int sbridge_param_set(const char *name, u64 value)
 		if (value < d->min || value > d->max)
 			return -ERANGE;
 		mutex_lock(&sbridge_param_lock);
+		/* at load the pair is checked once all are parsed */
+		if (READ_ONCE(sbridge_live) && !sbridge_param_pair_ok(d->val, value)) {
+			mutex_unlock(&sbridge_param_lock);
+			return -ERANGE;
+		}
 		WRITE_ONCE(*d->val, (u32)value);
 		mutex_unlock(&sbridge_param_lock);
-		pr_info("parameter %s = %llu\n", name, value);
+		if (READ_ONCE(sbridge_live))
+			pr_info("parameter %s = %llu\n", name, value);
 		return 0;
 	}
 	return -EOPNOTSUPP;
 }
+
+/* Module parameters: the same table, through sbridge_param_set(). */
+static int sbridge_mp_set(const char *val, const struct kernel_param *kp)
+{
+	const struct sbridge_param_desc *d = kp->arg;
+	u64 v;
+	int ret;
+
+	if (READ_ONCE(sbridge_live) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = kstrtou64(val, 0, &v);
+	if (ret) {
+		pr_err("parameter %s: '%s' is not a number\n", d->name, val);
+		return ret;
+	}
+	ret = sbridge_param_set(d->name, v);
+	if (ret == -ERANGE)
+		pr_err("parameter %s: %llu out of range %u..%u%s\n", d->name, v,
+		       d->min, d->max,
+		       READ_ONCE(sbridge_live) ? " (or down_util above up_util)" : "");
+	return ret;
+}
+
+static int sbridge_mp_get(char *buf, const struct kernel_param *kp)
+{
+	const struct sbridge_param_desc *d = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*d->val));
+}
+
+static const struct kernel_param_ops sbridge_mp_ops = {
+	.set = sbridge_mp_set,
+	.get = sbridge_mp_get,
+};
+
+enum {
+#define SBRIDGE_PARAM_INDEX(id, wire, var, lo, hi, desc) SB_P_##id,
+	SBRIDGE_PARAMS(SBRIDGE_PARAM_INDEX)
+};
+
+#define SBRIDGE_MODULE_PARAM(id, wire, var, lo, hi, desc)		\
+	module_param_cb(id, &sbridge_mp_ops, &sbridge_param_tab[SB_P_##id], 0644); \
+	MODULE_PARM_DESC(id, desc);
+SBRIDGE_PARAMS(SBRIDGE_MODULE_PARAM)
 
 /**
  * sbridge_param_get() - read the @i-th tunable
@@ -156,6 +257,11 @@ static int __init sbridge_init(void)
 {
 	int ret;
 
+	if (sbridge_act_params.down_util > sbridge_act_params.up_util) {
+		pr_err("act_down_util %u is above act_up_util %u\n",
+		       sbridge_act_params.down_util, sbridge_act_params.up_util);
+		return -EINVAL;
+	}
 	ret = sbridge_topology_init();
 	if (ret)
 		return ret;
@@ -185,6 +291,7 @@ static int __init sbridge_init(void)
 	if (ret)
 		goto err_sysfs;
 	schedule_delayed_work(&sbridge_tick_work, SBRIDGE_TICK);
+	WRITE_ONCE(sbridge_live, true);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);
 	return 0;
@@ -209,12 +316,16 @@ err_source:
 
 static void __exit sbridge_exit(void)
 {
+	WRITE_ONCE(sbridge_live, false);
 	cancel_delayed_work_sync(&sbridge_tick_work);
-	sbridge_actuators_exit();
+	/* restore while the fork hook still sees children, ... */
+	sbridge_actuators_stop();
 	sbridge_sysfs_exit();
 	sbridge_netlink_exit();
 	sbridge_api_exit();
 	sbridge_hooks_exit();
+	/* ... then once more, for children forked in between */
+	sbridge_actuators_exit();
 	sbridge_tasks_exit();
 	sbridge_rules_exit();
 	sbridge_matrix_exit();

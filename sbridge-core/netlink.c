@@ -120,7 +120,7 @@ static int sbridge_nl_admin(struct sk_buff *req, struct genl_info *info)
 
 static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 {
-	char src[32];
+	char src[32], mode[160];
 	struct sk_buff *skb;
 	u64 switches;
 	u32 events;
@@ -152,7 +152,9 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 	    nla_put_u64_64bit(skb, SBRIDGE_A_STATUS_SWITCHES, switches,
 			      SBRIDGE_A_PAD) ||
 	    nla_put_string(skb, SBRIDGE_A_STATUS_MESSAGE,
-			   sbridge_status_message(events, src[0])))
+			   sbridge_status_message(events, src[0])) ||
+	    nla_put_string(skb, SBRIDGE_A_STATUS_MODE,
+			   sbridge_actuators_mode(mode, sizeof(mode))))
 		goto nomem;
 	genlmsg_end(skb, hdr);
 	return genlmsg_reply(skb, info);
@@ -294,7 +296,9 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    nla_put_u32(skb, SBRIDGE_A_TASK_UID, t->uid) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_CPU, cpu) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_CLASS, t->class) ||
-	    nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, sbridge_task_placement(t)) ||
+	    (sbridge_task_placement(t) < SBRIDGE_MAX_CORE_TYPES &&
+	     nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, sbridge_task_placement(t))) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_HINT, READ_ONCE(t->hint)) ||
 	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
 			      SBRIDGE_A_PAD))
 		goto cancel;

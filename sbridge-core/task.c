@@ -445,6 +445,28 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
 }
 
 /**
+ * sbridge_task_speedup() - big/little speedup of @t
+ * @t: entry, under RCU
+ * @pred: out (may be NULL), predicted from eq. 3: 1 + LF_slow - LF_fast
+ * @meas: out (may be NULL), measured on both types, 0 if not known
+ *
+ * Context: any, under RCU; lock-free, O(1).
+ * Return: the speedup the decision layer uses (fp, >= 1.0).
+ */
+u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas)
+{
+	u32 slow = sbridge_task_factor_on(t, 0);
+	u32 fast = sbridge_task_factor_on(t, sbridge_topo.ref_type);
+	u32 p = slow > fast ? SBRIDGE_FP_ONE + slow - fast : SBRIDGE_FP_ONE;
+
+	if (pred)
+		*pred = p;
+	if (meas)
+		*meas = 0;
+	return p;
+}
+
+/**
  * sbridge_task_share() - CPI_B share the factors of @t use
  * @t: entry, under RCU
  *
@@ -465,28 +487,22 @@ u32 sbridge_task_share(const struct sbridge_task *t)
 }
 
 /**
- * sbridge_task_placement() - core type @t is steered to
+ * sbridge_task_placement() - core type the decision layer put @t on
  * @t: entry, under RCU
  *
- * A rule's preference wins; otherwise a compute-leaning task (share of at
- * least 0.5) belongs on the biggest type and a memory-bound one on the
- * smallest.
- *
- * Return: core type index.
+ * Return: the fast (reference) type for a FAST hint, the smallest type
+ *	for SLOW, SBRIDGE_MAX_CORE_TYPES when there is no decision for @t.
  */
 u32 sbridge_task_placement(const struct sbridge_task *t)
 {
-	u32 big = sbridge_topo.ntypes ? sbridge_topo.ntypes - 1 : 0;
-
-	switch (READ_ONCE(t->pref)) {
-	case SBRIDGE_PREF_BIG:
-		return big;
-	case SBRIDGE_PREF_LITTLE:
+	switch (READ_ONCE(t->hint)) {
+	case SBRIDGE_HINT_FAST:
+		return sbridge_topo.ref_type;
+	case SBRIDGE_HINT_SLOW:
 		return 0;
 	default:
-		break;
+		return SBRIDGE_MAX_CORE_TYPES;
 	}
-	return sbridge_task_share(t) >= SBRIDGE_FP_ONE / 2 ? big : 0;
 }
 
 /**

@@ -10,10 +10,11 @@ static const char status_help[] =
 "\n"
 "Show the module version, the counter source and the events it delivers,\n"
 "whether CPI learning is possible (and why not), tracked tasks, rules,\n"
-"matrix size, core types and every CPU's capacity and factor.\n";
+"matrix size, core types, what sbridge changes in the scheduler now and\n"
+"why (actuators on, the last decision), and every CPU's capacity and factor.\n";
 
 struct status {
-	char version[64], source[64], message[256];
+	char version[64], source[64], message[256], mode[256];
 	uint32_t api, events, matrix, rules, ntypes;
 	int learning, has_source;
 	uint64_t tasks, allocs, frees, switches;
@@ -35,6 +36,8 @@ static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 		 sb_str(at->a[SBRIDGE_A_STATUS_SOURCE]));
 	snprintf(s->message, sizeof(s->message), "%s",
 		 sb_str(at->a[SBRIDGE_A_STATUS_MESSAGE]));
+	snprintf(s->mode, sizeof(s->mode), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_MODE]));
 	s->api = sb_u32(at->a[SBRIDGE_A_STATUS_API], 0);
 	s->events = sb_u32(at->a[SBRIDGE_A_STATUS_EVENTS], 0);
 	s->learning = (int)sb_u32(at->a[SBRIDGE_A_STATUS_LEARNING], 0);
@@ -95,6 +98,7 @@ int cmd_status(int argc, char **argv)
 		js_uint("matrix", s.matrix);
 		js_uint("core_types", s.ntypes);
 		js_str("message", s.message);
+		js_str("mode", s.mode);
 		sb_json_cpus(cpus, ncpus, NULL);
 		js_obj_end();
 		goto out;
@@ -115,6 +119,8 @@ int cmd_status(int argc, char **argv)
 	printf("context switches: %llu\n", (unsigned long long)s.switches);
 	printf("rules in force:   %u\n", s.rules);
 	printf("matrix entries:   %u\n", s.matrix);
+	if (s.mode[0])
+		printf("in force:         %s\n", s.mode);
 	if (s.message[0])
 		printf("note:             %s\n", s.message);
 	if (ncpus) {

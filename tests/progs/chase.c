@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* chase MB SECONDS: memory-bound dependent pointer chase over a random
- * cyclic permutation much larger than the LLC. Prints loads/s. */
+/* chase MB SECONDS [LOADS]: memory-bound dependent pointer chase over a
+ * random cyclic permutation much larger than the LLC, for SECONDS or until
+ * LOADS loads are done if given (fixed work). Prints loads/s. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -18,12 +19,12 @@ int main(int argc, char **argv)
 	long mb = argc > 1 ? atol(argv[1]) : 16;
 	double secs = argc > 2 ? atof(argv[2]) : 1.0, t0, t;
 	size_t n, i, j, p = 0;
-	unsigned long loads = 0;
+	unsigned long loads = 0, limit = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
 	size_t *next, *perm;
 	unsigned int seed = 12345;
 
 	if (mb <= 0 || secs <= 0) {
-		fprintf(stderr, "usage: chase MB SECONDS\n");
+		fprintf(stderr, "usage: chase MB SECONDS [LOADS]\n");
 		return 2;
 	}
 	/* one pointer per 64-byte line so every load touches a new line */
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
 			p = next[p];
 		loads += 10000;
 		t = now();
-	} while (t - t0 < secs);
+	} while (t - t0 < secs && (!limit || loads < limit));
 	printf("chase loads=%lu secs=%.3f rate=%.1f/s p=%zu\n", loads, t - t0,
 	       loads / (t - t0), p & 1);
 	return 0;

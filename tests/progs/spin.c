@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* spin SECONDS: compute-bound loop (integer ALU, no memory traffic).
- * Prints "spin iters=N secs=S rate=N/s" so tests can compare core speeds. */
+/* spin SECONDS [ITERS]: compute-bound loop (integer ALU, no memory traffic)
+ * for SECONDS, or until ITERS iterations are done if given (fixed work:
+ * then SECONDS is only a cap). Prints "spin iters=N secs=S rate=N/s" so
+ * tests can compare core speeds and benchmarks completion times. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -16,11 +18,11 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0, t0 = now(), t;
-	unsigned long iters = 0;
+	unsigned long iters = 0, limit = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
 	unsigned int x = 1;
 
 	if (secs <= 0) {
-		fprintf(stderr, "usage: spin SECONDS\n");
+		fprintf(stderr, "usage: spin SECONDS [ITERS]\n");
 		return 2;
 	}
 	do {
@@ -28,7 +30,7 @@ int main(int argc, char **argv)
 			x = x * 1103515245u + 12345u;	/* dependent ALU chain */
 		iters++;
 		t = now();
-	} while (t - t0 < secs);
+	} while (t - t0 < secs && (!limit || iters < limit));
 	printf("spin iters=%lu secs=%.3f rate=%.1f/s x=%u\n", iters, t - t0,
 	       iters / (t - t0), x & 1);
 	return 0;

@@ -12,7 +12,7 @@ val() { awk -v k="$1" '$1 == k { print $2 }' $S/checker; }
 plan 12
 
 check "sbridge loads" load_sbridge
-check "status lists every actuator" sh -c "grep -q '^capacity: ' $S/actuators && grep -q '^placement: off' $S/actuators && grep -q '^uclamp: ' $S/actuators && grep -q '^freq: ' $S/actuators && grep -q '^checker: on' $S/actuators"
+check "status lists every actuator" sh -c "grep -q '^capacity: ' $S/actuators && grep -q '^placement: on (idle: one core type' $S/actuators && grep -q '^uclamp: ' $S/actuators && grep -q '^freq: ' $S/actuators && grep -q '^checker: on' $S/actuators"
 diag "$(cat $S/actuators)"
 if [ "$(uname -m)" = x86_64 ]; then
 	check "x86: capacity says why it is unavailable" grep -q '^capacity: unavailable: no writable per-CPU capacity' $S/actuators

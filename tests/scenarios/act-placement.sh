@@ -25,9 +25,13 @@ why() {
 	diag "tasks: $(nltest tasks | awk -v p=$1 '$1 == p')"
 	diag "steered: $(for t in /proc/[0-9]*; do m=$(mask_of ${t#/proc/} 2>/dev/null); [ "$m" = "$bigmask" ] && echo -n "${t#/proc/}:$(cat $t/comm) "; done)"
 }
-plan 18
+plan 19
 
 check "sbridge loads" load_sbridge
+# No PMU here: the classes come from rules (a task sbridge knows nothing
+# about has factor 1 everywhere and gains nothing from big).
+printf 'comm=spin class=compute\ncomm=forkhold class=compute\n' > /tmp/place.rules
+check "rules: spin and forkhold compute-bound" sbridgectl rules load /tmp/place.rules
 check "placement on" sbridgectl set param act.placement 1
 check "act period 100 ms" sbridgectl set param act.period_ms 100
 # The work-conserving guard rightly makes placement yield a steered task
@@ -82,33 +86,37 @@ want=$(printf '%x' $(( (1 << ncpu) - 1 - (1 << big) )))
 check "its mask untouched ($(mask_of $q), want $want)" test "$(mask_of $q)" = "$want"
 kill $q; wait $q 2>/dev/null || true
 
-# 4. A steered shell forks: the child inherits the steered mask, and
-# unload puts back both masks exactly (nothing of sbridge outlives it).
-rm -f /tmp/go
-sh -c 'while [ ! -e /tmp/go ]; do :; done; spin 60 >/dev/null & wait' &
+# 4. A steered task forks (forkhold: compute-bound, a child every 20 ms
+# that then sleeps): its children copy the steered mask and get entries of
+# their own; unload puts back every mask exactly (nothing of sbridge
+# outlives it).
+forkhold 60 400 >/dev/null &
 r=$!
-# Wait until it holds the big type for 1 s running: a busy test shell
-# (this one) may hold it first, and a fresh task may inherit that steered
-# mask and lose it again while its own utilisation is still low.
 n=0 held=0
 while [ $n -lt 60 ] && [ $held -lt 3 ]; do
 	sleep 0.5; n=$((n + 1))
 	if [ "$(mask_of $r)" = "$bigmask" ]; then held=$((held + 1)); else held=0; fi
 done
-diag "forking shell steered after ~$((n * 5 / 10)) s: mask $(mask_of $r); test shell mask $(mask_of $$)"
+diag "forking task steered after ~$((n * 5 / 10)) s: mask $(mask_of $r)"
 [ $held -ge 3 ] || why $r
 inh0=$(val placement_inherits)
-touch /tmp/go
-sleep 0.5
-c=$(cat /proc/$r/task/$r/children 2>/dev/null | cut -d' ' -f1)
-# The child starts with the steered mask; a pass may already have released
-# it back to its own (its fresh utilisation is low), never anything else.
-cm=$([ -n "$c" ] && mask_of $c)
-check "steered shell forked child ${c:-none}: steered or its own mask ($cm)" \
-	test -n "$c" -a \( "$cm" = "$bigmask" -o "$cm" = "$allmask" \)
-check "placement took the child on ($inh0 -> $(val placement_inherits) inherits, $(val placement_inherit_lost) lost)" \
+sleep 1
+check "placement took its children on ($inh0 -> $(val placement_inherits) inherits, $(val placement_inherit_lost) lost)" \
 	test "$(val placement_inherits)" -gt "$inh0" -a "$(val placement_inherit_lost)" = 0
+# A child keeps the steered mask, got its own back, or (the big CPU being
+# taken) was kept on the littles: never anything else.
+litmask=$(printf '%x' $(( (1 << ncpu) - 1 - (1 << big) )))
+odd=""
+for c in $(pidof forkhold); do
+	cm=$(mask_of $c)
+	[ "$cm" = "$bigmask" ] || [ "$cm" = "$allmask" ] || [ "$cm" = "$litmask" ] || odd="$odd $c:$cm"
+done
+check "every child's mask is steered or its own:${odd:- yes}" test -z "$odd"
 check "sbridge unloads" unload_sbridge
-check "unload restored the shell's own mask ($(mask_of $r))" test "$(mask_of $r)" = "$allmask"
-check "unload restored the child's own mask ($(mask_of ${c:-0} 2>/dev/null))" test "$(mask_of ${c:-0} 2>/dev/null)" = "$allmask"
-kill $c $r 2>/dev/null; wait $r 2>/dev/null || true
+check "unload restored the parent's own mask ($(mask_of $r))" test "$(mask_of $r)" = "$allmask"
+odd=""
+for c in $(pidof forkhold); do
+	[ "$(mask_of $c)" = "$allmask" ] || odd="$odd $c:$(mask_of $c)"
+done
+check "unload restored every child's own mask ($(pidof forkhold | wc -w) tasks):${odd:- yes}" test -z "$odd"
+kill $(pidof forkhold) 2>/dev/null; wait $r 2>/dev/null || true

@@ -181,7 +181,7 @@ enum sbridge_attr {
 	SBRIDGE_A_TASK_FACTORS,		/* nest of SBRIDGE_A_FACTOR, one per type */
 	SBRIDGE_A_TASK_UID,		/* u32 */
 	SBRIDGE_A_TASK_RUNTIME_NS,	/* u64 */
-	SBRIDGE_A_TASK_PLACEMENT,	/* u32: core type the task is steered to */
+	SBRIDGE_A_TASK_PLACEMENT,	/* u32: core type the decision put it on; absent if none */
 
 	/* rules: nest of SBRIDGE_A_RULE, each a nest of SBRIDGE_A_RULE_* */
 	SBRIDGE_A_RULES,

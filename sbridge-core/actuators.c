@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The actuator runner: one work item, every act.period_ms, asks the
+ * decision layer (policy.c) what each hot task should get and hands that
+ * decision to every actuator that is switched on. An actuator switched
+ * off (or all of them, in observe mode) restores what it changed on the
+ * next run. This file owns the actuator parameters, their init/exit
+ * order and the "actuators" status file; act_*.c only apply and restore.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <sbridge/compat.h>
+#include "internal.h"
+#include "actuators.h"
+
+struct sbridge_act_params sbridge_act_params = {
+	.observe = 0,
+	.capacity = 0,
+	.placement = 1,	/* idle with one core type: see sbridge_actuators_mode() */
+	.uclamp = 0,
+	.freq = 0,
+	.period_ms = 200,
+	.up_util = 512,
+	.down_util = 256,
+	.gain = SBRIDGE_FP_ONE / 10,
+	.hold_ms = 1000,
+	.checker = 1,
+	.check_period_ms = 1000,
+	.watch_ms = 100,
+	.selftest = 0,
+};
+
+/* Order of init and apply; exit runs backwards. */
+static const struct sbridge_actuator *const sbridge_acts[] = {
+	&sbridge_act_capacity,
+	&sbridge_act_placement,
+	&sbridge_act_uclamp,
+	&sbridge_act_freq,
+};
+
+/**
+ * struct sbridge_runner - the actuator work's state
+ * @lock: serialises a run against stop and exit
+ * @was_on: actuator i was on at the last run (so it restores once)
+ * @stopped: no run acts any more (unload under way)
+ * @dec: the last decision (its task references are dropped after a run)
+ * @runs: runs since load
+ *
+ * Owned by the work item; @lock is held across each run.
+ */
+struct sbridge_runner {
+	struct mutex lock;
+	bool was_on[ARRAY_SIZE(sbridge_acts)];
+	bool stopped;
+	struct sbridge_decision *dec;
+	u64 runs;
+};
+static struct sbridge_runner sbr = {
+	.lock = __MUTEX_INITIALIZER(sbr.lock),
+};
+static char sbridge_last_why[sizeof(((struct sbridge_decision *)0)->why)];
+
+static void sbridge_act_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sbridge_act_work, sbridge_act_fn);
+
+static bool sbridge_act_on(unsigned int i)
+{
+	return !READ_ONCE(sbridge_act_params.observe) &&
+	       READ_ONCE(*sbridge_acts[i]->enabled);
+}
+
+static void sbridge_act_fn(struct work_struct *w)
+{
+	bool any = false;
+	unsigned int i;
+
+	mutex_lock(&sbr.lock);
+	if (sbr.stopped)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
+		bool on = sbridge_act_on(i);
+
+		if (!on && sbr.was_on[i])
+			sbridge_acts[i]->restore();
+		sbr.was_on[i] = on;
+		any |= on;
+	}
+	if (any) {
+		sbridge_policy_decide(sbr.dec);
+		strscpy(sbridge_last_why, sbr.dec->why, sizeof(sbridge_last_why));
+		for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+			if (sbr.was_on[i])
+				sbridge_acts[i]->apply(sbr.dec);
+		sbridge_policy_put(sbr.dec);
+	} else {
+		strscpy(sbridge_last_why, "observe only: no actuator on",
+			sizeof(sbridge_last_why));
+	}
+	sbr.runs++;
+	schedule_delayed_work(&sbridge_act_work,
+			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
+out:
+	mutex_unlock(&sbr.lock);
+}
+
+/**
+ * sbridge_actuators_fork() - tell every actuator about a new task
+ * @parent: the forking task
+ * @child: the new task, not yet running
+ *
+ * Called whether or not an actuator is on: a child may have inherited a
+ * value an actuator set on @parent before it was switched off.
+ *
+ * Context: sched_process_fork tracepoint, preemption off.
+ */
+void sbridge_actuators_fork(struct task_struct *parent, struct task_struct *child)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+		if (sbridge_acts[i]->fork)
+			sbridge_acts[i]->fork(parent, child);
+}
+
+/**
+ * sbridge_hints_in_force() - actuators holding a changed value now
+ *
+ * Return: SBRIDGE_HINT_* bits.
+ */
+u32 sbridge_hints_in_force(void)
+{
+	u32 bits = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+		if (sbridge_acts[i]->active())
+			bits |= sbridge_acts[i]->hint_bit;
+	return bits;
+}
+
+/**
+ * sbridge_actuators_mode() - one line: what is in force and why
+ * @buf: out
+ * @len: size of @buf
+ *
+ * Return: @buf.
+ */
+const char *sbridge_actuators_mode(char *buf, size_t len)
+{
+	unsigned int i;
+	int n = 0;
+
+	if (READ_ONCE(sbridge_act_params.observe)) {
+		strscpy(buf, "observe only (act.observe=1): nothing is changed", len);
+		return buf;
+	}
+	if (sbridge_topo.ntypes < 2) {
+		strscpy(buf, "one core type: nothing to steer (declare core types with cpu_types=)",
+			len);
+		return buf;
+	}
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+		if (sbridge_act_on(i))
+			n += scnprintf(buf + n, len - n, "%s%s", n ? "+" : "",
+				       sbridge_acts[i]->name);
+	if (!n) {
+		strscpy(buf, "every actuator off: nothing is changed", len);
+		return buf;
+	}
+	scnprintf(buf + n, len - n, " on; last decision: %s",
+		  sbridge_last_why[0] ? sbridge_last_why : "none yet");
+	return buf;
+}
+
+static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
+			      char *buf)
+{
+	char mode[160];
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+		n += sysfs_emit_at(buf, n, "%s: %s\n", sbridge_acts[i]->name,
+				   sbridge_acts[i]->status());
+	return n + sysfs_emit_at(buf, n,
+				 "checker: %s\nhints_in_force: 0x%x\nmode: %s\n",
+				 READ_ONCE(sbridge_act_params.checker) ? "on" : "off",
+				 sbridge_hints_in_force(),
+				 sbridge_actuators_mode(mode, sizeof(mode)));
+}
+
+/* "actuators" under /sys/kernel/sbridge: one status line per piece. */
+struct kobj_attribute sbridge_actuators_attr = __ATTR_RO(actuators);
+
+/**
+ * sbridge_actuators_init() - start every actuator, the runner, the checker
+ *
+ * Context: process context at module init, after the task table and the
+ * hooks exist.
+ * Return: 0 or a negative errno; on error everything started is undone.
+ */
+int sbridge_actuators_init(void)
+{
+	int i, ret;
+
+	sbr.dec = kzalloc(sizeof(*sbr.dec), GFP_KERNEL);
+	if (!sbr.dec)
+		return -ENOMEM;
+	ret = sbridge_policy_init();
+	if (ret) {
+		kfree(sbr.dec);
+		sbr.dec = NULL;
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
+		if (!sbridge_acts[i]->init)
+			continue;
+		ret = sbridge_acts[i]->init();
+		if (ret)
+			goto err;
+	}
+	ret = sbridge_checker_init();
+	if (ret)
+		goto err;
+	sbr.stopped = false;
+	schedule_delayed_work(&sbridge_act_work, 0);
+	return 0;
+err:
+	while (--i >= 0)
+		if (sbridge_acts[i]->exit)
+			sbridge_acts[i]->exit();
+	sbridge_policy_exit();
+	kfree(sbr.dec);
+	sbr.dec = NULL;
+	return ret;
+}
+
+/**
+ * sbridge_actuators_stop() - stop the checker and the runner, restore
+ *
+ * After this no decision is made and every actuator has put back what it
+ * changed. Called while the fork hook is still attached: a child forked
+ * in the meantime that inherited a changed value is still seen, and
+ * sbridge_actuators_exit() restores it once the hooks are gone.
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_actuators_stop(void)
+{
+	int i;
+
+	sbridge_checker_exit();
+	mutex_lock(&sbr.lock);
+	sbr.stopped = true;
+	mutex_unlock(&sbr.lock);
+	cancel_delayed_work_sync(&sbridge_act_work);
+	for (i = ARRAY_SIZE(sbridge_acts) - 1; i >= 0; i--)
+		sbridge_acts[i]->restore();
+}
+
+/**
+ * sbridge_actuators_exit() - final restore and free, in reverse order
+ *
+ * Context: process context, sleeps; after sbridge_actuators_stop() and
+ * after the hooks are detached and synchronised (no fork hook runs).
+ */
+void sbridge_actuators_exit(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(sbridge_acts) - 1; i >= 0; i--)
+		if (sbridge_acts[i]->exit)
+			sbridge_acts[i]->exit();
+	sbridge_policy_exit();
+	kfree(sbr.dec);
+	sbr.dec = NULL;
+}

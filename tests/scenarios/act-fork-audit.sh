@@ -1,0 +1,77 @@
+#!/bin/sh
+# scenario: fork safety: steered and clamped tasks fork hundreds of children while placement and uclamp toggle and sbridge unloads mid-storm; then no task carries a mask or clamp sbridge set, and SCHED_RESET_ON_FORK survives clamping
+# arch: arm64
+# topology: 1b3s
+# smp: 4
+# timeout: 240
+# icount: no
+. /sbridge/lib.sh
+
+# Children copy the parent's mask (dup_task_struct) and clamp request
+# (uclamp_fork) long before sched_process_fork fires: a release or an
+# unload in between must not leave them with sbridge's values.
+S=/sys/kernel/sbridge
+mask_of() { taskset -p $1 2>/dev/null | sed 's/.*: //'; }
+ucl() { awk -v k=$2 '$1 == k { print $NF }' /proc/$1/sched 2>/dev/null; }
+ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+all=$(printf '%x' $(( (1 << ncpu) - 1 )))
+haveu=0
+plan 9
+
+check "sbridge loads" load_sbridge
+grep -q '^uclamp: unavailable' $S/actuators || haveu=1
+printf 'comm=forkhold class=compute\n' > /tmp/fh.rules
+check "rule: forkhold compute-bound" sbridgectl rules load /tmp/fh.rules
+sbridgectl set param act.period_ms 50 >/dev/null
+[ $haveu = 1 ] && sbridgectl set param act.uclamp 1 >/dev/null
+forkhold 14 250 rof > /tmp/fh1 & f1=$!
+forkhold 14 250 rof > /tmp/fh2 & f2=$!
+forkhold 14 250 > /tmp/fh3 & f3=$!
+sleep 3
+st=$(awk '$1 == "placement_steered" { print $2 }' $S/checker)
+diag "after 3 s: $(grep -e '^placement' -e '^uclamp' -e '^mode' $S/actuators | tr '\n' ';') steered $st"
+check "the forking tasks are steered" test "${st:-0}" -gt 0
+# toggle everything while they fork
+i=0
+while [ $i -lt 8 ]; do
+	sbridgectl set param act.placement $((i % 2)) >/dev/null
+	[ $haveu = 1 ] && sbridgectl set param act.uclamp $(((i + 1) % 2)) >/dev/null
+	sleep 0.3
+	i=$((i + 1))
+done
+sbridgectl set param act.placement 1 >/dev/null
+[ $haveu = 1 ] && sbridgectl set param act.uclamp 1 >/dev/null
+sleep 1.5
+diag "$(grep -e '^placement_' $S/checker | tr '\n' ' ')"
+check "sbridge unloads mid-storm" unload_sbridge
+wait $f1 $f2 $f3
+diag "$(cat /tmp/fh1 /tmp/fh2 /tmp/fh3 | tr '\n' ';')"
+kids=$(pidof forkhold | wc -w)
+check "hundreds of children alive for the audit ($kids)" test "$kids" -ge 100
+# Audit every task of every process (threads too) outside the kernel.
+badm="" badu="" n=0
+for t in /proc/[0-9]*/task/[0-9]*; do
+	p=${t##*/}
+	[ -r $t/stat ] || continue
+	# kernel threads have no memory map; their masks are the kernel's
+	[ -s /proc/$p/maps ] 2>/dev/null || [ -s $t/maps ] || continue
+	n=$((n + 1))
+	m=$(mask_of $p)
+	[ -z "$m" ] || [ "$m" = "$all" ] || badm="$badm $p:$(cat $t/comm):$m"
+	if [ $haveu = 1 ]; then
+		lo=$(ucl $p uclamp.min) hi=$(ucl $p uclamp.max)
+		[ "${lo:-0}" = 0 ] && [ "${hi:-1024}" = 1024 ] || badu="$badu $p:$(cat $t/comm):$lo/$hi"
+	fi
+done
+diag "audited $n user tasks"
+check "no task keeps a mask sbridge set:${badm:- none}" test -z "$badm"
+if [ $haveu = 1 ]; then
+	check "no task keeps a clamp sbridge set:${badu:- none}" test -z "$badu"
+	check "SCHED_RESET_ON_FORK kept by the clamped parents ($(cat /tmp/fh1 /tmp/fh2 | grep -o 'rof=[0-9-]*' | tr '\n' ' '))" \
+		sh -c "grep -q 'rof=1' /tmp/fh1 && grep -q 'rof=1' /tmp/fh2"
+else
+	skip "no task keeps a clamp sbridge set" "kernel $(kver) has no CONFIG_UCLAMP_TASK"
+	skip "SCHED_RESET_ON_FORK kept by clamped parents" "kernel $(kver) has no CONFIG_UCLAMP_TASK"
+fi
+kill $(pidof forkhold) 2>/dev/null
+check "no kernel complaint" true
