@@ -56,6 +56,8 @@ enum { SB_RELEASED, SB_STEERED, SB_HANDS_OFF };
  * @p: the task; a reference is held while the entry exists
  * @user: the task's own mask before we steered it
  * @set: the mask we set (kept after release, to recognise children)
+ * @prev: the mask we set before @set (a child may have copied it just
+ *	before a re-steer), empty if none
  * @state: SB_STEERED, SB_RELEASED (own mask given back), or SB_HANDS_OFF
  *	(the user changed it or the checker made us yield: never again)
  * @hint: the hint @set implements
@@ -69,6 +71,7 @@ struct sbridge_steer {
 	struct task_struct *p;
 	cpumask_var_t user;
 	cpumask_var_t set;
+	cpumask_var_t prev;
 	u8 state;
 	u8 hint;
 	u64 seen;
@@ -133,7 +136,9 @@ static struct sbridge_steer *sbridge_steer_alloc(gfp_t gfp)
 	if (!e)
 		return NULL;
 	if (!zalloc_cpumask_var(&e->user, gfp) ||
-	    !zalloc_cpumask_var(&e->set, gfp)) {
+	    !zalloc_cpumask_var(&e->set, gfp) ||
+	    !zalloc_cpumask_var(&e->prev, gfp)) {
+		free_cpumask_var(e->set);
 		free_cpumask_var(e->user);
 		kfree(e);
 		return NULL;
@@ -147,6 +152,7 @@ static void sbridge_steer_free(struct sbridge_steer *e)
 		put_task_struct(e->p);
 	free_cpumask_var(e->user);
 	free_cpumask_var(e->set);
+	free_cpumask_var(e->prev);
 	kfree(e);
 }
 
@@ -231,6 +237,7 @@ static void sbridge_steer_apply(struct task_struct *p, struct sbridge_steer *e,
 		/* the user may have changed the mask since we gave it back */
 		cpumask_copy(e->user, &p->cpus_mask);
 	}
+	cpumask_copy(e->prev, e->set);
 	cpumask_copy(e->set, set);
 	e->hint = hint;
 	e->seen = sbridge_place_run;
@@ -428,6 +435,25 @@ void sbridge_placement_yield(struct task_struct *p)
 }
 
 /*
+ * Does @p carry a mask @pe set on its parent: the one set now, or the one
+ * before (copied just before a re-steer), while the parent does not hold
+ * that mask by its own choice? Under sbridge_steer_lock.
+ */
+static bool sbridge_steer_carries(struct sbridge_steer *pe,
+				  struct task_struct *parent,
+				  struct task_struct *p)
+{
+	if (pe->state == SB_HANDS_OFF)
+		return false;
+	if (cpumask_equal(&p->cpus_mask, pe->set))
+		return !(pe->state == SB_RELEASED &&
+			 cpumask_equal(&parent->cpus_mask, pe->set));
+	return !cpumask_empty(pe->prev) &&
+	       cpumask_equal(&p->cpus_mask, pe->prev) &&
+	       !cpumask_equal(&parent->cpus_mask, pe->prev);
+}
+
+/*
  * sched_process_fork: @child copied @parent's mask in dup_task_struct(),
  * possibly long before this hook and before a release. If it carries the
  * mask we set on @parent (steered now, or a tombstone whose mask the user
@@ -445,10 +471,7 @@ static void sbridge_place_fork(struct task_struct *parent,
 		return;
 	spin_lock(&sbridge_steer_lock);
 	pe = sbridge_steer_find(parent);
-	inherited = pe && pe->state != SB_HANDS_OFF &&
-		    cpumask_equal(&child->cpus_mask, pe->set) &&
-		    !(pe->state == SB_RELEASED &&
-		      cpumask_equal(&parent->cpus_mask, pe->set));
+	inherited = pe && sbridge_steer_carries(pe, parent, child);
 	spin_unlock(&sbridge_steer_lock);
 	if (!inherited)
 		return;
@@ -465,7 +488,7 @@ static void sbridge_place_fork(struct task_struct *parent,
 		return;
 	}
 	cpumask_copy(e->user, pe->user);
-	cpumask_copy(e->set, pe->set);
+	cpumask_copy(e->set, &child->cpus_mask);
 	e->hint = pe->hint;
 	get_task_struct(child);
 	sbridge_steer_add(e, child);
@@ -482,7 +505,7 @@ static void sbridge_place_fork(struct task_struct *parent,
  */
 static unsigned int sbridge_place_orphans(void)
 {
-	struct task_struct *g, *p, *fix[SBRIDGE_STEER_BATCH];
+	struct task_struct *g, *p, *par, *fix[SBRIDGE_STEER_BATCH];
 	struct sbridge_steer *pe, *own[SBRIDGE_STEER_BATCH];
 	unsigned int n, i, total = 0, rounds = 0;
 	bool more;
@@ -495,11 +518,13 @@ static unsigned int sbridge_place_orphans(void)
 		for_each_process_thread(g, p) {
 			if (p->flags & PF_KTHREAD || sbridge_steer_find(p))
 				continue;
-			pe = sbridge_steer_find(rcu_dereference(p->real_parent));
-			if (!pe)
-				pe = sbridge_steer_find(p->group_leader);
-			if (!pe || pe->state == SB_HANDS_OFF ||
-			    !cpumask_equal(&p->cpus_mask, pe->set))
+			par = rcu_dereference(p->real_parent);
+			pe = sbridge_steer_find(par);
+			if (!pe) {
+				par = p->group_leader;
+				pe = sbridge_steer_find(par);
+			}
+			if (!pe || !sbridge_steer_carries(pe, par, p))
 				continue;
 			if (n == ARRAY_SIZE(fix)) {
 				more = true;
@@ -513,8 +538,7 @@ static unsigned int sbridge_place_orphans(void)
 		rcu_read_unlock();
 		/* entries stay (mutex held) and nothing writes them now */
 		for (i = 0; i < n; i++) {
-			if (cpumask_equal(&fix[i]->cpus_mask, own[i]->set))
-				set_cpus_allowed_ptr(fix[i], own[i]->user);
+			set_cpus_allowed_ptr(fix[i], own[i]->user);
 			put_task_struct(fix[i]);
 		}
 		total += n;
