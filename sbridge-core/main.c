@@ -29,6 +29,7 @@ struct sbridge_params sbridge_params = {
 	.ref_share = SBRIDGE_FP_ONE,
 	.matrix_max = 4096,
 	.tick_ms = 8,
+	.learn_measured = 1,
 };
 static DEFINE_MUTEX(sbridge_param_lock);
 
@@ -57,6 +58,7 @@ static const struct sbridge_param_desc sbridge_param_tab[] = {
 	{ "ref_share", &sbridge_params.ref_share, 1, SBRIDGE_FP_ONE },
 	{ "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
 	{ "tick_ms", &sbridge_params.tick_ms, 0, 10000 },
+	{ "learn.measured", &sbridge_params.learn_measured, 0, 1 },
 	/* actuators and the invariant checker (actuators.h) */
 	{ "act.capacity", &sbridge_act_params.capacity, 0, 1 },
 	{ "act.placement", &sbridge_act_params.placement, 0, 1 },
@@ -130,8 +132,10 @@ bool sbridge_learning_possible(void)
 }
 
 /*
- * Housekeeping, once a second: tell consumers when the model moved (the
- * switch path cannot notify: it runs with IRQs off).
+ * Housekeeping, once a second: fold what running tasks learned into the
+ * matrix (bounded per period, see sbridge_matrix_refresh()) and tell
+ * consumers when the model moved (the switch path cannot notify: it runs
+ * with IRQs off).
  */
 #define SBRIDGE_TICK	HZ
 static void sbridge_tick_fn(struct work_struct *w);
@@ -143,6 +147,7 @@ static void sbridge_tick_fn(struct work_struct *w)
 	s64 s = atomic64_read(&sbridge_stats.samples);
 	s64 p = atomic64_read(&sbridge_stats.phase_changes);
 
+	sbridge_matrix_refresh();
 	if (s != sbridge_tick_samples)
 		sbridge_consumers_notify(false);
 	if (p != sbridge_tick_phases)
