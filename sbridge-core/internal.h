@@ -121,13 +121,26 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @hint_at: jiffies when @hint was last confirmed
  * @wait_ms: time the task wanted the fast cores and did not get them
  *	(the decision layer's aging, so equal tasks take turns)
+ * @tp: throughput accumulator per core type (model.h), for the measured
+ *	speedup
+ * @win_n: model windows sampled per core type (wrapping)
+ * @win_folded: @win_n when the task was last folded into the matrix
+ * @ph_n: model windows sampled per phase slot (wrapping)
+ * @ph_folded: @ph_n when the task was last folded into the matrix
+ * @seed_speedup: measured speedup its workload had in the matrix (fp), 0
+ *	if none
+ * @seed_w: trust in @seed_speedup, in windows (<= SBRIDGE_SPEEDUP_TRUST)
  *
  * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
  * @last_cpu, @runtime_ns for prev/next on the CPU they run on, and the
  * runtime probe the same for the running task, both under that CPU's
  * runqueue lock with IRQs off, so there is one writer at a time per task. Exec writes the identity fields and the
  * rule fields while the task is running its own exec (same CPU, not in a
- * switch). Readers (netlink dump, API) take rcu_read_lock() and may see
+ * switch). The sampling path also writes @tp, @win_n and @ph_n (each with
+ * one WRITE_ONCE()); @win_folded and @ph_folded are written only by matrix
+ * folds, under the matrix lock, which exec also holds while it re-keys the
+ * entry and resets the model, so a fold never sees half an exec and no
+ * window is folded twice. Readers (netlink dump, API) take rcu_read_lock() and may see
  * a torn multi-field snapshot, which is harmless for statistics.
  * @hint, @hint_at and @wait_ms are written only by the decision layer's
  * work item (one writer) and read with READ_ONCE() elsewhere.
@@ -157,6 +170,13 @@ struct sbridge_task {
 	u8 hint;
 	u32 hint_at;
 	u32 wait_ms;
+	u64 tp[SBRIDGE_MAX_CORE_TYPES];
+	u16 win_n[SBRIDGE_MAX_CORE_TYPES];
+	u16 win_folded[SBRIDGE_MAX_CORE_TYPES];
+	u8 ph_n[SBRIDGE_MAX_PHASES];
+	u8 ph_folded[SBRIDGE_MAX_PHASES];
+	u16 seed_speedup;
+	u8 seed_w;
 };
 
 #define SBRIDGE_TF_FROM_MATRIX	BIT(0)	/* seeded from the matrix */
@@ -207,6 +227,7 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
 u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas);
+u32 sbridge_task_speedup_own(const struct sbridge_task *t, u32 *weight);
 u64 sbridge_switch_counts(u64 *untracked);
 s64 sbridge_tasks_live(void);
 /* Calls @fn for each tracked task under rcu_read_lock(); stops on nonzero. */
@@ -230,6 +251,8 @@ void sbridge_hooks_exit(void);
  * @matrix_max: cells the matrix holds before LRU eviction
  * @tick_ms: least time between reads of a running task's counters
  *	between switches, 0 == read at switches only
+ * @learn_measured: 1 blends the measured big/little speedup into
+ *	sbridge_task_speedup(), 0 returns the CPI-stack prediction only
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -244,6 +267,7 @@ struct sbridge_params {
 	u32 ref_share;
 	u32 matrix_max;
 	u32 tick_ms;
+	u32 learn_measured;
 };
 extern struct sbridge_params sbridge_params;
 int sbridge_param_set(const char *name, u64 value);
@@ -255,7 +279,11 @@ const char *sbridge_param_get(unsigned int i, u64 *value);
 int sbridge_matrix_init(void);
 void sbridge_matrix_exit(void);
 bool sbridge_matrix_seed(struct sbridge_task *t);
-void sbridge_matrix_learn(const struct sbridge_task *t);
+void sbridge_matrix_learn(struct sbridge_task *t);
+unsigned long sbridge_matrix_lock(void);
+void sbridge_matrix_unlock(unsigned long flags);
+void sbridge_matrix_learn_locked(struct sbridge_task *t);
+void sbridge_matrix_refresh(void);
 u32 sbridge_matrix_count(void);
 struct sk_buff;
 struct netlink_callback;

@@ -31,6 +31,7 @@ struct sbridge_params sbridge_params = {
 	.ref_share = SBRIDGE_FP_ONE,
 	.matrix_max = 4096,
 	.tick_ms = 8,
+	.learn_measured = 1,
 };
 static DEFINE_MUTEX(sbridge_param_lock);
 
@@ -73,6 +74,8 @@ struct sbridge_param_desc {
 	  "matrix cells kept before LRU eviction")			\
 	X(tick_ms, "tick_ms", sbridge_params.tick_ms, 0, 10000,		\
 	  "least ms between counter reads of a running task, 0 = switches only") \
+	X(learn_measured, "learn.measured", sbridge_params.learn_measured,	\
+	  0, 1, "1: blend the measured big/little speedup into decisions") \
 	X(act_observe, "act.observe", sbridge_act_params.observe, 0, 1,	\
 	  "1: every actuator off, learn and report only")		\
 	X(act_capacity, "act.capacity", sbridge_act_params.capacity, 0, 1, \
@@ -231,8 +234,10 @@ bool sbridge_learning_possible(void)
 }
 
 /*
- * Housekeeping, once a second: tell consumers when the model moved (the
- * switch path cannot notify: it runs with IRQs off).
+ * Housekeeping, once a second: fold what running tasks learned into the
+ * matrix (bounded per period, see sbridge_matrix_refresh()) and tell
+ * consumers when the model moved (the switch path cannot notify: it runs
+ * with IRQs off).
  */
 #define SBRIDGE_TICK	HZ
 static void sbridge_tick_fn(struct work_struct *w);
@@ -244,6 +249,7 @@ static void sbridge_tick_fn(struct work_struct *w)
 	s64 s = atomic64_read(&sbridge_stats.samples);
 	s64 p = atomic64_read(&sbridge_stats.phase_changes);
 
+	sbridge_matrix_refresh();
 	if (s != sbridge_tick_samples)
 		sbridge_consumers_notify(false);
 	if (p != sbridge_tick_phases)

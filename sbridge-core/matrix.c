@@ -5,8 +5,15 @@
  * instead of 1. Bounded; the least recently used entry is evicted.
  *
  * One spinlock (IRQ-safe: the free hook runs in softirq context) protects
- * the hash, the LRU list and every entry. It is never taken in the
- * context-switch path, only at fork, exec, free and from control.
+ * the hash, the LRU list and every entry, and serialises all folds of
+ * tasks into the matrix. It is never taken in the context-switch path,
+ * only at fork, exec, free, from control and from the once-a-second
+ * refresh that keeps the cells of long-running tasks fresh.
+ *
+ * A cell's share is the mean over the model windows folded into it, each
+ * window counted once: a task remembers (win_folded, ph_folded) how many
+ * of its windows were already folded, so a periodic fold and the fold at
+ * exit or exec never count a window twice.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +28,14 @@
 #include "internal.h"
 
 #define SBRIDGE_MX_HASH_BITS	9
+/* A cell's share averages over at most this many past windows ... */
+#define SBRIDGE_MX_HIST		32
+/* ... and one fold counts as at most this many: it moves a cell <= 20 %. */
+#define SBRIDGE_MX_FOLD_MAX	8
+/* Weight of a cell's measured speedup is capped likewise (in windows). */
+#define SBRIDGE_MX_MEAS_HIST	64
+/* Folds per refresh period: bounds the housekeeping work. */
+#define SBRIDGE_MX_REFRESH_MAX	64
 
 /**
  * struct sbridge_mx - one matrix cell
@@ -31,9 +46,12 @@
  *	loaded without one)
  * @type: core type
  * @phase: phase index
- * @share: learned CPI_B share (fp, quantised)
+ * @share: learned CPI_B share (fp), the mean over the windows folded in;
+ *	reported and used quantised
+ * @meas: measured big/little speedup of the workload (fp), 0 if none
+ * @meas_w: weight of @meas, in windows (<= SBRIDGE_MX_MEAS_HIST)
  * @factor: LF on @type when it was learned or loaded (fp)
- * @samples: task lifetimes folded in (saturating)
+ * @samples: model windows folded in (saturating)
  *
  * All fields under sbridge_mx_lock.
  */
@@ -45,6 +63,8 @@ struct sbridge_mx {
 	u8 type;
 	u8 phase;
 	u16 share;
+	u16 meas;
+	u16 meas_w;
 	u32 factor;
 	u32 samples;
 };
@@ -54,6 +74,8 @@ static DEFINE_HASHTABLE(sbridge_mx_hash, SBRIDGE_MX_HASH_BITS);
 static LIST_HEAD(sbridge_mx_lru);
 static u32 sbridge_mx_count;
 static struct kmem_cache *sbridge_mx_cache;
+/* Where the next refresh resumes its walk; only the housekeeping work. */
+static unsigned long sbridge_mx_cursor;
 
 static u32 sbridge_mx_hashkey(const char *key)
 {
@@ -102,6 +124,7 @@ static void sbridge_mx_link(struct sbridge_mx *m)
 bool sbridge_matrix_seed(struct sbridge_task *t)
 {
 	u32 psum[SBRIDGE_MAX_PHASES] = { 0 }, pn[SBRIDGE_MAX_PHASES] = { 0 };
+	u16 pmeas[SBRIDGE_MAX_PHASES] = { 0 }, pmw[SBRIDGE_MAX_PHASES] = { 0 };
 	struct sbridge_mx *m;
 	unsigned long flags;
 	unsigned int p, best = 0, np = 0;
@@ -118,7 +141,11 @@ again:
 		psum[m->phase] += m->share;
 		pn[m->phase]++;
 		if (m->type < SBRIDGE_MAX_CORE_TYPES)
-			t->share[m->type] = m->share;
+			t->share[m->type] = sbridge_model_quantise(m->share);
+		if (m->meas && m->meas_w >= pmw[m->phase]) {
+			pmeas[m->phase] = m->meas;
+			pmw[m->phase] = m->meas_w;
+		}
 		list_move(&m->lru, &sbridge_mx_lru);
 		found = true;
 	}
@@ -146,22 +173,32 @@ again:
 			t->ph.share[p] = t->ph.share[best];
 	t->ph.nphases = np;
 	t->ph.cur = best;
+	/* The measured speedup of the phase it starts in, else any phase's. */
+	if (!pmeas[best])
+		for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
+			if (pmeas[p] && pmw[p] > pmw[best])
+				best = p;
+	WRITE_ONCE(t->seed_w, min_t(u32, pmw[best], SBRIDGE_SPEEDUP_TRUST));
+	WRITE_ONCE(t->seed_speedup, pmeas[best]);
 	t->flags |= SBRIDGE_TF_FROM_MATRIX;
 	atomic64_inc(&sbridge_stats.matrix_hits);
 	return true;
 }
 
-/* Folds @s into cell (@key, @exe, @type, @phase); under sbridge_mx_lock. */
+/*
+ * Folds @k new windows of share @s and, if @sp, a measured speedup of
+ * weight @sp_w into cell (@key, @exe, @type, @phase). Creates the cell only
+ * for new windows. Under sbridge_mx_lock.
+ */
 static void sbridge_mx_fold(const char *key, u32 exe, u8 type, u8 phase, u32 s,
-			    u32 max)
+			    u32 k, u32 sp, u32 sp_w, u32 max)
 {
 	struct sbridge_mx *m = sbridge_mx_find(key, exe, type, phase);
 
 	if (m) {
-		s = sbridge_model_quantise((3 * m->share + s) / 4);
 		list_move(&m->lru, &sbridge_mx_lru);
 	} else {
-		if (!max)
+		if (!k || !max)
 			return;
 		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_ATOMIC | __GFP_NOWARN);
 		if (!m)
@@ -179,44 +216,171 @@ static void sbridge_mx_fold(const char *key, u32 exe, u8 type, u8 phase, u32 s,
 		m->phase = phase;
 		sbridge_mx_link(m);
 	}
-	m->share = s;
-	m->factor = sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
-					 sbridge_type_factor(type), s,
-					 READ_ONCE(sbridge_params.ref_share));
-	if (m->samples < U32_MAX)
-		m->samples++;
+	if (k) {
+		m->share = sbridge_model_wavg(m->share,
+					      min_t(u32, m->samples, SBRIDGE_MX_HIST),
+					      s, min_t(u32, k, SBRIDGE_MX_FOLD_MAX));
+		m->factor = sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+						 sbridge_type_factor(type),
+						 sbridge_model_quantise(m->share),
+						 READ_ONCE(sbridge_params.ref_share));
+		m->samples = m->samples > U32_MAX - k ? U32_MAX : m->samples + k;
+	}
+	if (sp && sp_w) {
+		m->meas = sbridge_model_wavg(m->meas, m->meas ? m->meas_w : 0, sp, sp_w);
+		m->meas_w = min_t(u32, m->meas_w + sp_w, SBRIDGE_MX_MEAS_HIST);
+	}
 }
 
 /**
- * sbridge_matrix_learn() - fold a task's model into the matrix
- * @t: entry with at least one sample (SBRIDGE_TF_LEARNED)
+ * sbridge_matrix_lock() - take the matrix lock (IRQ-safe)
  *
- * For each core type the task was sampled on since its exec, and each
- * phase it went through, the cell (workload, type, phase) moves a quarter
- * of the way to the task's share (EWMA) and its factor is recomputed. The
- * current phase uses the share measured on that type; earlier phases use
- * the phase's share. New cells may evict the least recently used one.
- *
- * Context: any but hard IRQ; takes sbridge_mx_lock; allocates atomically.
+ * For a caller that must change a task's identity atomically with its
+ * fold (exec). Context: any but hard IRQ.
+ * Return: the IRQ flags for sbridge_matrix_unlock().
  */
-void sbridge_matrix_learn(const struct sbridge_task *t)
+unsigned long sbridge_matrix_lock(void)
+	__acquires(&sbridge_mx_lock)
 {
-	u32 max = READ_ONCE(sbridge_params.matrix_max);
-	unsigned int type, p, np = t->ph.nphases ? t->ph.nphases : 1;
-	u8 cur = t->ph.nphases ? t->ph.cur : 0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sbridge_mx_lock, flags);
-	for (type = 0; type < sbridge_topo.ntypes; type++) {
+	return flags;
+}
+
+/**
+ * sbridge_matrix_unlock() - drop the matrix lock
+ * @flags: what sbridge_matrix_lock() returned
+ */
+void sbridge_matrix_unlock(unsigned long flags)
+	__releases(&sbridge_mx_lock)
+{
+	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
+}
+
+/**
+ * sbridge_matrix_learn_locked() - fold a task's new windows into the matrix
+ * @t: entry
+ *
+ * Only the windows sampled since the last fold count. For each core type
+ * with new windows, the cell (workload, type, current phase) moves towards
+ * the share last measured on that type, by the number of new windows
+ * (SBRIDGE_MX_FOLD_MAX at most) against the cell's history; other phases
+ * the task was in since the last fold get their phase share with weight 1.
+ * The task's own measured speedup (not a seeded one) goes to the current
+ * phase's cells of every type it ran on, weighted by the new windows and
+ * the trust in the measurement. New cells may evict the least recently
+ * used one.
+ *
+ * Context: sbridge_mx_lock held (sbridge_matrix_lock()); allocates
+ *	atomically.
+ */
+void sbridge_matrix_learn_locked(struct sbridge_task *t)
+	__must_hold(&sbridge_mx_lock)
+{
+	u32 max = READ_ONCE(sbridge_params.matrix_max);
+	unsigned int type, p, np = t->ph.nphases ? t->ph.nphases : 1;
+	u8 cur = t->ph.nphases ? t->ph.cur % SBRIDGE_MAX_PHASES : 0;
+	u32 k[SBRIDGE_MAX_CORE_TYPES], knew = 0, sp, sp_w;
+	u8 phases = BIT(cur), n8;
+	u16 n;
+
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
+		n8 = READ_ONCE(t->ph_n[p]);
+		if (n8 != t->ph_folded[p])
+			phases |= BIT(p);
+		t->ph_folded[p] = n8;
+	}
+	for (type = 0; type < SBRIDGE_MAX_CORE_TYPES; type++) {
+		n = READ_ONCE(t->win_n[type]);
+		k[type] = (u16)(n - t->win_folded[type]);
+		t->win_folded[type] = n;
+		knew += k[type];
+	}
+	sp = sbridge_task_speedup_own(t, &sp_w);
+	/* Trust-weighted new windows, at least 1 when something is new. */
+	sp_w = sp && knew ? max_t(u32, 1, knew * min_t(u32, sp_w, SBRIDGE_SPEEDUP_TRUST) /
+				  SBRIDGE_SPEEDUP_TRUST) : 0;
+	for (type = 0; type < sbridge_topo.ntypes && type < SBRIDGE_MAX_CORE_TYPES;
+	     type++) {
 		if (!(t->flags & SBRIDGE_TF_SAMPLED(type)) ||
 		    t->share[type] > SBRIDGE_FP_ONE)
 			continue;
-		for (p = 0; p < np && p < SBRIDGE_MAX_PHASES; p++)
-			sbridge_mx_fold(t->comm, t->exe_hash, type, p,
-					p == cur ? t->share[type] : t->ph.share[p],
-					max);
+		for (p = 0; p < np && p < SBRIDGE_MAX_PHASES; p++) {
+			if (!(phases & BIT(p)))
+				continue;
+			if (p == cur)
+				sbridge_mx_fold(t->comm, t->exe_hash, type, p,
+						t->share[type], k[type], sp, sp_w, max);
+			else if (k[type])
+				sbridge_mx_fold(t->comm, t->exe_hash, type, p,
+						t->ph.share[p], 1, 0, 0, max);
+		}
 	}
+}
+
+/**
+ * sbridge_matrix_learn() - fold a task's new windows into the matrix
+ * @t: entry with at least one sample (SBRIDGE_TF_LEARNED)
+ *
+ * sbridge_matrix_learn_locked() under the matrix lock.
+ *
+ * Context: any but hard IRQ; takes sbridge_mx_lock; allocates atomically.
+ */
+void sbridge_matrix_learn(struct sbridge_task *t)
+{
+	unsigned long flags = sbridge_matrix_lock();
+
+	sbridge_matrix_learn_locked(t);
+	sbridge_matrix_unlock(flags);
+}
+
+/* Folds @t if it has new windows; stops the walk when the budget is spent. */
+static int sbridge_mx_refresh_one(struct sbridge_task *t, void *arg)
+{
+	unsigned int *budget = arg, type;
+	unsigned long flags;
+	bool fresh = false;
+
+	if (!(READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))
+		return 0;
+	for (type = 0; type < SBRIDGE_MAX_CORE_TYPES; type++)
+		if (READ_ONCE(t->win_n[type]) != READ_ONCE(t->win_folded[type]))
+			fresh = true;
+	if (!fresh)
+		return 0;
+	if (!*budget)
+		return 1;
+	(*budget)--;
+	spin_lock_irqsave(&sbridge_mx_lock, flags);
+	/* Exec may have reset it meanwhile: then there is nothing new. */
+	if (t->flags & SBRIDGE_TF_LEARNED)
+		sbridge_matrix_learn_locked(t);
 	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
+	return 0;
+}
+
+/**
+ * sbridge_matrix_refresh() - keep the cells of running tasks fresh
+ *
+ * Called once a second by the housekeeping work. Folds the windows that
+ * tracked tasks sampled since their last fold, at most
+ * SBRIDGE_MX_REFRESH_MAX tasks per call (each fold takes the matrix lock
+ * briefly, never the switch path); when the budget runs out the next call
+ * resumes the walk where this one stopped, so every task gets its turn.
+ *
+ * Context: process context (the housekeeping work only).
+ */
+void sbridge_matrix_refresh(void)
+{
+	unsigned int budget = SBRIDGE_MX_REFRESH_MAX;
+	unsigned long done = 0;
+
+	if (sbridge_tasks_walk(sbridge_mx_refresh_one, &budget,
+			       sbridge_mx_cursor, &done))
+		sbridge_mx_cursor = done;
+	else
+		sbridge_mx_cursor = 0;
 }
 
 /**
@@ -239,7 +403,9 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
 	    nla_put_u32(skb, SBRIDGE_A_MX_TYPE, m->type) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_PHASE, m->phase) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_FACTOR, m->factor) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE, m->share) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE,
+			sbridge_model_quantise(m->share)) ||
+	    (m->meas && nla_put_u32(skb, SBRIDGE_A_MX_SPEEDUP_MEAS, m->meas)) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples) ||
 	    (m->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, m->exe))) {
 		nla_nest_cancel(skb, e);
@@ -291,7 +457,9 @@ static void sbridge_mx_free_list(struct list_head *head)
 	}
 }
 
-static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_EXE_HASH + 1] = {
+#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_SPEEDUP_MEAS
+
+static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
 				      .len = SBRIDGE_KEY_LEN - 1 },
 	[SBRIDGE_A_MX_TYPE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_CORE_TYPES - 1),
@@ -301,6 +469,8 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_EXE_HASH + 1] = {
 	[SBRIDGE_A_MX_CPIB_SHARE] = NLA_POLICY_MAX(NLA_U32, SBRIDGE_FP_ONE),
 	[SBRIDGE_A_MX_SAMPLES]	  = { .type = NLA_U32 },
 	[SBRIDGE_A_MX_EXE_HASH]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_SPEEDUP_MEAS] = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
+						       SBRIDGE_FACTOR_MAX),
 };
 
 /**
@@ -316,7 +486,7 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_A_MX_EXE_HASH + 1] = {
  */
 int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[SBRIDGE_A_MX_EXE_HASH + 1];
+	struct nlattr *tb[SBRIDGE_MX_ATTR_MAX + 1];
 	u32 max = READ_ONCE(sbridge_params.matrix_max);
 	struct sbridge_mx *m, *n;
 	struct hlist_node *tmp;
@@ -332,7 +502,7 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 			ret = -EINVAL;
 			goto fail;
 		}
-		ret = nla_parse_nested(tb, SBRIDGE_A_MX_EXE_HASH, e,
+		ret = nla_parse_nested(tb, SBRIDGE_MX_ATTR_MAX, e,
 				       sbridge_mx_policy, extack);
 		if (ret)
 			goto fail;
@@ -379,6 +549,11 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 						 READ_ONCE(sbridge_params.ref_share));
 		m->samples = tb[SBRIDGE_A_MX_SAMPLES] ?
 			     nla_get_u32(tb[SBRIDGE_A_MX_SAMPLES]) : 1;
+		/* A loaded measurement is trusted like a full one. */
+		if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS]) {
+			m->meas = nla_get_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS]);
+			m->meas_w = SBRIDGE_SPEEDUP_TRUST;
+		}
 		/* Duplicates would make the load order-dependent: refuse. */
 		list_for_each_entry(n, &fresh, lru) {
 			if (n->type == m->type && n->phase == m->phase &&

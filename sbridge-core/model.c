@@ -211,6 +211,167 @@ bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 	return true;
 }
 
+#define SB_TP_CPI_MASK	((1ULL << SBRIDGE_TP_CPI_BITS) - 1)
+#define SB_TP_KHZ_MASK	((1ULL << SBRIDGE_TP_KHZ_BITS) - 1)
+
+static u64 sb_tp_cpi(u64 tp)
+{
+	return tp & SB_TP_CPI_MASK;
+}
+
+static u64 sb_tp_khz(u64 tp)
+{
+	return (tp >> SBRIDGE_TP_CPI_BITS) & SB_TP_KHZ_MASK;
+}
+
+/**
+ * sbridge_model_tp_count() - windows summed in a throughput accumulator
+ * @tp: accumulator (see model.h)
+ *
+ * Return: 0 .. SBRIDGE_TP_N_MAX.
+ */
+unsigned int sbridge_model_tp_count(u64 tp)
+{
+	return (unsigned int)(tp >> SBRIDGE_TP_N_SHIFT);
+}
+
+/**
+ * sbridge_model_tp_add() - add one window to a throughput accumulator
+ * @tp: accumulator (see model.h)
+ * @cpi: the window's CPI (fp); values above 0xfffe count as 0xfffe
+ * @khz: clock the window ran at, 0 if unknown
+ *
+ * Shifts and adds only: this runs in the context-switch path. Until
+ * SBRIDGE_TP_N_MAX windows the sums are plain sums; then each new window
+ * first takes 1/16 off both sums, so the means follow the task (EWMA)
+ * and the sums stay below 16 x the largest input.
+ *
+ * Return: the new accumulator.
+ */
+u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz)
+{
+	u64 n = sbridge_model_tp_count(tp);
+	u64 c = sb_tp_cpi(tp), k = sb_tp_khz(tp);
+
+	if (cpi > 0xfffe)
+		cpi = 0xfffe;
+	if (n >= SBRIDGE_TP_N_MAX) {
+		n = SBRIDGE_TP_N_MAX;
+		c -= c >> 4;
+		k -= k >> 4;
+	} else {
+		n++;
+	}
+	c += cpi;
+	k += khz;
+	return (n << SBRIDGE_TP_N_SHIFT) | ((k & SB_TP_KHZ_MASK) << SBRIDGE_TP_CPI_BITS) |
+	       (c & SB_TP_CPI_MASK);
+}
+
+/**
+ * sbridge_model_tp_speedup() - measured speedup of one core type over another
+ * @fast: accumulator of the faster core type
+ * @slow: accumulator of the slower core type
+ * @equal_clocks: out, set when a clock is unknown and both were taken as
+ *	equal (the result is then the IPC ratio); may be NULL
+ *
+ * Throughput on a type is its mean IPC x its mean clock, i.e. mean clock /
+ * mean CPI: instructions per unit of frequency-normalised time. Windows
+ * hold equal instruction counts, so the mean CPI (time per instruction) is
+ * the right average. The speedup is throughput(@fast) / throughput(@slow).
+ *
+ * Return: the speedup (fp) clamped to [SBRIDGE_FACTOR_MIN,
+ *	SBRIDGE_FACTOR_MAX], or 0 if either accumulator is empty.
+ */
+u32 sbridge_model_tp_speedup(u64 fast, u64 slow, bool *equal_clocks)
+{
+	u64 nf = sbridge_model_tp_count(fast), ns = sbridge_model_tp_count(slow);
+	u64 cf = sb_tp_cpi(fast), cs = sb_tp_cpi(slow);
+	u64 kf = sb_tp_khz(fast), ks = sb_tp_khz(slow);
+	u64 num, den;
+
+	if (equal_clocks)
+		*equal_clocks = false;
+	if (!nf || !ns || !cf || !cs)
+		return 0;
+	if (!kf || !ks) {
+		/* Unknown clock: throughput is 1 / mean CPI on both. */
+		if (equal_clocks)
+			*equal_clocks = true;
+		kf = nf;
+		ks = ns;
+	}
+	/*
+	 * (kf / cf) / (ks / cs): mean clock / mean CPI on each type, the
+	 * counts cancel. Each product is below 2^59; scale both down until
+	 * the numerator leaves room for the fixed-point shift.
+	 */
+	num = kf * cs;
+	den = cf * ks;
+	while (num >> (63 - SBRIDGE_FP_SHIFT)) {
+		num >>= 1;
+		den >>= 1;
+	}
+	if (!den)
+		return SBRIDGE_FACTOR_MAX;
+	return sbridge_model_clamp(SB_DIV64(num << SBRIDGE_FP_SHIFT, den));
+}
+
+/**
+ * sbridge_model_speedup_blend() - trust a measured speedup as data grows
+ * @pred: speedup the CPI stack predicts (fp)
+ * @own: speedup measured on the task itself (fp), 0 if none
+ * @own_w: its weight: windows on the less-sampled of the two types
+ * @seed: measured speedup its workload had in the matrix (fp), 0 if none
+ * @seed_w: its weight (same unit)
+ * @meas: out, the measured speedup in force (fp), 0 if none
+ *
+ * The task's own measurement fills up to SBRIDGE_SPEEDUP_TRUST windows of
+ * trust; the matrix's value fills what is missing; @pred the rest. With
+ * SBRIDGE_SPEEDUP_TRUST windows on each type the measurement alone counts.
+ *
+ * Return: the blended speedup (fp); @pred if nothing was measured.
+ */
+u32 sbridge_model_speedup_blend(u32 pred, u32 own, u32 own_w, u32 seed,
+				u32 seed_w, u32 *meas)
+{
+	u64 m, trust;
+	u32 sw;
+
+	if (!own)
+		own_w = 0;
+	if (own_w > SBRIDGE_SPEEDUP_TRUST)
+		own_w = SBRIDGE_SPEEDUP_TRUST;
+	sw = seed ? SBRIDGE_SPEEDUP_TRUST - own_w : 0;
+	if (sw > seed_w)
+		sw = seed_w;
+	trust = own_w + sw;
+	if (!trust) {
+		*meas = own ? own : seed;
+		return pred;
+	}
+	m = SB_DIV64((u64)own * own_w + (u64)seed * sw, trust);
+	*meas = (u32)m;
+	return (u32)SB_DIV64(m * trust + (u64)pred * (SBRIDGE_SPEEDUP_TRUST - trust),
+			     SBRIDGE_SPEEDUP_TRUST);
+}
+
+/**
+ * sbridge_model_wavg() - weighted mean of an old value and a new one
+ * @old: old value
+ * @old_w: its weight
+ * @val: new value
+ * @w: its weight
+ *
+ * Return: (@old x @old_w + @val x @w) / (@old_w + @w); @old if both are 0.
+ */
+u32 sbridge_model_wavg(u32 old, u32 old_w, u32 val, u32 w)
+{
+	if (!old_w && !w)
+		return old;
+	return (u32)SB_DIV64((u64)old * old_w + (u64)val * w, (u64)old_w + w);
+}
+
 /**
  * struct sb_level - a capacity level while grouping core types
  * @min: lowest capacity in the level

@@ -81,6 +81,20 @@ struct sbridge_phase {
 	u8 next_slot;
 };
 
+/*
+ * Per core type throughput accumulator, one u64 so that a lockless reader
+ * always sees a consistent triple: bits 0-20 sum of window CPIs (fp, each
+ * at most 0xfffe), bits 21-58 sum of the clocks (kHz) the windows ran at,
+ * bits 59-63 the number of windows summed (at most SBRIDGE_TP_N_MAX; past
+ * it the sums decay by 1/16 per window, an EWMA). The means are sum / n.
+ */
+#define SBRIDGE_TP_N_MAX	16
+#define SBRIDGE_TP_CPI_BITS	21
+#define SBRIDGE_TP_KHZ_BITS	38
+#define SBRIDGE_TP_N_SHIFT	(SBRIDGE_TP_CPI_BITS + SBRIDGE_TP_KHZ_BITS)
+/* Windows on each of two core types after which a measurement is trusted. */
+#define SBRIDGE_SPEEDUP_TRUST	8
+
 u32 sbridge_model_penalty_cycles(u32 mem_latency_ns, u32 khz);
 int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
 		      struct sbridge_cpi *out);
@@ -90,6 +104,12 @@ u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m);
 u32 sbridge_model_clamp(u64 factor);
 bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 			  u32 nwin);
+u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz);
+unsigned int sbridge_model_tp_count(u64 tp);
+u32 sbridge_model_tp_speedup(u64 fast, u64 slow, bool *equal_clocks);
+u32 sbridge_model_speedup_blend(u32 pred, u32 own, u32 own_w, u32 seed,
+				u32 seed_w, u32 *meas);
+u32 sbridge_model_wavg(u32 old, u32 old_w, u32 val, u32 w);
 int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
 			u32 *type_cap, unsigned int max_types);
 

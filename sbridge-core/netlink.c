@@ -284,6 +284,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	struct sbridge_task_dump *d = arg;
 	struct sk_buff *skb = d->skb;
 	unsigned int type, cpu = t->last_cpu;
+	u32 speedup, pred, meas;
 	struct nlattr *f;
 	void *hdr;
 
@@ -304,9 +305,13 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 		goto cancel;
 	/* Counter-derived data follows perf's rule for other users' tasks. */
 	if (d->privileged || t->uid == d->uid) {
+		speedup = sbridge_task_speedup(t, &pred, &meas);
 		if (nla_put_u32(skb, SBRIDGE_A_TASK_PHASE, t->ph.cur) ||
 		    nla_put_u32(skb, SBRIDGE_A_TASK_CPIB_SHARE,
-				sbridge_task_share(t)))
+				sbridge_task_share(t)) ||
+		    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_PRED, pred) ||
+		    (meas && nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_MEAS, meas)) ||
+		    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP, speedup))
 			goto cancel;
 		if ((t->flags & SBRIDGE_TF_SAMPLED(type)) &&
 		    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, t->cpi[type]) ||

@@ -66,6 +66,13 @@ static void sbridge_task_reset_model(struct sbridge_task *t)
 		t->cpi[i] = 0;
 		t->cpi_stall[i] = 0;
 	}
+	memset(t->tp, 0, sizeof(t->tp));
+	memset(t->win_n, 0, sizeof(t->win_n));
+	memset(t->win_folded, 0, sizeof(t->win_folded));
+	memset(t->ph_n, 0, sizeof(t->ph_n));
+	memset(t->ph_folded, 0, sizeof(t->ph_folded));
+	t->seed_speedup = 0;
+	t->seed_w = 0;
 	t->flags &= ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_FROM_MATRIX |
 		      SBRIDGE_TF_SAMPLED_ALL);
 }
@@ -125,6 +132,31 @@ static struct sbridge_task *sbridge_task_insert(struct sbridge_task *t)
 	return t;
 }
 
+/* Measured speedup in force for @t and the windows of trust behind it. */
+static u32 sbridge_task_meas(const struct sbridge_task *t, u32 *trust)
+{
+	u32 own, own_w, seed = READ_ONCE(t->seed_speedup), sw = 0, meas;
+
+	own = sbridge_task_speedup_own(t, &own_w);
+	if (!own)
+		own_w = 0;
+	own_w = min_t(u32, own_w, SBRIDGE_SPEEDUP_TRUST);
+	if (seed)
+		sw = min_t(u32, READ_ONCE(t->seed_w), SBRIDGE_SPEEDUP_TRUST - own_w);
+	sbridge_model_speedup_blend(SBRIDGE_FP_ONE, own, own_w, seed, sw, &meas);
+	*trust = own_w + sw;
+	return meas;
+}
+
+static void sbridge_task_inherit_speedup(struct sbridge_task *t,
+					 const struct sbridge_task *parent)
+{
+	u32 trust, meas = sbridge_task_meas(parent, &trust);
+
+	t->seed_speedup = meas > U16_MAX ? U16_MAX : meas;
+	t->seed_w = meas ? trust : 0;
+}
+
 /**
  * sbridge_task_fork() - track a new task (sched_process_fork)
  * @child: the new task, not yet running
@@ -158,6 +190,8 @@ void sbridge_task_fork(struct task_struct *child)
 		memcpy(t->cpi_stall, parent->cpi_stall, sizeof(t->cpi_stall));
 		memcpy(t->rule_factor, parent->rule_factor,
 		       sizeof(t->rule_factor));
+		/* What the parent measured seeds the child, counted once. */
+		sbridge_task_inherit_speedup(t, parent);
 	}
 	rcu_read_unlock();
 	if (!parent) {
@@ -172,15 +206,21 @@ void sbridge_task_fork(struct task_struct *child)
  * @p: the task, running its exec (== current)
  * @exe: absolute path of the new executable, or NULL if unknown
  *
- * Before the entry is re-keyed, what was learned under the old program is
- * folded into the matrix. Then the identity, rules and model restart and
- * the matrix seeds the new program if it is known.
+ * Before the entry is re-keyed, what was learned under the old program
+ * since the last fold is folded into the matrix. Then the identity, rules
+ * and model restart and the matrix seeds the new program if it is known.
+ * The fold, re-key and model reset happen under the matrix lock, so a
+ * periodic fold (sbridge_matrix_refresh()) sees the entry either before
+ * or after the exec, never in between; with IRQs off, the tick probe
+ * cannot sample into the half-reset model either.
  *
  * Context: tracepoint in @p's context, preemption off.
  */
 void sbridge_task_exec(struct task_struct *p, const char *exe)
 {
 	struct sbridge_task *t;
+	unsigned long flags;
+	u32 hash = exe ? jhash(exe, strlen(exe), 0) : 0;
 
 	rcu_read_lock();
 	t = sbridge_task_lookup(p);
@@ -190,14 +230,16 @@ void sbridge_task_exec(struct task_struct *p, const char *exe)
 			t = sbridge_task_insert(t);
 		if (!t)
 			goto out;
-	} else if (t->flags & SBRIDGE_TF_LEARNED) {
-		sbridge_matrix_learn(t);
 	}
+	flags = sbridge_matrix_lock();
+	if (t->flags & SBRIDGE_TF_LEARNED)
+		sbridge_matrix_learn_locked(t);
 	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
 	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
-	t->exe_hash = exe ? jhash(exe, strlen(exe), 0) : 0;
-	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
+	t->exe_hash = hash;
 	sbridge_task_reset_model(t);
+	sbridge_matrix_unlock(flags);
+	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
 	sbridge_task_reset_rules(t);
 	sbridge_rules_apply(t, exe);
 	sbridge_matrix_seed(t);
@@ -238,6 +280,7 @@ static void sbridge_task_sample(struct sbridge_task *t, unsigned int type,
 {
 	struct sbridge_cpi c;
 	u32 khz = 0, pen;
+	unsigned int ph;
 
 	if (src->effective_khz)
 		khz = src->effective_khz(cpu);
@@ -250,12 +293,17 @@ static void sbridge_task_sample(struct sbridge_task *t, unsigned int type,
 	t->cpi[type] = sbridge_sat16(c.cpi);
 	t->cpi_stall[type] = sbridge_sat16(c.cpi_stall);
 	t->share[type] = c.share_q;
+	/* Throughput on this type, for the measured speedup: adds only. */
+	WRITE_ONCE(t->tp[type], sbridge_model_tp_add(t->tp[type], c.cpi, khz));
+	WRITE_ONCE(t->win_n[type], t->win_n[type] + 1);
 	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
 	atomic64_inc(&sbridge_stats.samples);
 	if (sbridge_phase_update(&t->ph, c.share_q,
 				 READ_ONCE(sbridge_params.phase_delta),
 				 READ_ONCE(sbridge_params.phase_windows)))
 		atomic64_inc(&sbridge_stats.phase_changes);
+	ph = t->ph.cur % SBRIDGE_MAX_PHASES;
+	WRITE_ONCE(t->ph_n[ph], t->ph_n[ph] + 1);
 }
 
 /* Adds the counts prev accumulated on @cpu to its window; samples if full. */
@@ -445,25 +493,83 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
 }
 
 /**
- * sbridge_task_speedup() - big/little speedup of @t
+ * sbridge_task_speedup_own() - big/little speedup measured on @t itself
  * @t: entry, under RCU
- * @pred: out (may be NULL), predicted from eq. 3: 1 + LF_slow - LF_fast
- * @meas: out (may be NULL), measured on both types, 0 if not known
+ * @weight: out, windows on the less-sampled of the two core types
+ *	(at most SBRIDGE_TP_N_MAX), 0 if nothing was measured
+ *
+ * Compares the fastest core type @t has windows on with the slowest one
+ * (by type index: capacity order) through their throughput accumulators.
+ *
+ * Context: any, under RCU; lock-free, O(SBRIDGE_MAX_CORE_TYPES).
+ * Return: the measured speedup (fp), 0 if @t has not run on two types.
+ */
+u32 sbridge_task_speedup_own(const struct sbridge_task *t, u32 *weight)
+{
+	unsigned int type, n = min_t(unsigned int, sbridge_topo.ntypes,
+				     SBRIDGE_MAX_CORE_TYPES);
+	u64 v, lo = 0, hi = 0;
+	bool equal;
+	u32 r;
+
+	*weight = 0;
+	for (type = 0; type < n; type++) {
+		v = READ_ONCE(t->tp[type]);
+		if (!sbridge_model_tp_count(v))
+			continue;
+		if (!lo)
+			lo = v;
+		else
+			hi = v;
+	}
+	if (!hi)
+		return 0;
+	r = sbridge_model_tp_speedup(hi, lo, &equal);
+	if (!r)
+		return 0;
+	if (equal)
+		pr_info_once("measured speedup: a core type's clock is unknown, clocks taken as equal (IPC ratio)\n");
+	*weight = min(sbridge_model_tp_count(hi), sbridge_model_tp_count(lo));
+	return r;
+}
+
+/**
+ * sbridge_task_speedup() - big/little speedup of a task, predicted and measured
+ * @t: entry, under RCU
+ * @pred: out, the CPI-stack prediction FP_ONE + LF(little) - LF(big),
+ *	at least SBRIDGE_FP_ONE (SBRIDGE_FP_ONE with one core type); may be
+ *	NULL
+ * @meas: out, the measured speedup in force (the task's own, filled up
+ *	with its workload's from the matrix while the task's is thin), 0 if
+ *	unknown; may be NULL
+ *
+ * Big is sbridge_topo.ref_type, little type 0. The measured part gains
+ * trust with the windows on the less-sampled type (full after
+ * SBRIDGE_SPEEDUP_TRUST); parameter learn.measured = 0 turns it off.
  *
  * Context: any, under RCU; lock-free, O(1).
- * Return: the speedup the decision layer uses (fp, >= 1.0).
+ * Return: the blend of @pred and @meas (fp); @pred if nothing was
+ *	measured or learn.measured is 0.
  */
 u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas)
 {
-	u32 slow = sbridge_task_factor_on(t, 0);
-	u32 fast = sbridge_task_factor_on(t, sbridge_topo.ref_type);
-	u32 p = slow > fast ? SBRIDGE_FP_ONE + slow - fast : SBRIDGE_FP_ONE;
+	u32 p = SBRIDGE_FP_ONE, m, trust, ret;
+	s64 d;
 
+	if (sbridge_topo.ntypes > 1) {
+		d = (s64)SBRIDGE_FP_ONE + sbridge_task_factor_on(t, 0) -
+		    sbridge_task_factor_on(t, sbridge_topo.ref_type);
+		p = d > SBRIDGE_FP_ONE ? (u32)d : SBRIDGE_FP_ONE;
+	}
+	m = sbridge_task_meas(t, &trust);
+	ret = sbridge_model_speedup_blend(p, m, trust, 0, 0, &m);
+	if (!READ_ONCE(sbridge_params.learn_measured))
+		ret = p;
 	if (pred)
 		*pred = p;
 	if (meas)
-		*meas = 0;
-	return p;
+		*meas = m;
+	return ret;
 }
 
 /**
@@ -621,6 +727,8 @@ int sbridge_tasks_init(void)
 {
 	int ret;
 
+	/* bench/README.md: an entry stays within 256 bytes (232 on 64-bit). */
+	BUILD_BUG_ON(sizeof(struct sbridge_task) > 256);
 	sbridge_task_cache = KMEM_CACHE(sbridge_task, 0);
 	if (!sbridge_task_cache)
 		return -ENOMEM;

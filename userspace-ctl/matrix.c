@@ -14,6 +14,9 @@ static const char matrix_help[] =
 "save  write the learned scale-factor matrix to FILE (- for standard\n"
 "      output), one entry a line:\n"
 "        key=gcc type=1 phase=0 factor=1.25 cpib=0.7 samples=120 [exe=0xHASH]\n"
+"        [speedup=1.9]\n"
+"      samples counts model windows; speedup is the big/little speedup\n"
+"      measured on both core types, absent until the workload ran on both.\n"
 "load  replace the module's matrix with FILE's entries in one step (all or\n"
 "      nothing), e.g. to start a boot with what the last one learned.\n"
 "      Needs CAP_SYS_ADMIN.\n"
@@ -24,6 +27,7 @@ struct mx {
 	uint32_t type, phase, factor, cpib, samples;
 	uint32_t exe_hash;	/* jhash of the executable path ... */
 	int has_exe;		/* ... if the cell is for one executable */
+	uint32_t meas;		/* measured speedup (fp), 0 if none */
 };
 
 struct mxlist {
@@ -59,6 +63,7 @@ static int mx_one(struct mxlist *l, const struct nlattr *const *tb)
 	e.samples = sb_u32(tb[SBRIDGE_A_MX_SAMPLES], 0);
 	e.has_exe = tb[SBRIDGE_A_MX_EXE_HASH] != NULL;
 	e.exe_hash = sb_u32(tb[SBRIDGE_A_MX_EXE_HASH], 0);
+	e.meas = sb_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS], 0);
 	return mx_add(l, &e);
 }
 
@@ -113,6 +118,8 @@ static void write_entries(FILE *f, const struct mxlist *l)
 			e->samples);
 		if (e->has_exe)
 			fprintf(f, " exe=0x%08x", e->exe_hash);
+		if (e->meas)
+			fprintf(f, " speedup=%s", sb_fp(e->meas));
 		fputc('\n', f);
 	}
 }
@@ -139,16 +146,16 @@ static int matrix_save(const char *path, int show)
 			js_obj_begin(NULL);
 			js_arr_begin("matrix");
 		} else {
-			printf("%-15s %4s %5s %7s %5s %8s\n", "KEY", "TYPE", "PHASE",
-			       "FACTOR", "CPI_B", "SAMPLES");
+			printf("%-15s %4s %5s %7s %5s %8s %7s\n", "KEY", "TYPE", "PHASE",
+			       "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP");
 		}
 		for (i = 0; i < l.n; i++) {
 			const struct mx *e = &l.v[i];
 
 			if (!sb_json) {
-				printf("%-15s %4u %5u %7s %5s %8u\n", e->key, e->type,
+				printf("%-15s %4u %5u %7s %5s %8u %7s\n", e->key, e->type,
 				       e->phase, sb_fp(e->factor), sb_fp(e->cpib),
-				       e->samples);
+				       e->samples, e->meas ? sb_fp(e->meas) : "-");
 				continue;
 			}
 			js_obj_begin(NULL);
@@ -160,6 +167,8 @@ static int matrix_save(const char *path, int show)
 			js_uint("samples", e->samples);
 			if (e->has_exe)
 				js_uint("exe_hash", e->exe_hash);
+			if (e->meas)
+				js_fp("speedup_meas", e->meas);
 			js_obj_end();
 		}
 		if (sb_json) {
@@ -304,9 +313,14 @@ static int parse_file(const char *path, struct mxlist *l)
 						  "exe must be a 32-bit hash such as 0x1a2b3c4d, got", v);
 				e.exe_hash = (uint32_t)h;
 				e.has_exe = 1;
+			} else if (!strcmp(t->key, "speedup")) {
+				if (sb_parse_fp(v, &e.meas, &why) ||
+				    e.meas < SBRIDGE_FACTOR_MIN || e.meas > SBRIDGE_FACTOR_MAX)
+					ret = bad(path, lineno, t->vcol,
+						  "speedup must be a decimal in [0.125, 8], got", v);
 			} else {
 				ret = bad(path, lineno, t->col,
-					  "unknown field (key, type, phase, factor, cpib, samples, exe):",
+					  "unknown field (key, type, phase, factor, cpib, samples, exe, speedup):",
 					  t->key);
 			}
 		}
@@ -354,6 +368,8 @@ static int matrix_load(const char *path)
 		sb_put_u32(&m, SBRIDGE_A_MX_SAMPLES, l.v[i].samples);
 		if (l.v[i].has_exe)
 			sb_put_u32(&m, SBRIDGE_A_MX_EXE_HASH, l.v[i].exe_hash);
+		if (l.v[i].meas)
+			sb_put_u32(&m, SBRIDGE_A_MX_SPEEDUP_MEAS, l.v[i].meas);
 		sb_nest_end(&m, e);
 	}
 	sb_nest_end(&m, nest);

@@ -15,11 +15,15 @@ static const char tasks_help[] =
 "                        [--uid=UID] [--class=CLASS] [--limit=N] [--json]\n"
 "\n"
 "List the tasks sbridge tracks: last CPU, class in force, phase, CPI, stall\n"
-"CPI, CPI_B share (how compute-bound, 0..1), factor per core type, the core\n"
-"type it is steered to and its runtime. Counter columns of other users'\n"
-"tasks show '-' without CAP_PERFMON or CAP_SYS_ADMIN.\n"
+"CPI, CPI_B share (how compute-bound, 0..1), big/little speedup predicted\n"
+"from the CPI stack (PRED), measured on both core types (MEAS, '-' until\n"
+"the task or its workload ran on both) and the blend in force (SPEEDUP),\n"
+"factor per core type, the core type it is steered to and its runtime.\n"
+"Counter columns of other users' tasks show '-' without CAP_PERFMON or\n"
+"CAP_SYS_ADMIN.\n"
 "\n"
-"  --sort=KEY    pid (default), comm, cpu, cpi, stall, cpib, runtime, uid\n"
+"  --sort=KEY    pid (default), comm, cpu, cpi, stall, cpib, speedup,\n"
+"                runtime, uid\n"
 "  --reverse     reverse the order\n"
 "  --pid, --comm, --uid, --class   show only matching tasks\n"
 "  --limit=N     show at most N tasks\n";
@@ -33,10 +37,11 @@ static const char top_help[] =
 "--iterations to forever, --limit to 20. With --json one object per refresh.\n";
 
 struct task {
-	uint32_t pid, uid, cpu, cls, phase, cpi, stall, cpib, place, nf;
+	uint32_t pid, uid, cpu, cls, phase, cpi, stall, cpib, hint, nf;
+	uint32_t pred, meas, speedup;
 	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
 	uint64_t runtime, delta;
-	int has_cpi;
+	int has_cpi, has_speedup, has_meas;
 	char comm[SBRIDGE_KEY_LEN + 1];
 };
 
@@ -53,9 +58,10 @@ struct filter {
 	int sort, reverse;
 };
 
-enum { S_PID, S_COMM, S_CPU, S_CPI, S_STALL, S_CPIB, S_RUNTIME, S_UID, S_DELTA };
+enum { S_PID, S_COMM, S_CPU, S_CPI, S_STALL, S_CPIB, S_RUNTIME, S_UID, S_SPEEDUP,
+       S_DELTA };
 static const char *const sort_names[] = {
-	"pid", "comm", "cpu", "cpi", "stall", "cpib", "runtime", "uid", NULL,
+	"pid", "comm", "cpu", "cpi", "stall", "cpib", "runtime", "uid", "speedup", NULL,
 };
 
 static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
@@ -88,7 +94,12 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	t->cpi = sb_u32(at->a[SBRIDGE_A_TASK_CPI], 0);
 	t->stall = sb_u32(at->a[SBRIDGE_A_TASK_CPI_STALL], 0);
 	t->cpib = sb_u32(at->a[SBRIDGE_A_TASK_CPIB_SHARE], 0);
-	t->place = sb_u32(at->a[SBRIDGE_A_TASK_PLACEMENT], 0);
+	t->hint = sb_u32(at->a[SBRIDGE_A_TASK_HINT], 0);
+	t->has_speedup = at->a[SBRIDGE_A_TASK_SPEEDUP] != NULL;
+	t->speedup = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP], 0);
+	t->pred = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_PRED], 0);
+	t->has_meas = at->a[SBRIDGE_A_TASK_SPEEDUP_MEAS] != NULL;
+	t->meas = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_MEAS], 0);
 	t->runtime = sb_u64(at->a[SBRIDGE_A_TASK_RUNTIME_NS], 0);
 	snprintf(t->comm, sizeof(t->comm), "%s", sb_str(at->a[SBRIDGE_A_TASK_COMM]));
 	if (at->a[SBRIDGE_A_TASK_FACTORS]) {
@@ -132,6 +143,7 @@ static int cmp_task(const void *pa, const void *pb)
 	case S_CPIB: r = cmp_u64(a->cpib, b->cpib); break;
 	case S_RUNTIME: r = cmp_u64(a->runtime, b->runtime); break;
 	case S_UID: r = cmp_u64(a->uid, b->uid); break;
+	case S_SPEEDUP: r = cmp_u64(a->speedup, b->speedup); break;
 	case S_DELTA: r = -cmp_u64(a->delta, b->delta); break;
 	default: r = 0;
 	}
@@ -146,6 +158,19 @@ static int keep(const struct task *t, const struct filter *f)
 	       (f->cls < 0 || (int)t->cls == f->cls);
 }
 
+/* The decision layer's hint: the fast cores, off them, or no decision. */
+static const char *hint_name(uint32_t hint)
+{
+	switch (hint) {
+	case SBRIDGE_HINT_FAST:
+		return "fast";
+	case SBRIDGE_HINT_SLOW:
+		return "slow";
+	default:
+		return "-";
+	}
+}
+
 static void print_tasks(const struct tlist *l, const struct filter *f,
 			uint64_t interval_ns)
 {
@@ -155,9 +180,9 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 	if (sb_json)
 		js_arr_begin("tasks");
 	else
-		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %-19s %10s%s\n",
+		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %5s %-19s %10s%s\n",
 		       "PID", "UID", "COMM", "CPU", "CLASS", "PH", "CPI", "STALL",
-		       "CPI_B", "PLACE", "FACTORS", "RUNTIME_MS",
+		       "CPI_B", "PRED", "MEAS", "SPEEDUP", "PLACE", "FACTORS", "RUNTIME_MS",
 		       interval_ns ? "  %CPU" : "");
 	for (k = 0; k < l->n && (!f->limit || shown < f->limit); k++) {
 		const struct task *t = &l->v[f->reverse ? l->n - 1 - k : k];
@@ -180,11 +205,17 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 				js_fp("cpi_stall", t->stall);
 				js_fp("cpib_share", t->cpib);
 			}
+			if (t->has_speedup) {
+				js_fp("speedup_pred", t->pred);
+				if (t->has_meas)
+					js_fp("speedup_meas", t->meas);
+				js_fp("speedup", t->speedup);
+			}
 			js_arr_begin("factors");
 			for (i = 0; i < t->nf; i++)
 				js_fp(NULL, t->factors[i]);
 			js_arr_end();
-			js_uint("placement", t->place);
+			js_str("hint", hint_name(t->hint));
 			js_uint("runtime_ns", t->runtime);
 			if (interval_ns)
 				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
@@ -194,11 +225,16 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 		for (i = 0; i < t->nf && o < sizeof(fac) - 8; i++)
 			o += (size_t)snprintf(fac + o, sizeof(fac) - o, "%s%s",
 					      i ? "/" : "", sb_fp(t->factors[i]));
-		printf("%7u %6u %-15s %4u %-7s %2u %6s %6s %5s %5u %-19s %10llu",
-		       t->pid, t->uid, t->comm, t->cpu, rp_class_name(t->cls),
-		       t->phase, t->has_cpi ? sb_fp(t->cpi) : "-",
+		/* sb_fp() rotates four buffers: at most three per printf. */
+		printf("%7u %6u %-15s %4u %-7s %2u %6s %6s %5s", t->pid, t->uid,
+		       t->comm, t->cpu, rp_class_name(t->cls), t->phase,
+		       t->has_cpi ? sb_fp(t->cpi) : "-",
 		       t->has_cpi ? sb_fp(t->stall) : "-",
-		       t->has_cpi ? sb_fp(t->cpib) : "-", t->place, fac,
+		       t->has_cpi ? sb_fp(t->cpib) : "-");
+		printf(" %5s %5s %7s %5s %-19s %10llu",
+		       t->has_speedup ? sb_fp(t->pred) : "-",
+		       t->has_meas ? sb_fp(t->meas) : "-",
+		       t->has_speedup ? sb_fp(t->speedup) : "-", hint_name(t->hint), fac,
 		       (unsigned long long)(t->runtime / 1000000));
 		if (interval_ns)
 			printf("  %3llu.%llu",
@@ -241,7 +277,7 @@ static int parse_filter(int argc, char **argv, struct filter *f, const char *hel
 				;
 			if (top || !sort_names[i])
 				return sb_usage(help, top ? "top always sorts by CPU share" :
-						"unknown sort key '%s' (pid, comm, cpu, cpi, stall, cpib, runtime, uid)",
+						"unknown sort key '%s' (pid, comm, cpu, cpi, stall, cpib, speedup, runtime, uid)",
 						optarg);
 			f->sort = i;
 			break;

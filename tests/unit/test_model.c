@@ -248,6 +248,69 @@ static void test_group(void)
 	}
 }
 
+static u64 tp_fill(unsigned int n, u32 cpi, u32 khz)
+{
+	u64 tp = 0;
+
+	while (n--)
+		tp = sbridge_model_tp_add(tp, cpi, khz);
+	return tp;
+}
+
+static void test_speedup(void)
+{
+	u64 big, little, tp;
+	bool eq;
+	u32 m, r;
+	int i;
+
+	/* The rig's spin: CPI 2.05 @ 1.6 GHz vs 3.05 @ 1.2 GHz -> 1.98. */
+	big = tp_fill(3, 2099, 1600000);
+	little = tp_fill(5, 3123, 1200000);
+	EQ(sbridge_model_tp_count(big), 3, "tp count");
+	r = sbridge_model_tp_speedup(big, little, &eq);
+	CHECK(r >= 2024 && r <= 2034 && !eq, "spin speedup 1.98 (got %u)", r);
+	/* chase: 100 ns misses cost both the same time: ~1.0 with clocks. */
+	r = sbridge_model_tp_speedup(tp_fill(4, 16384, 1600000),
+				     tp_fill(4, 12288, 1200000), &eq);
+	EQ(r, 1024, "miss-bound: equal throughput");
+	/* Unknown clock: IPC ratio, and said so. */
+	r = sbridge_model_tp_speedup(tp_fill(2, 2048, 0), tp_fill(7, 3072, 1200000), &eq);
+	CHECK(r == 1536 && eq, "equal clocks: IPC ratio 1.5 (got %u, eq %d)", r, eq);
+	EQ(sbridge_model_tp_speedup(0, little, NULL), 0, "empty fast -> unknown");
+	EQ(sbridge_model_tp_speedup(big, 0, NULL), 0, "empty slow -> unknown");
+	/* Saturation: the count stops at 16, the means follow the input. */
+	tp = tp_fill(100, 0xffffff, 0xffffffffu);
+	EQ(sbridge_model_tp_count(tp), SBRIDGE_TP_N_MAX, "count saturates");
+	r = sbridge_model_tp_speedup(tp, tp, NULL);
+	EQ(r, 1024, "saturated accumulators stay consistent");
+	tp = tp_fill(16, 1024, 1000000);
+	for (i = 0; i < 200; i++)
+		tp = sbridge_model_tp_add(tp, 2048, 1000000);
+	r = sbridge_model_tp_speedup(tp_fill(1, 1024, 1000000), tp, NULL);
+	CHECK(r >= 2000 && r <= 2048, "EWMA follows a new CPI (got %u)", r);
+	EQ(sbridge_model_tp_speedup(tp_fill(1, 64, 8000000), tp_fill(1, 0xfffe, 1), NULL),
+	   SBRIDGE_FACTOR_MAX, "clamped to the factor range");
+
+	/* Blending: nothing measured -> pred. */
+	EQ(sbridge_model_speedup_blend(1500, 0, 0, 0, 0, &m), 1500, "no data: pred");
+	EQ(m, 0, "no data: meas 0");
+	/* Half trust: halfway between pred and meas. */
+	EQ(sbridge_model_speedup_blend(1024, 2048, 4, 0, 0, &m), 1536, "4 windows: half");
+	EQ(m, 2048, "meas reported");
+	EQ(sbridge_model_speedup_blend(1024, 2048, 30, 0, 0, &m), 2048, "full trust");
+	/* The seed fills missing trust only. */
+	EQ(sbridge_model_speedup_blend(1024, 2048, 8, 1024, 8, &m), 2048, "own full: seed ignored");
+	EQ(sbridge_model_speedup_blend(1024, 0, 0, 2048, 8, &m), 2048, "seed alone, full");
+	EQ(sbridge_model_speedup_blend(1024, 2048, 2, 1024, 8, &m), 1280,
+	   "own 2 + seed 6 windows");
+	EQ(m, 1280, "meas is their weighted mean");
+
+	EQ(sbridge_model_wavg(1024, 0, 204, 3), 204, "wavg: no history");
+	EQ(sbridge_model_wavg(1024, 3, 0, 1), 768, "wavg 3:1");
+	EQ(sbridge_model_wavg(77, 0, 5, 0), 77, "wavg: no weights");
+}
+
 int main(void)
 {
 	test_penalty();
@@ -256,6 +319,7 @@ int main(void)
 	test_factor();
 	test_phase();
 	test_group();
+	test_speedup();
 	printf("1..%d\n# %d passed, %d failed\n", n_ok + n_fail, n_ok, n_fail);
 	return n_fail ? 1 : 0;
 }

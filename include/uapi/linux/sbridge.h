@@ -43,8 +43,9 @@
  * @SBRIDGE_CMD_GET_TASKS: dump; one message per tracked task
  *	(SBRIDGE_A_TASK_*); counter data of other users' tasks needs
  *	CAP_PERFMON or CAP_SYS_ADMIN, otherwise those attributes are omitted
- *	(PHASE, CPI, CPI_STALL, CPIB_SHARE, FACTORS); CPI and CPI_STALL are
- *	also absent until the task was sampled on its current core type
+ *	(PHASE, CPI, CPI_STALL, CPIB_SHARE, FACTORS, SPEEDUP_PRED,
+ *	SPEEDUP_MEAS, SPEEDUP); CPI and CPI_STALL are also absent until the
+ *	task was sampled on its current core type
  * @SBRIDGE_CMD_RULES_LOAD: needs CAP_SYS_ADMIN; nested SBRIDGE_A_RULES;
  *	all rules replace the current set atomically, or nothing changes
  * @SBRIDGE_CMD_RULES_GET: dump of the rules in force, one message per rule,
@@ -58,7 +59,8 @@
  *	Each entry needs MX_KEY, MX_TYPE (< the machine's core types) and
  *	MX_CPIB_SHARE; MX_PHASE defaults to 0, MX_SAMPLES to 1, MX_FACTOR is
  *	recomputed from the share when absent, MX_EXE_HASH to 0 (a cell for
- *	any executable of that comm); duplicates are refused. A workload is
+ *	any executable of that comm), MX_SPEEDUP_MEAS is optional (none);
+ *	MX_SAMPLES counts model windows; duplicates are refused. A workload is
  *	(comm, executable): a new task uses the cells of its own executable,
  *	else those of its comm
  * @SBRIDGE_CMD_GET_REPORTS: dump of work-conserving invariant reports
@@ -67,7 +69,8 @@
  *	Unknown names give -EOPNOTSUPP, values out of range -ERANGE. The core
  *	knows: learning (0/1), window_instr, window_cycles, phase_windows,
  *	phase_delta (fp), c (the model's C, fp), ref_share (fp), matrix_max,
- *	tick_ms (0: read counters at context switches only)
+ *	tick_ms (0: read counters at context switches only), learn.measured
+ *	(0/1: blend the measured speedup into SBRIDGE_A_TASK_SPEEDUP)
  * @SBRIDGE_CMD_EVENT: multicast notification on SBRIDGE_GENL_MCGRP_EVENTS
  */
 enum sbridge_cmd {
