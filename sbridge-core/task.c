@@ -93,6 +93,7 @@ static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
 	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
 	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
 	t->last_cpu = task_cpu(p);
+	raw_spin_lock_init(&t->rule_lock);
 	sbridge_task_reset_model(t);
 	sbridge_task_reset_rules(t);
 	return t;
@@ -147,8 +148,7 @@ void sbridge_task_fork(struct task_struct *child)
 	parent = sbridge_task_lookup(current);
 	if (parent) {
 		t->exe_hash = parent->exe_hash;
-		t->class = parent->class;
-		t->pref = parent->pref;
+		sbridge_rules_inherit(t, parent);
 		t->flags = parent->flags &
 			   ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
 		t->ph = parent->ph;
@@ -156,8 +156,6 @@ void sbridge_task_fork(struct task_struct *child)
 		memcpy(t->share, parent->share, sizeof(t->share));
 		memcpy(t->cpi, parent->cpi, sizeof(t->cpi));
 		memcpy(t->cpi_stall, parent->cpi_stall, sizeof(t->cpi_stall));
-		memcpy(t->rule_factor, parent->rule_factor,
-		       sizeof(t->rule_factor));
 	}
 	rcu_read_unlock();
 	if (!parent) {
@@ -193,13 +191,11 @@ void sbridge_task_exec(struct task_struct *p, const char *exe)
 	} else if (t->flags & SBRIDGE_TF_LEARNED) {
 		sbridge_matrix_learn(t);
 	}
-	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
-	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
 	t->exe_hash = exe ? jhash(exe, strlen(exe), 0) : 0;
 	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
 	sbridge_task_reset_model(t);
-	sbridge_task_reset_rules(t);
-	sbridge_rules_apply(t, exe);
+	/* New comm, rules matched again (exe anew, cgroup part kept). */
+	sbridge_rules_exec(t, p, exe);
 	sbridge_matrix_seed(t);
 out:
 	rcu_read_unlock();
@@ -453,10 +449,11 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
 u32 sbridge_task_share(const struct sbridge_task *t)
 {
 	u8 cur;
+	u8 class = READ_ONCE(t->class);
 
-	if (t->class == SBRIDGE_CLASS_COMPUTE)
+	if (class == SBRIDGE_CLASS_COMPUTE)
 		return SBRIDGE_FP_ONE;
-	if (t->class == SBRIDGE_CLASS_MEMORY)
+	if (class == SBRIDGE_CLASS_MEMORY)
 		return 0;
 	if (!t->ph.nphases)
 		return SBRIDGE_FP_ONE;
