@@ -7,7 +7,7 @@
 # icount: no
 . /sbridge/lib.sh
 
-plan 27
+plan 31
 
 T=/tmp/rules-live
 rm -rf $T
@@ -119,6 +119,42 @@ case "$run_json" in
 *'"hits":'*) ok "rules list --json has hit counts" ;;
 *) not_ok "rules list --json has hit counts" "$run_json" ;;
 esac
+
+# The shipped browser rules: a Firefox child starts as "firefox" and names
+# itself "Web Content" afterwards; it must leave the UI's prefer=big rule.
+B_R=/sbridge/rules/browsers.rules
+if [ -f $B_R ]; then
+	ui=$(grep -n '^comm=firefox ' $B_R | cut -d: -f1)
+	wc_=$(grep -n '^comm="Web Content"' $B_R | cut -d: -f1)
+	cp "$(command -v renamer)" $T/firefox
+	$T/firefox -t "DOM Worker" "Web Content" 200 &
+	F=$!
+	sleep 1
+	check "shipped rules load" sbridgectl rules load /sbridge/rules
+	rule=$(task_of $F | awk '{ print $NF }')
+	case "$rule" in
+	*browsers.rules:$ui) ok "a browser process is under the UI rule" ;;
+	*) not_ok "a browser process is under the UI rule" "rule '$rule', want line $ui" ;;
+	esac
+	kill -USR1 $F
+	sleep 1
+	rule=$(task_of $F | awk '{ print $NF }')
+	case "$rule" in
+	*browsers.rules:$wc_) ok "renamed to Web Content it leaves the UI rule" ;;
+	*) not_ok "renamed to Web Content it leaves the UI rule" "rule '$rule', want line $wc_" ;;
+	esac
+	rule=$(sbridgectl tasks --comm="DOM Worker" | awk 'NR == 2 { print $NF }')
+	case "$rule" in
+	*browsers.rules:$wc_) ok "the content process's threads follow it" ;;
+	*) not_ok "the content process's threads follow it" "rule '$rule', want line $wc_" ;;
+	esac
+	kill $F
+else
+	for c in "shipped rules load" "browser process under the UI rule" \
+		"renamed to Web Content" "content threads follow"; do
+		skip "$c" "/sbridge/rules not in the image"
+	done
+fi
 
 kill $A $B $C
 wait 2>/dev/null
