@@ -7,7 +7,7 @@
 # icount: no
 . /sbridge/lib.sh
 
-plan 31
+plan 34
 
 T=/tmp/rules-live
 rm -rf $T
@@ -155,6 +155,23 @@ else
 		skip "$c" "/sbridge/rules not in the image"
 	done
 fi
+
+# Loads and clears racing forks, exits and renames: no error in the log
+# (the harness scans it), every command succeeds, and the end state is
+# what the last load gives.
+forkstorm 3000 8 >/dev/null &
+FS=$!
+i=0
+while [ $i -lt 15 ]; do
+	sbridgectl rules load $R >/dev/null || break
+	kill -USR1 $A
+	sbridgectl rules clear >/dev/null || break
+	i=$((i + 1))
+done
+wait $FS
+check "15 loads and clears racing a fork storm and renames" test $i -eq 15
+check "rules load after the storm" sbridgectl rules load $R
+is "the end state is the last load's" "$(task_of $A)" "rl-content memory $R:2"
 
 kill $A $B $C
 wait 2>/dev/null
