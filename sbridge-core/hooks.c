@@ -75,10 +75,23 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
 	sbridge_task_tick(p, smp_processor_id());
 }
 
+/* A comm change (prctl(PR_SET_NAME), /proc/PID/comm, exec) re-matches rules. */
+static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
+{
+	sbridge_rules_renamed(task, comm);
+}
+
+/* A move to another cgroup (v2 moves matter) re-matches rules. */
+static void sbridge_probe_cgroup_attach(SBRIDGE_CGROUP_ATTACH_PROTO)
+{
+	sbridge_rules_moved(dst_cgrp, path, task, threadgroup);
+}
+
 /**
  * struct sbridge_hook - one tracepoint probe
  * @name: tracepoint name
  * @probe: our probe
+ * @optional: load anyway without it (a warning says what is lost)
  * @tp: the tracepoint, found at init
  * @registered: probe is attached
  *
@@ -87,16 +100,19 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
 struct sbridge_hook {
 	const char *name;
 	void *probe;
+	bool optional;
 	struct tracepoint *tp;
 	bool registered;
 };
 
 /*
  * Registration order matters: free before fork/exec before adopting the
- * live tasks (see sbridge_tasks_adopt()), switch, runtime and migrate last.
+ * live tasks (see sbridge_tasks_adopt()), switch, runtime and migrate
+ * after; rename and cgroup attach (rules, none loaded yet at init) last.
  */
 enum { SB_HOOK_FREE, SB_HOOK_FORK, SB_HOOK_EXEC, SB_HOOK_SWITCH,
-	SB_HOOK_RUNTIME, SB_HOOK_MIGRATE, SB_NR_HOOKS };
+	SB_HOOK_RUNTIME, SB_HOOK_MIGRATE, SB_HOOK_RENAME, SB_HOOK_CGROUP,
+	SB_NR_HOOKS };
 
 static struct sbridge_hook sbridge_hooks[SB_NR_HOOKS] = {
 	[SB_HOOK_FREE]	 = { "sched_process_free", sbridge_probe_free },
@@ -105,6 +121,9 @@ static struct sbridge_hook sbridge_hooks[SB_NR_HOOKS] = {
 	[SB_HOOK_SWITCH] = { "sched_switch", sbridge_probe_switch },
 	[SB_HOOK_RUNTIME] = { "sched_stat_runtime", sbridge_probe_runtime },
 	[SB_HOOK_MIGRATE] = { "sched_migrate_task", sbridge_probe_migrate },
+	[SB_HOOK_RENAME] = { "task_rename", sbridge_probe_rename, true },
+	[SB_HOOK_CGROUP] = { "cgroup_attach_task", sbridge_probe_cgroup_attach,
+			     true },
 };
 
 static void sbridge_find_tp(struct tracepoint *tp, void *priv)
@@ -163,11 +182,15 @@ int sbridge_hooks_init(void)
 
 	for_each_kernel_tracepoint(sbridge_find_tp, NULL);
 	for (i = 0; i < SB_NR_HOOKS; i++) {
-		if (!sbridge_hooks[i].tp) {
-			pr_err("tracepoint %s not found\n",
-			       sbridge_hooks[i].name);
-			return -ENOENT;
+		if (sbridge_hooks[i].tp)
+			continue;
+		if (sbridge_hooks[i].optional) {
+			pr_warn("tracepoint %s not found: rules are not matched again on it\n",
+				sbridge_hooks[i].name);
+			continue;
 		}
+		pr_err("tracepoint %s not found\n", sbridge_hooks[i].name);
+		return -ENOENT;
 	}
 	for (i = SB_HOOK_FREE; i <= SB_HOOK_EXEC; i++) {
 		ret = sbridge_hook_register(i);
@@ -176,6 +199,8 @@ int sbridge_hooks_init(void)
 	}
 	n = sbridge_tasks_adopt();
 	for (i = SB_HOOK_SWITCH; i < SB_NR_HOOKS; i++) {
+		if (!sbridge_hooks[i].tp)
+			continue;
 		ret = sbridge_hook_register(i);
 		if (ret)
 			goto fail;

@@ -12,6 +12,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
+#include <linux/spinlock_types.h>
 #include <sbridge/sbridge.h>
 #include "model.h"
 
@@ -99,7 +100,8 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @node: rhashtable linkage, keyed by @task
  * @task: the task (key only; never dereferenced after its free hook)
  * @rcu: deferred free
- * @comm: workload key (comm at the last exec)
+ * @comm: task name (at fork, exec, or the last rename): rule input and
+ *	workload key of the matrix
  * @exe_hash: jhash of the executable path at the last exec, 0 if unknown
  * @uid: real uid at the last exec/fork
  * @pid: pid, for reporting
@@ -115,12 +117,20 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @cpi: last CPI per core type (fp)
  * @cpi_stall: last CPI_stall per core type (fp)
  * @rule_factor: factor fixed by a rule per type (fp), 0 == learn
+ * @rule_lock: serialises the writers of the rule state (below)
+ * @rule_seq: bumped by every commit of the rule state
+ * @rule_gen: generation of the rule set @rule refers to
+ * @exe_gen: generation of the rule set @exe_rule was computed for
+ * @cg_gen: generation of the rule set @cg_rule was computed for
+ * @rule: 1 + index of the rule in force, 0 == none
+ * @exe_rule: 1 + index of the first exe rule matching the executable
+ * @cg_rule: 1 + index of the first cgroup rule matching the v2 cgroup
  * @switch_in_ns: clock at the last switch-in
  * @runtime_ns: time run while tracked
  * @hint: enum sbridge_hint_type the decision layer gave the task
- * @hint_at: jiffies when @hint was last confirmed
- * @wait_ms: time the task wanted the fast cores and did not get them
- *	(the decision layer's aging, so equal tasks take turns)
+ * @hint_at: jiffies (low 16 bits) when @hint was last confirmed
+ * @wait_ms: ms the task wanted the fast cores and did not get them
+ *	(the decision layer's aging, so equal tasks take turns; saturates)
  * @tp: throughput accumulator per core type (model.h), for the measured
  *	speedup
  * @win_n: model windows sampled per core type (wrapping)
@@ -134,16 +144,34 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
  * @last_cpu, @runtime_ns for prev/next on the CPU they run on, and the
  * runtime probe the same for the running task, both under that CPU's
- * runqueue lock with IRQs off, so there is one writer at a time per task. Exec writes the identity fields and the
- * rule fields while the task is running its own exec (same CPU, not in a
- * switch). The sampling path also writes @tp, @win_n and @ph_n (each with
- * one WRITE_ONCE()); @win_folded and @ph_folded are written only by matrix
- * folds, under the matrix lock, which exec also holds while it re-keys the
- * entry and resets the model, so a fold never sees half an exec and no
- * window is folded twice. Readers (netlink dump, API) take rcu_read_lock() and may see
- * a torn multi-field snapshot, which is harmless for statistics.
+ * runqueue lock with IRQs off, so there is one writer at a time per task.
+ * Exec writes the identity and model fields while the task is running its
+ * own exec (same CPU, preemption off, IRQs on: a tick probe may interrupt
+ * it and see a half-reset window, which costs one sample at most). The
+ * sampling path also writes @tp, @win_n and @ph_n (each with one
+ * WRITE_ONCE()); @win_folded and @ph_folded are written only by matrix
+ * folds, under the matrix lock, which exec also holds while it folds and
+ * resets the model, so no window is folded twice.
+ *
+ * Rule state (@comm, @class, @pref, @rule_factor and @rule_lock .. @cg_rule)
+ * has several writers in process context: the task's exec, a rename of it
+ * (task_rename, task_lock held, possibly by another task), a cgroup move
+ * (IRQs off) and the walk after a rules load or clear. They serialise on
+ * @rule_lock, a raw spinlock that is never taken in hardirq context, so
+ * it needs no IRQ disabling and nests inside task_lock and the cgroup
+ * tracepoint's lock; nothing is taken inside it. Fork copies the parent's
+ * rule state under the parent's @rule_lock into the unpublished child. The
+ * switch, tick and actuator paths never write rule state and read @class,
+ * @pref and each @rule_factor with READ_ONCE() (written with WRITE_ONCE()):
+ * each field is a whole value, but a reader racing a commit can combine
+ * the old rule's @pref with the new rule's @class for that one read; every
+ * consumer recomputes from the fields at its next period, so such a mix
+ * lasts one decision. @comm's last byte is always NUL, so a racing reader
+ * gets a bounded string, at worst a mix of the old and new name once.
  * @hint, @hint_at and @wait_ms are written only by the decision layer's
  * work item (one writer) and read with READ_ONCE() elsewhere.
+ * Readers (netlink dump, API) take rcu_read_lock() and may see a torn
+ * multi-field snapshot, which is harmless for statistics.
  */
 struct sbridge_task {
 	struct rhash_head node;
@@ -159,24 +187,32 @@ struct sbridge_task {
 	u8 win_type;
 	u16 last_cpu;
 	u16 gen;
+	u16 hint_at;
+	u16 wait_ms;
 	struct sbridge_window win;
 	struct sbridge_phase ph;
 	u16 share[SBRIDGE_MAX_CORE_TYPES];
 	u16 cpi[SBRIDGE_MAX_CORE_TYPES];
 	u16 cpi_stall[SBRIDGE_MAX_CORE_TYPES];
 	u16 rule_factor[SBRIDGE_MAX_CORE_TYPES];
+	raw_spinlock_t rule_lock;
+	u32 rule_seq;
+	u32 rule_gen;
+	u32 exe_gen;
+	u32 cg_gen;
+	u16 rule;
+	u16 exe_rule;
+	u16 cg_rule;
+	u8 hint;
+	u8 seed_w;
+	u16 seed_speedup;
+	u8 ph_n[SBRIDGE_MAX_PHASES];
+	u8 ph_folded[SBRIDGE_MAX_PHASES];
 	u64 switch_in_ns;
 	u64 runtime_ns;
-	u8 hint;
-	u32 hint_at;
-	u32 wait_ms;
 	u64 tp[SBRIDGE_MAX_CORE_TYPES];
 	u16 win_n[SBRIDGE_MAX_CORE_TYPES];
 	u16 win_folded[SBRIDGE_MAX_CORE_TYPES];
-	u8 ph_n[SBRIDGE_MAX_PHASES];
-	u8 ph_folded[SBRIDGE_MAX_PHASES];
-	u16 seed_speedup;
-	u8 seed_w;
 };
 
 #define SBRIDGE_TF_FROM_MATRIX	BIT(0)	/* seeded from the matrix */
@@ -195,7 +231,8 @@ struct sbridge_task {
  * @matrix_hits: tasks seeded from the matrix at exec
  * @samples: model samples taken
  * @phase_changes: phase changes detected
- * @rule_hits: execs that matched a rule
+ * @rule_hits: times a task came under a rule (exec, rename, cgroup move,
+ *	rules load; not inheritance at fork)
  * @type_migrations: migrations between core types
  */
 struct sbridge_stats {
@@ -293,13 +330,23 @@ int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack);
 
 /* ---- rules.c ---- */
+#define SBRIDGE_RULE_SRC_LEN	128	/* "file:line" of a rule, with NUL */
 int sbridge_rules_init(void);
 void sbridge_rules_exit(void);
 void sbridge_rules_apply(struct sbridge_task *t, const char *exe);
+void sbridge_rules_exec(struct sbridge_task *t, struct task_struct *p,
+			const char *exe);
+void sbridge_rules_renamed(struct task_struct *p, const char *comm);
+struct cgroup;
+void sbridge_rules_moved(struct cgroup *dst, const char *path,
+			 struct task_struct *leader, bool threadgroup);
+void sbridge_rules_inherit(struct sbridge_task *child,
+			   struct sbridge_task *parent);
+bool sbridge_rules_task_rule(struct sbridge_task *t, char *buf, size_t len);
 u32 sbridge_rules_count(void);
 int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack);
-void sbridge_rules_clear(void);
+int sbridge_rules_clear(void);
 
 /* ---- netlink.c ---- */
 int sbridge_netlink_init(void);

@@ -95,7 +95,7 @@ struct sbridge_param_desc {
 	X(act_gain, "act.gain", sbridge_act_params.gain, 0,		\
 	  SBRIDGE_FACTOR_MAX, "least predicted speedup above 1.0 to want the fast cores (1024 = 1.0)") \
 	X(act_hold_ms, "act.hold_ms", sbridge_act_params.hold_ms, 0,	\
-	  600000, "hint kept through a sleep; aging step for turns on the fast cores (0 = no turns)") \
+	  60000, "hint kept through a sleep; aging step for turns on the fast cores (0 = no turns)") \
 	X(checker_on, "checker.on", sbridge_act_params.checker, 0, 1,	\
 	  "1: run the work-conserving checker")				\
 	X(checker_period_ms, "checker.period_ms",			\

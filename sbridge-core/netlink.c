@@ -285,6 +285,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	struct sk_buff *skb = d->skb;
 	unsigned int type, cpu = t->last_cpu;
 	u32 speedup, pred, meas;
+	char rule[SBRIDGE_RULE_SRC_LEN];
 	struct nlattr *f;
 	void *hdr;
 
@@ -296,12 +297,14 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    nla_put_string(skb, SBRIDGE_A_TASK_COMM, t->comm) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_UID, t->uid) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_CPU, cpu) ||
-	    nla_put_u32(skb, SBRIDGE_A_TASK_CLASS, t->class) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_CLASS, READ_ONCE(t->class)) ||
 	    (sbridge_task_placement(t) < SBRIDGE_MAX_CORE_TYPES &&
 	     nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, sbridge_task_placement(t))) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_HINT, READ_ONCE(t->hint)) ||
 	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
-			      SBRIDGE_A_PAD))
+			      SBRIDGE_A_PAD) ||
+	    (sbridge_rules_task_rule(t, rule, sizeof(rule)) &&
+	     nla_put_string(skb, SBRIDGE_A_TASK_RULE, rule)))
 		goto cancel;
 	/* Counter-derived data follows perf's rule for other users' tasks. */
 	if (d->privileged || t->uid == d->uid) {
@@ -372,9 +375,10 @@ static int sbridge_nl_rules_clear(struct sk_buff *req, struct genl_info *info)
 
 	if (ret)
 		return ret;
-	sbridge_rules_clear();
-	sbridge_event_notify(SBRIDGE_EVENT_RULES, "rules cleared");
-	return 0;
+	ret = sbridge_rules_clear();
+	if (!ret)
+		sbridge_event_notify(SBRIDGE_EVENT_RULES, "rules cleared");
+	return ret;
 }
 
 static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)

@@ -169,7 +169,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 			    !sbridge_policy_reach(p, d->fast_type, sbridge_policy_tmp))
 				kind = SB_PC_PINNED;
 		} else if (hinted && !runnable &&
-			   (u32)jiffies - READ_ONCE(t->hint_at) < hold) {
+			   (u16)((u16)jiffies - READ_ONCE(t->hint_at)) < hold) {
 			kind = SB_PC_SLEEPER;
 		} else {
 			sbridge_policy_clear(t);
@@ -300,7 +300,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 		d->task[sbridge_pc_order[i]].hint = i < k ? SBRIDGE_HINT_FAST :
 							   SBRIDGE_HINT_SLOW;
 		WRITE_ONCE(c->t->wait_ms, i < k ? 0 :
-			   min_t(u32, READ_ONCE(c->t->wait_ms) + period, 1U << 30));
+			   min_t(u32, READ_ONCE(c->t->wait_ms) + period, U16_MAX));
 	}
 	/* The fast type full: keep everyone else off it. */
 	for (i = 0; i < d->n; i++)
@@ -343,7 +343,7 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 				continue;
 			d->task[i].hint = SBRIDGE_HINT_FAST;
 			WRITE_ONCE(sbridge_pc[i].t->hint, SBRIDGE_HINT_FAST);
-			WRITE_ONCE(sbridge_pc[i].t->hint_at, (u32)jiffies);
+			WRITE_ONCE(sbridge_pc[i].t->hint_at, (u16)jiffies);
 		}
 		rcu_read_unlock();
 		snprintf(d->why, sizeof(d->why),
@@ -373,7 +373,7 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 			continue;
 		WRITE_ONCE(c->t->hint, d->task[i].hint);
 		if (d->task[i].hint != SBRIDGE_HINT_NONE)
-			WRITE_ONCE(c->t->hint_at, (u32)jiffies);
+			WRITE_ONCE(c->t->hint_at, (u16)jiffies);
 	}
 	rcu_read_unlock();
 	return d->n;

@@ -1,23 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-workload rules: match a task at exec by comm, executable or cgroup
- * and fix its class, preference or per-type factors. The rule set is one
+ * Per-workload rules: match a task by comm, executable or cgroup and fix
+ * its class, preference or per-type factors. The rule set is one
  * immutable array published under RCU and replaced as a whole, so a
- * lookup at exec takes no lock and a load is all-or-nothing.
+ * lookup takes no lock and a load is all-or-nothing.
+ *
+ * A task is matched again whenever an input changes: at exec (new comm and
+ * executable), at a comm change (task_rename), at a move to another cgroup
+ * v2 cgroup (cgroup_attach_task), and every live task when a set is loaded
+ * or cleared. First match wins, in the order the rules were loaded.
+ *
+ * The executable and the cgroup path cannot be had in every context (the
+ * rename probe holds task_lock, so it cannot take the mm; cgroup_path()
+ * takes kernfs locks that sleep on PREEMPT_RT). They also change only at
+ * exec (executable) or a cgroup move, so each entry keeps the result of
+ * matching them: the first exe rule and the first cgroup rule that
+ * matched, tagged with the generation of the set they were computed for.
+ * Exec computes the exe part, the cgroup probe and the load walk the
+ * cgroup part, the load walk also the exe part; everyone else reuses them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/cgroup.h>
+#include <linux/dcache.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <net/genetlink.h>
+#include <sbridge/compat.h>
 #include "internal.h"
 
-#define SBRIDGE_RULE_SRC_LEN	128
+/* Passes of the load walk over tasks whose exe/cgroup part is stale. */
+#define SBRIDGE_REMATCH_PASSES	8
+/* Optimistic evaluations before one commits regardless (see _eval()). */
+#define SBRIDGE_EVAL_TRIES	3
 
 /**
  * struct sbridge_rule - one validated rule
@@ -26,10 +53,11 @@
  * @pref: enum sbridge_pref
  * @nfactors: entries given in @factors (0 == none given)
  * @factors: fixed factor per core type (fp), 0 == learn
+ * @hits: times a task came under this rule (see sbridge_rules_commit())
  * @pattern: comm, absolute exe path or cgroup path prefix
  * @source: "file:line" from the client, may be empty
  *
- * Immutable once published.
+ * Immutable once published, except @hits (atomic).
  */
 struct sbridge_rule {
 	u8 match;
@@ -37,6 +65,7 @@ struct sbridge_rule {
 	u8 pref;
 	u8 nfactors;
 	u16 factors[SBRIDGE_MAX_CORE_TYPES];
+	atomic64_t hits;
 	char *pattern;
 	char *source;
 };
@@ -44,31 +73,26 @@ struct sbridge_rule {
 /**
  * struct sbridge_ruleset - the rules in force
  * @n: number of rules
- * @has_cgroup: some rule matches on cgroup (exec then computes the path)
+ * @gen: generation, new for every set published (never 0)
+ * @has_exe: some rule matches on the executable
+ * @has_cgroup: some rule matches on the cgroup
  * @r: rules, first match wins
  *
- * Published through sbridge_rules (RCU); replaced, never modified.
+ * Published through sbridge_rules (RCU); replaced, never modified. No set
+ * (NULL) is generation 0: nothing matches.
  */
 struct sbridge_ruleset {
 	u32 n;
+	u32 gen;
+	bool has_exe;
 	bool has_cgroup;
 	struct sbridge_rule r[];
 };
 
 static struct sbridge_ruleset __rcu *sbridge_rules;
+/* Serialises loads and clears, and the walk that follows each. */
 static DEFINE_MUTEX(sbridge_rules_lock);
-
-/**
- * struct sbridge_cg_buf - per-CPU buffer for cgroup paths at exec/fork
- * @path: cgroup_path() output
- *
- * Used with preemption off (tracepoint probes) or under a spinlock-free
- * preempt-disabled section in sbridge_rules_apply().
- */
-struct sbridge_cg_buf {
-	char path[SBRIDGE_PATH_LEN];
-};
-static DEFINE_PER_CPU(struct sbridge_cg_buf, sbridge_cg_buf);
+static u32 sbridge_rules_gen;
 
 static void sbridge_ruleset_free(struct sbridge_ruleset *rs)
 {
@@ -97,72 +121,357 @@ static bool sbridge_cg_match(const char *pattern, const char *path)
 	return path[n] == '\0' || path[n] == '/' || (n && pattern[n - 1] == '/');
 }
 
-static const char *sbridge_task_cgroup(struct task_struct *p)
+/* 1 + index of the first rule of kind @match that @s matches, else 0. */
+static u16 sbridge_rules_first(const struct sbridge_ruleset *rs, u8 match,
+			       const char *s)
 {
-#ifdef CONFIG_CGROUPS
-	char *buf = this_cpu_ptr(&sbridge_cg_buf)->path;
-	struct cgroup *cg;
-	int ret;
-
-	rcu_read_lock();
-	cg = task_dfl_cgroup(p);
-	ret = cg ? cgroup_path(cg, buf, SBRIDGE_PATH_LEN) : -ENOENT;
-	rcu_read_unlock();
-	return ret < 0 ? NULL : buf;
-#else
-	return NULL;
-#endif
-}
-
-/**
- * sbridge_rules_apply() - set class, preference and factors from rules
- * @t: entry of a task being forked, exec'ed or adopted
- * @exe: executable path, NULL if unknown (exe rules then do not match)
- *
- * Context: preemption off (tracepoint) or under rcu_read_lock() in
- *	process context with preemption off; lock-free.
- */
-void sbridge_rules_apply(struct sbridge_task *t, const char *exe)
-{
-	const struct sbridge_ruleset *rs;
-	const char *cg = NULL;
 	u32 i;
 
-	preempt_disable();
-	rcu_read_lock();
-	rs = rcu_dereference(sbridge_rules);
-	if (!rs || !rs->n)
-		goto out;
-	if (rs->has_cgroup && t->task == current)
-		cg = sbridge_task_cgroup(t->task);
+	if (!rs || !s)
+		return 0;
 	for (i = 0; i < rs->n; i++) {
+		const struct sbridge_rule *r = &rs->r[i];
+
+		if (r->match != match)
+			continue;
+		if (match == SBRIDGE_MATCH_EXE ? !strcmp(s, r->pattern) :
+		    sbridge_cg_match(r->pattern, s))
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * First rule matching: comm rules on the task's own name or its process's
+ * (thread-group leader's) name, exe and cgroup rules through the indices
+ * kept on the entry (0 == none or not known).
+ */
+static u16 sbridge_rules_match(const struct sbridge_ruleset *rs,
+			       const char *comm, const char *lcomm,
+			       u16 exe_rule, u16 cg_rule)
+{
+	u32 i;
+
+	for (i = 0; rs && i < rs->n; i++) {
 		const struct sbridge_rule *r = &rs->r[i];
 		bool hit;
 
 		switch (r->match) {
 		case SBRIDGE_MATCH_COMM:
-			hit = !strncmp(t->comm, r->pattern, SBRIDGE_KEY_LEN);
+			hit = !strncmp(comm, r->pattern, SBRIDGE_KEY_LEN) ||
+			      (lcomm && !strncmp(lcomm, r->pattern, SBRIDGE_KEY_LEN));
 			break;
 		case SBRIDGE_MATCH_EXE:
-			hit = exe && !strcmp(exe, r->pattern);
+			hit = exe_rule == i + 1;
 			break;
 		case SBRIDGE_MATCH_CGROUP:
-			hit = cg && sbridge_cg_match(r->pattern, cg);
+			hit = cg_rule == i + 1;
 			break;
 		default:
 			hit = false;
 		}
-		if (!hit)
-			continue;
-		t->class = r->class;
-		t->pref = r->pref;
-		memcpy(t->rule_factor, r->factors, sizeof(t->rule_factor));
-		atomic64_inc(&sbridge_stats.rule_hits);
-		break;
+		if (hit)
+			return i + 1;
 	}
-out:
+	return 0;
+}
+
+/* Name of @p's thread-group leader into @buf, or NULL if @p leads. */
+static const char *sbridge_leader_comm(struct task_struct *p, char *buf)
+{
+	struct task_struct *l = READ_ONCE(p->group_leader);
+	struct sbridge_task *lt;
+
+	if (!l || l == p)
+		return NULL;
+	/*
+	 * The leader's entry has its name already when its rename probe
+	 * re-matches the group (the kernel copies the name afterwards). The
+	 * copy may be torn by a concurrent rename of the leader; that rename
+	 * re-matches this task afterwards.
+	 */
+	lt = sbridge_task_lookup(l);
+	memcpy(buf, lt ? lt->comm : l->comm, SBRIDGE_KEY_LEN);
+	buf[SBRIDGE_KEY_LEN - 1] = '\0';
+	return buf;
+}
+
+/**
+ * struct sbridge_rule_in - what changed, for one evaluation
+ * @comm: new name (exec, rename), NULL to keep the entry's
+ * @exe_known: @exe_rule below is authoritative for the set in force
+ * @exe_rule: 1 + index of the first exe rule matching, 0 none
+ * @cg_known: @cg_rule below is authoritative for the set in force
+ * @cg_rule: 1 + index of the first cgroup rule matching, 0 none
+ */
+struct sbridge_rule_in {
+	const char *comm;
+	bool exe_known;
+	u16 exe_rule;
+	bool cg_known;
+	u16 cg_rule;
+};
+
+/*
+ * Writes the rule-derived fields of @t (t->rule_lock held). A task comes
+ * under a rule (hits) when the rule in force changes to it, or the same
+ * rule of a newly loaded set matches: inheriting at fork does not count.
+ */
+static void sbridge_rules_commit(struct sbridge_task *t,
+				 struct sbridge_ruleset *rs, u32 gen, u16 idx)
+{
+	struct sbridge_rule *r = idx ? &rs->r[idx - 1] : NULL;
+	unsigned int i;
+
+	if (r && (t->rule != idx || t->rule_gen != gen)) {
+		atomic64_inc(&r->hits);
+		atomic64_inc(&sbridge_stats.rule_hits);
+	}
+	WRITE_ONCE(t->class, r ? r->class : SBRIDGE_CLASS_AUTO);
+	WRITE_ONCE(t->pref, r ? r->pref : SBRIDGE_PREF_NONE);
+	for (i = 0; i < SBRIDGE_MAX_CORE_TYPES; i++)
+		WRITE_ONCE(t->rule_factor[i], r ? r->factors[i] : 0);
+	WRITE_ONCE(t->rule, idx);
+	WRITE_ONCE(t->rule_gen, gen);
+}
+
+/*
+ * Re-matches @t (the entry of @p) against the set in force. Inputs that
+ * are read outside t->rule_lock (the leader's name) are validated with
+ * t->rule_seq, which every commit bumps: if another evaluation committed
+ * meanwhile, this one starts over, so the last commit always saw inputs
+ * at least as new as every earlier one. An event (rename, move, exec)
+ * always triggers its own evaluation after its input changed.
+ *
+ * Context: under rcu_read_lock() (or preemption off); takes t->rule_lock
+ * (raw, never from hardirq), nothing else. Lock-free otherwise.
+ */
+static void sbridge_rules_eval(struct sbridge_task *t, struct task_struct *p,
+			       const struct sbridge_rule_in *in)
+{
+	struct sbridge_ruleset *rs = rcu_dereference(sbridge_rules);
+	u32 gen = rs ? rs->gen : 0;
+	const char *comm = in->comm;
+	char lbuf[SBRIDGE_KEY_LEN];
+	const char *lcomm;
+	unsigned int tries;
+	u32 seq;
+	u16 idx;
+
+	for (tries = 0;; tries++) {
+		seq = READ_ONCE(t->rule_seq);
+		smp_rmb();	/* seq before the inputs read unlocked */
+		lcomm = sbridge_leader_comm(p, lbuf);
+		raw_spin_lock(&t->rule_lock);
+		if (comm) {
+			memcpy(t->comm, comm, SBRIDGE_KEY_LEN);
+			t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
+			comm = NULL;
+		}
+		if (in->exe_known || !rs || !rs->has_exe) {
+			t->exe_rule = in->exe_known ? in->exe_rule : 0;
+			t->exe_gen = gen;
+		}
+		if (in->cg_known || !rs || !rs->has_cgroup) {
+			t->cg_rule = in->cg_known ? in->cg_rule : 0;
+			t->cg_gen = gen;
+		}
+		if (t->rule_seq != seq && tries < SBRIDGE_EVAL_TRIES) {
+			raw_spin_unlock(&t->rule_lock);
+			continue;
+		}
+		idx = sbridge_rules_match(rs, t->comm, lcomm,
+					  t->exe_gen == gen ? t->exe_rule : 0,
+					  t->cg_gen == gen ? t->cg_rule : 0);
+		sbridge_rules_commit(t, rs, gen, idx);
+		WRITE_ONCE(t->rule_seq, t->rule_seq + 1);
+		raw_spin_unlock(&t->rule_lock);
+		return;
+	}
+}
+
+/**
+ * sbridge_rules_apply() - match a new entry (fork of an untracked parent,
+ *	adoption at load)
+ * @t: entry, not yet in the table
+ * @exe: executable path, NULL if unknown (exe rules then do not match)
+ *
+ * The cgroup is not looked at here; cgroup rules match such a task from
+ * the next rules load or cgroup move.
+ *
+ * Context: preemption off or rcu_read_lock(); lock-free but for the
+ *	entry's own lock.
+ */
+void sbridge_rules_apply(struct sbridge_task *t, const char *exe)
+{
+	struct sbridge_rule_in in = { };
+	const struct sbridge_ruleset *rs;
+
+	rcu_read_lock();
+	rs = rcu_dereference(sbridge_rules);
+	if (exe) {
+		in.exe_known = true;
+		in.exe_rule = sbridge_rules_first(rs, SBRIDGE_MATCH_EXE, exe);
+	}
+	sbridge_rules_eval(t, t->task, &in);
 	rcu_read_unlock();
-	preempt_enable();
+}
+
+/**
+ * sbridge_rules_exec() - re-key and re-match a task at exec
+ * @t: entry of @p
+ * @p: the task, running its exec (== current)
+ * @exe: the new executable's path, NULL if it could not be had
+ *
+ * Takes the new comm and matches the executable; the cgroup part kept on
+ * the entry stays valid (exec does not move a task).
+ *
+ * Context: sched_process_exec probe, preemption off, IRQs on.
+ */
+void sbridge_rules_exec(struct sbridge_task *t, struct task_struct *p,
+			const char *exe)
+{
+	struct sbridge_rule_in in = { .comm = p->comm, .exe_known = true };
+
+	rcu_read_lock();
+	in.exe_rule = sbridge_rules_first(rcu_dereference(sbridge_rules),
+					  SBRIDGE_MATCH_EXE, exe);
+	sbridge_rules_eval(t, p, &in);
+	rcu_read_unlock();
+}
+
+/**
+ * sbridge_rules_renamed() - re-match a task whose comm changes
+ * @p: the task being renamed (task_lock(@p) held by the caller)
+ * @comm: its new name; @p->comm still holds the old one
+ *
+ * If @p leads its thread group, its threads are re-matched too (comm
+ * rules also match on the process's name).
+ *
+ * Context: task_rename probe: preemption off, IRQs on, task_lock(@p).
+ */
+void sbridge_rules_renamed(struct task_struct *p, const char *comm)
+{
+	struct sbridge_rule_in in = { .comm = comm };
+	struct sbridge_task *t;
+	struct task_struct *q;
+
+	rcu_read_lock();
+	t = sbridge_task_lookup(p);
+	if (t)
+		sbridge_rules_eval(t, p, &in);
+	if (thread_group_leader(p)) {
+		in.comm = NULL;
+		for_each_thread(p, q) {
+			if (q == p)
+				continue;
+			t = sbridge_task_lookup(q);
+			if (t)
+				sbridge_rules_eval(t, q, &in);
+		}
+	}
+	rcu_read_unlock();
+}
+
+static void sbridge_rules_moved_one(struct cgroup *dst, struct task_struct *q,
+				    const struct sbridge_rule_in *in)
+{
+	struct sbridge_task *t;
+
+	if (task_dfl_cgroup(q) != dst)
+		return;
+	t = sbridge_task_lookup(q);
+	if (t)
+		sbridge_rules_eval(t, q, in);
+}
+
+/**
+ * sbridge_rules_moved() - re-match tasks moved to another cgroup
+ * @dst: destination cgroup
+ * @path: its path (computed by the tracepoint), may be NULL
+ * @leader: the task moved, or the leader of the thread group moved
+ * @threadgroup: every thread of @leader moved
+ *
+ * Only moves on the default (v2) hierarchy matter: a task whose v2 cgroup
+ * is not @dst after the move is left alone.
+ *
+ * Context: cgroup_attach_task probe: cgroup_mutex and the threadgroup
+ *	rwsem held (the thread list is stable), IRQs off under the
+ *	tracepoint's path lock.
+ */
+void sbridge_rules_moved(struct cgroup *dst, const char *path,
+			 struct task_struct *leader, bool threadgroup)
+{
+	struct sbridge_rule_in in = { .cg_known = true };
+	struct task_struct *q;
+
+	rcu_read_lock();
+	if (path)
+		in.cg_rule = sbridge_rules_first(rcu_dereference(sbridge_rules),
+						 SBRIDGE_MATCH_CGROUP, path);
+	else
+		in.cg_known = false;
+	if (!threadgroup) {
+		sbridge_rules_moved_one(dst, leader, &in);
+	} else {
+		for_each_thread(leader, q)
+			sbridge_rules_moved_one(dst, q, &in);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * sbridge_rules_inherit() - copy the rule state of a parent to its child
+ * @child: entry of the new task, not yet in the table
+ * @parent: entry of the forking task
+ *
+ * Under the parent's lock, so the child never gets a mix of two rules.
+ *
+ * Context: sched_process_fork probe, preemption off.
+ */
+void sbridge_rules_inherit(struct sbridge_task *child,
+			   struct sbridge_task *parent)
+{
+	raw_spin_lock(&parent->rule_lock);
+	child->class = parent->class;
+	child->pref = parent->pref;
+	memcpy(child->rule_factor, parent->rule_factor,
+	       sizeof(child->rule_factor));
+	child->rule = parent->rule;
+	child->rule_gen = parent->rule_gen;
+	child->exe_rule = parent->exe_rule;
+	child->exe_gen = parent->exe_gen;
+	child->cg_rule = parent->cg_rule;
+	child->cg_gen = parent->cg_gen;
+	raw_spin_unlock(&parent->rule_lock);
+}
+
+/**
+ * sbridge_rules_task_rule() - "file:line" of the rule in force on @t
+ * @t: entry, under RCU
+ * @buf: output
+ * @len: size of @buf
+ *
+ * Context: process context, under rcu_read_lock().
+ * Return: true if a rule of the set in force matched @t (@buf filled).
+ */
+bool sbridge_rules_task_rule(struct sbridge_task *t, char *buf, size_t len)
+{
+	const struct sbridge_ruleset *rs = rcu_dereference(sbridge_rules);
+	u32 gen;
+	u16 idx;
+
+	raw_spin_lock(&t->rule_lock);
+	gen = t->rule_gen;
+	idx = t->rule;
+	raw_spin_unlock(&t->rule_lock);
+	if (!rs || !idx || gen != rs->gen || idx > rs->n)
+		return false;
+	if (rs->r[idx - 1].source && rs->r[idx - 1].source[0])
+		strscpy(buf, rs->r[idx - 1].source, len);
+	else
+		snprintf(buf, len, "rule %u", idx);
+	return true;
 }
 
 /**
@@ -194,7 +503,9 @@ static int sbridge_rule_fill(struct sk_buff *skb, const struct sbridge_rule *r)
 	    nla_put_string(skb, SBRIDGE_A_RULE_PATTERN, r->pattern) ||
 	    nla_put_u32(skb, SBRIDGE_A_RULE_CLASS, r->class) ||
 	    nla_put_u32(skb, SBRIDGE_A_RULE_PREF, r->pref) ||
-	    (r->source && nla_put_string(skb, SBRIDGE_A_RULE_SOURCE, r->source)))
+	    (r->source && nla_put_string(skb, SBRIDGE_A_RULE_SOURCE, r->source)) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_RULE_HITS, atomic64_read(&r->hits),
+			      SBRIDGE_A_PAD))
 		goto cancel;
 	if (r->nfactors) {
 		f = nla_nest_start(skb, SBRIDGE_A_RULE_FACTORS);
@@ -337,14 +648,155 @@ static int sbridge_rule_parse(struct nlattr *e, struct sbridge_rule *r,
 	return 0;
 }
 
-static void sbridge_rules_swap(struct sbridge_ruleset *rs)
+/**
+ * struct sbridge_rematch - state of the walk after a load or clear
+ * @tasks: references to the tasks of one pass
+ * @cap: room in @tasks
+ * @exe: d_path() buffer
+ * @cg: cgroup_path() buffer
+ */
+struct sbridge_rematch {
+	struct task_struct **tasks;
+	unsigned long cap;
+	char *exe;
+	char *cg;
+};
+
+static int sbridge_rematch_alloc(struct sbridge_rematch *w)
+{
+	s64 live = sbridge_tasks_live();
+
+	w->cap = (live > 0 ? live : 0) + 256;
+	w->tasks = kvmalloc_array(w->cap, sizeof(*w->tasks), GFP_KERNEL);
+	w->exe = kmalloc(SBRIDGE_PATH_LEN, GFP_KERNEL);
+	w->cg = kmalloc(SBRIDGE_PATH_LEN, GFP_KERNEL);
+	if (w->tasks && w->exe && w->cg)
+		return 0;
+	kvfree(w->tasks);
+	kfree(w->exe);
+	kfree(w->cg);
+	return -ENOMEM;
+}
+
+static void sbridge_rematch_free(struct sbridge_rematch *w)
+{
+	kvfree(w->tasks);
+	kfree(w->exe);
+	kfree(w->cg);
+}
+
+/* Executable path of a live task, or NULL (kernel thread, exited, long). */
+static const char *sbridge_task_exe(struct task_struct *p, char *buf)
+{
+	const char *exe = NULL;
+	struct mm_struct *mm;
+	struct file *f;
+
+	mm = get_task_mm(p);		/* NULL for kernel threads */
+	if (!mm)
+		return NULL;
+	f = sbridge_mm_exe_file(mm);
+	mmput(mm);
+	if (!f)
+		return NULL;
+	exe = d_path(&f->f_path, buf, SBRIDGE_PATH_LEN);
+	fput(f);
+	return IS_ERR(exe) ? NULL : exe;
+}
+
+/* Re-matches @p with its executable and cgroup looked up afresh. */
+static void sbridge_rematch_one(struct sbridge_rematch *w,
+				const struct sbridge_ruleset *rs,
+				struct task_struct *p)
+{
+	struct sbridge_rule_in in = { .exe_known = true, .cg_known = true };
+	struct sbridge_task *t;
+	struct cgroup *cg;
+	int ret = -ENOENT;
+
+	if (rs && rs->has_exe)
+		in.exe_rule = sbridge_rules_first(rs, SBRIDGE_MATCH_EXE,
+						  sbridge_task_exe(p, w->exe));
+	rcu_read_lock();
+	if (rs && rs->has_cgroup) {
+		/* task_css_set() is stable under RCU; cgroup_path() does not sleep. */
+		cg = task_dfl_cgroup(p);
+		if (cg)
+			ret = cgroup_path(cg, w->cg, SBRIDGE_PATH_LEN);
+		in.cg_rule = sbridge_rules_first(rs, SBRIDGE_MATCH_CGROUP,
+						 ret < 0 ? NULL : w->cg);
+	}
+	t = sbridge_task_lookup(p);
+	if (t)
+		sbridge_rules_eval(t, p, &in);
+	rcu_read_unlock();
+}
+
+/*
+ * Re-matches every tracked task against the set just published (@rs,
+ * sbridge_rules_lock held). A pass takes references to the tasks whose
+ * exe or cgroup part is not yet of this generation and matches them in
+ * process context; tasks forked meanwhile from a not yet re-matched
+ * parent inherited the old state and are caught by the next pass.
+ * Returns the tasks matched.
+ */
+static unsigned long sbridge_rematch_all(struct sbridge_rematch *w,
+					 const struct sbridge_ruleset *rs)
+{
+	u32 gen = rs ? rs->gen : 0;
+	unsigned long n, i, total = 0;
+	struct task_struct *g, *p;
+	struct sbridge_task *t;
+	unsigned int pass;
+
+	for (pass = 0; pass < SBRIDGE_REMATCH_PASSES; pass++) {
+		n = 0;
+		rcu_read_lock();
+		for_each_process_thread(g, p) {
+			t = sbridge_task_lookup(p);
+			if (!t || (READ_ONCE(t->exe_gen) == gen &&
+				   READ_ONCE(t->cg_gen) == gen &&
+				   READ_ONCE(t->rule_gen) == gen))
+				continue;
+			if (n == w->cap)
+				break;
+			get_task_struct(p);
+			w->tasks[n++] = p;
+		}
+		rcu_read_unlock();
+		if (!n)
+			break;
+		for (i = 0; i < n; i++) {
+			sbridge_rematch_one(w, rs, w->tasks[i]);
+			put_task_struct(w->tasks[i]);
+			cond_resched();
+		}
+		total += n;
+	}
+	return total;
+}
+
+/* Publishes @rs (NULL: none) and re-matches the live tasks if @w. */
+static void sbridge_rules_swap(struct sbridge_ruleset *rs,
+			       struct sbridge_rematch *w)
 {
 	struct sbridge_ruleset *old;
+	unsigned long n = 0;
 
 	mutex_lock(&sbridge_rules_lock);
+	if (rs) {
+		if (!++sbridge_rules_gen)
+			sbridge_rules_gen = 1;
+		rs->gen = sbridge_rules_gen;
+	}
 	old = rcu_replace_pointer(sbridge_rules, rs,
 				  lockdep_is_held(&sbridge_rules_lock));
+	if (w)
+		n = sbridge_rematch_all(w, rs);
 	mutex_unlock(&sbridge_rules_lock);
+	if (w)
+		pr_info("%u rules in force, %lu tasks re-matched\n",
+			rs ? rs->n : 0, n);
 	synchronize_rcu();
 	sbridge_ruleset_free(old);
 }
@@ -354,14 +806,15 @@ static void sbridge_rules_swap(struct sbridge_ruleset *rs)
  * @nest: SBRIDGE_A_RULES, a nest of SBRIDGE_A_RULE nests (may be empty)
  * @extack: error report, pointing at the offending attribute
  *
- * Rules apply to tasks that exec (or fork from untracked parents) after
- * the load; running tasks keep what they have.
+ * Every tracked task is matched again against the new set before this
+ * returns (see sbridge_rematch_all()).
  *
  * Context: process context, sleeps.
  * Return: 0, -EINVAL, -E2BIG or -ENOMEM; on error nothing changed.
  */
 int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
+	struct sbridge_rematch w;
 	struct sbridge_ruleset *rs;
 	struct nlattr *e;
 	u32 n = 0;
@@ -390,21 +843,36 @@ int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 		}
 		if (rs->r[rs->n - 1].match == SBRIDGE_MATCH_CGROUP)
 			rs->has_cgroup = true;
+		if (rs->r[rs->n - 1].match == SBRIDGE_MATCH_EXE)
+			rs->has_exe = true;
 	}
-	n = rs->n;
-	sbridge_rules_swap(rs);
-	pr_info("%u rules loaded\n", n);
+	if (sbridge_rematch_alloc(&w)) {
+		sbridge_ruleset_free(rs);
+		return -ENOMEM;
+	}
+	sbridge_rules_swap(rs, &w);
+	sbridge_rematch_free(&w);
 	return 0;
 }
 
 /**
  * sbridge_rules_clear() - drop every rule (RULES_CLEAR)
  *
+ * Every tracked task returns to class auto, no preference, learned
+ * factors before this returns.
+ *
  * Context: process context, sleeps.
+ * Return: 0 or -ENOMEM (then nothing changed).
  */
-void sbridge_rules_clear(void)
+int sbridge_rules_clear(void)
 {
-	sbridge_rules_swap(NULL);
+	struct sbridge_rematch w;
+
+	if (sbridge_rematch_alloc(&w))
+		return -ENOMEM;
+	sbridge_rules_swap(NULL, &w);
+	sbridge_rematch_free(&w);
+	return 0;
 }
 
 /**
@@ -422,5 +890,5 @@ int sbridge_rules_init(void)
  */
 void sbridge_rules_exit(void)
 {
-	sbridge_rules_swap(NULL);
+	sbridge_rules_swap(NULL, NULL);
 }

@@ -13,7 +13,9 @@ static const char rules_help[] =
 "load   parse every PATH (a file, a directory of *.rules files, or - for\n"
 "       standard input), then replace the rules in force with all of them\n"
 "       in one step. On any error nothing changes. Needs CAP_SYS_ADMIN.\n"
-"list   print the rules in force, in rule-file syntax.\n"
+"list   print the rules in force, in rule-file syntax, in the order they\n"
+"       are tried (first match wins); the comment after each names its\n"
+"       file:line and how many times a task came under it since the load.\n"
 "clear  drop all rules. Needs CAP_SYS_ADMIN.\n"
 "check  only parse and report; --print shows each rule in canonical form.\n"
 "       Needs no module.\n"
@@ -198,7 +200,9 @@ static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 {
 	struct rp_rule r;
 	const struct nlattr *f;
-	char line[1024];
+	const struct nlattr *h = tb[SBRIDGE_A_RULE_HITS];
+	unsigned long long hits = sb_u64(h, 0);
+	char line[1024], note[sizeof(r.source) + 40];
 	int rem, t = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -224,6 +228,8 @@ static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 			js_fp(NULL, r.factors[rem]);
 		js_arr_end();
 		js_str("source", r.source);
+		if (h)
+			js_uint("hits", hits);
 		js_obj_end();
 		return;
 	}
@@ -233,8 +239,13 @@ static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 		r.factors[ntypes - 1] = 0;
 	}
 	rp_format_rule(&r, line, sizeof(line));
-	if (r.source[0])
-		printf("%s\t# %s\n", line, r.source);
+	if (h)
+		snprintf(note, sizeof(note), "%s%s%llu hit%s", r.source,
+			 r.source[0] ? ", " : "", hits, hits == 1 ? "" : "s");
+	else
+		snprintf(note, sizeof(note), "%s", r.source);
+	if (note[0])
+		printf("%s\t# %s\n", line, note);
 	else
 		printf("%s\n", line);
 }

@@ -18,7 +18,8 @@ static const char tasks_help[] =
 "CPI, CPI_B share (how compute-bound, 0..1), big/little speedup predicted\n"
 "from the CPI stack (PRED), measured on both core types (MEAS, '-' until\n"
 "the task or its workload ran on both) and the blend in force (SPEEDUP),\n"
-"factor per core type, the core type it is steered to and its runtime.\n"
+"the decision layer's hint (PLACE: fast, slow or '-'), factor per core\n"
+"type, its runtime and the rule (file:line) in force on it, '-' if none.\n"
 "Counter columns of other users' tasks show '-' without CAP_PERFMON or\n"
 "CAP_SYS_ADMIN.\n"
 "\n"
@@ -43,6 +44,7 @@ struct task {
 	uint64_t runtime, delta;
 	int has_cpi, has_speedup, has_meas;
 	char comm[SBRIDGE_KEY_LEN + 1];
+	char rule[128];
 };
 
 struct tlist {
@@ -102,6 +104,9 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	t->meas = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_MEAS], 0);
 	t->runtime = sb_u64(at->a[SBRIDGE_A_TASK_RUNTIME_NS], 0);
 	snprintf(t->comm, sizeof(t->comm), "%s", sb_str(at->a[SBRIDGE_A_TASK_COMM]));
+	if (at->a[SBRIDGE_A_TASK_RULE])
+		snprintf(t->rule, sizeof(t->rule), "%s",
+			 sb_str(at->a[SBRIDGE_A_TASK_RULE]));
 	if (at->a[SBRIDGE_A_TASK_FACTORS]) {
 		sb_for_each_nested(f, at->a[SBRIDGE_A_TASK_FACTORS], rem) {
 			if (t->nf < SBRIDGE_MAX_CORE_TYPES)
@@ -180,10 +185,10 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 	if (sb_json)
 		js_arr_begin("tasks");
 	else
-		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %5s %-19s %10s%s\n",
+		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %5s %-19s %10s%s %s\n",
 		       "PID", "UID", "COMM", "CPU", "CLASS", "PH", "CPI", "STALL",
 		       "CPI_B", "PRED", "MEAS", "SPEEDUP", "PLACE", "FACTORS", "RUNTIME_MS",
-		       interval_ns ? "  %CPU" : "");
+		       interval_ns ? "  %CPU" : "", "RULE");
 	for (k = 0; k < l->n && (!f->limit || shown < f->limit); k++) {
 		const struct task *t = &l->v[f->reverse ? l->n - 1 - k : k];
 		char fac[64] = "-";
@@ -219,6 +224,8 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			js_uint("runtime_ns", t->runtime);
 			if (interval_ns)
 				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
+			if (t->rule[0])
+				js_str("rule", t->rule);
 			js_obj_end();
 			continue;
 		}
@@ -240,7 +247,7 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			printf("  %3llu.%llu",
 			       (unsigned long long)(t->delta * 100 / interval_ns),
 			       (unsigned long long)(t->delta * 1000 / interval_ns % 10));
-		putchar('\n');
+		printf(" %s\n", t->rule[0] ? t->rule : "-");
 	}
 	if (sb_json)
 		js_arr_end();

@@ -103,4 +103,43 @@ static inline void sbridge_write_cpu_scale(int cpu, unsigned long cap)
 }
 #endif
 
+/*
+ * A reference to a mm's executable file (get_mm_exe_file() is not
+ * exported). 6.1 .. 6.6: files are freed after an RCU grace period and
+ * get_file_rcu() is a macro taking the file; 6.7 .. 7.x (files
+ * SLAB_TYPESAFE_BY_RCU, commit 0ede61d8589c): get_file_rcu() takes the
+ * address of the __rcu pointer and re-checks it after the increment.
+ */
+#include <linux/fs.h>
+#include <linux/mm_types.h>
+#include <linux/rcupdate.h>
+static inline struct file *sbridge_mm_exe_file(struct mm_struct *mm)
+{
+	struct file *f;
+
+	rcu_read_lock();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	f = get_file_rcu(&mm->exe_file);
+#else
+	f = rcu_dereference(mm->exe_file);
+	if (f && !get_file_rcu(f))
+		f = NULL;
+#endif
+	rcu_read_unlock();
+	return f;
+}
+
+/*
+ * Probe prototypes of task_rename and cgroup_attach_task: the same on 6.1,
+ * 6.12 and 7.x. task_rename fires in __set_task_comm() with task_lock()
+ * held, before the new name is copied; cgroup_attach_task fires after the
+ * migration with cgroup_mutex, the threadgroup rwsem and (IRQs off) the
+ * tracepoint's path lock held.
+ */
+#define SBRIDGE_TASK_RENAME_PROTO					\
+	void *data, struct task_struct *task, const char *comm
+#define SBRIDGE_CGROUP_ATTACH_PROTO					\
+	void *data, struct cgroup *dst_cgrp, const char *path,		\
+	struct task_struct *task, bool threadgroup
+
 #endif /* _SBRIDGE_COMPAT_H */
