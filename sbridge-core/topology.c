@@ -331,6 +331,7 @@ static int sbridge_parse_cpu_types(const char *spec, u32 *cap)
 	p = buf;
 	while ((item = strsep(&p, ";")) != NULL) {
 		char *colon, *list = strim(item);
+		int err;
 		u32 v;
 
 		colon = strrchr(list, ':');
@@ -347,7 +348,13 @@ static int sbridge_parse_cpu_types(const char *spec, u32 *cap)
 			goto out;
 		}
 		list = strim(list);
-		if (!*list || cpulist_parse(list, set) || cpumask_empty(set)) {
+		err = *list ? cpulist_parse(list, set) : -EINVAL;
+		if (err == -ERANGE) {
+			pr_err("cpu_types: CPU list '%s' names CPUs that are not possible (possible: %*pbl)\n",
+			       list, cpumask_pr_args(cpu_possible_mask));
+			goto out;
+		}
+		if (err || cpumask_empty(set)) {
 			pr_err("cpu_types: bad CPU list '%s' (expected e.g. 0-3,5)\n",
 			       list);
 			goto out;
