@@ -47,13 +47,17 @@ void sbridge_api_exit(void);
  * @orig_capacity: capacity the scheduler reported at load time
  * @max_khz: maximum frequency (cpufreq), 0 if unknown
  * @factor_override: user CPU factor (fp), 0 == none
- * @factor: CPU factor in force (fp): override, else Cap(ref/type)
+ * @factor: nominal CPU factor (fp): override, else Cap(ref/type)
+ * @factor_eff: effective CPU factor (fp): @factor scaled by the current/max
+ *	frequency of the reference type over this CPU's
+ * @freq_ratio: current/max frequency at the last refresh (fp), 0 unknown
  * @model: MIDR "implementer:part" on arm64, "family:model:hybrid" on x86
  * @cache_kb: data/unified cache size per level (L1..L3) in KiB, 0 unknown
  *
- * Per CPU. Everything but @factor_override/@factor is written once at
- * load. Those two are written under sbridge_topo_lock and read locklessly
- * with READ_ONCE() (single aligned u32).
+ * Per CPU. Everything but @factor_override, @factor, @factor_eff and
+ * @freq_ratio is written once at load. Those are written under
+ * sbridge_topo_lock (@freq_ratio is only used there); @factor and
+ * @factor_eff are read locklessly with READ_ONCE() (single aligned u32).
  */
 struct sbridge_cpu {
 	u8 type;
@@ -62,6 +66,8 @@ struct sbridge_cpu {
 	u32 max_khz;
 	u32 factor_override;
 	u32 factor;
+	u32 factor_eff;
+	u32 freq_ratio;
 	char model[SBRIDGE_MODEL_LEN];
 	u32 cache_kb[SBRIDGE_CACHE_LEVELS];
 };
@@ -70,6 +76,7 @@ DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
 /**
  * struct sbridge_topology - core types found at load
  * @ntypes: number of core types (>= 1)
+ * @declared: the types were declared by the user (cpu_types=)
  * @ref_type: reference core type k of the model (the biggest)
  * @type_capacity: nominal capacity per type (mean of its CPUs)
  * @type_max_khz: highest max frequency per type
@@ -79,6 +86,7 @@ DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
  */
 struct sbridge_topology {
 	unsigned int ntypes;
+	bool declared;
 	unsigned int ref_type;
 	u32 type_capacity[SBRIDGE_MAX_CORE_TYPES];
 	u32 type_max_khz[SBRIDGE_MAX_CORE_TYPES];
@@ -86,8 +94,10 @@ struct sbridge_topology {
 };
 extern struct sbridge_topology sbridge_topo;
 int sbridge_topology_init(void);
+void sbridge_topology_exit(void);
 int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
 u32 sbridge_type_factor(unsigned int type);
+u32 sbridge_type_factor_nominal(unsigned int type);
 
 static inline unsigned int sbridge_cpu_type(int cpu)
 {

@@ -273,7 +273,7 @@ static int __init sbridge_init(void)
 		return ret;
 	ret = sbridge_source_init();
 	if (ret)
-		return ret;
+		goto err_topology;
 	ret = sbridge_matrix_init();
 	if (ret)
 		goto err_source;
@@ -317,6 +317,8 @@ err_matrix:
 err_source:
 	sbridge_source_exit();
 	sbridge_api_exit();
+err_topology:
+	sbridge_topology_exit();
 	return ret;
 }
 
@@ -336,6 +338,7 @@ static void __exit sbridge_exit(void)
 	sbridge_rules_exit();
 	sbridge_matrix_exit();
 	sbridge_source_exit();
+	sbridge_topology_exit();
 	pr_info("unloaded\n");
 }
 

@@ -189,7 +189,10 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CAPACITY,
 				sbridge_cpu_capacity(cpu)) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_ORIG_CAPACITY, c->orig_capacity) ||
-		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR, READ_ONCE(c->factor)) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR, READ_ONCE(c->factor_eff)) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR_NOMINAL,
+				READ_ONCE(c->factor)) ||
+		    nla_put_u8(skb, SBRIDGE_A_CPU_DECLARED, sbridge_topo.declared) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR_OVERRIDE,
 				READ_ONCE(c->factor_override)) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CUR_KHZ, sbridge_cpu_cur_khz(cpu)) ||

@@ -2,6 +2,15 @@
 /*
  * CPU heterogeneity collector: core types, clusters, models, frequency
  * range, and the CPU factor (Cap(k/j) of the model) with user overrides.
+ *
+ * Core types come from the capacities the scheduler reports, or, when the
+ * user declares them with the cpu_types= module parameter, from that
+ * declaration (for kernels where every CPU reports one capacity). Either
+ * way they are fixed at load: placement holds masks built from them.
+ *
+ * The factor in force is frequency-invariant: a work item refreshes, once
+ * a second, each type's effective factor from the current/maximum
+ * frequency of its CPUs (see sbridge_topo_refresh_eff_locked()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,6 +20,8 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
 #include <linux/sched/topology.h>
 #ifdef CONFIG_X86
 #include <asm/processor.h>
@@ -26,8 +37,26 @@
 
 DEFINE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
 struct sbridge_topology sbridge_topo;
-/* Serialises CPU factor overrides. */
+/* Serialises CPU factor overrides and the effective-factor refresh. */
 static DEFINE_MUTEX(sbridge_topo_lock);
+
+static char *cpu_types;
+module_param(cpu_types, charp, 0444);
+MODULE_PARM_DESC(cpu_types,
+		 "declare core types instead of using the kernel's capacities: \"CPUS:CAPACITY[;CPUS:CAPACITY...]\", e.g. \"0:1024;1-3:446\" (CPUS as taskset -c takes them, capacity 1..1024, every possible CPU exactly once)");
+
+/* How often the effective (frequency-scaled) factors are refreshed. */
+#define SBRIDGE_TOPO_FREQ_MS	1000
+/* Effective factor moves that notify API consumers: more than 1/32. */
+#define SBRIDGE_TOPO_EFF_NOTIFY_SHIFT	5
+
+/*
+ * Effective CPU factor per core type (fp): written with WRITE_ONCE()
+ * under sbridge_topo_lock, read locklessly with READ_ONCE().
+ */
+static u32 sbridge_type_eff[SBRIDGE_MAX_CORE_TYPES];
+static void sbridge_topo_freq_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sbridge_topo_freq_work, sbridge_topo_freq_fn);
 
 #ifdef CONFIG_X86
 #define SBRIDGE_CPUID_HYBRID		0x1a
@@ -160,6 +189,88 @@ static void sbridge_capacity_proxy(u32 *cap, const u32 *khz, unsigned int n)
 			cap[i] = (u32)div_u64((u64)cap[i] * khz[i], maxk);
 }
 
+/*
+ * Current/maximum frequency of @cpu (fp, SBRIDGE_FP_ONE == at its
+ * maximum), 0 if unknown. The counter source's effective frequency
+ * (APERF/MPERF, AMU, arch_freq_scale) first, else what cpufreq last set.
+ * Process context: cpufreq_quick_get() takes cpufreq locks (sleeping
+ * ones on PREEMPT_RT).
+ */
+static u32 sbridge_cpu_freq_ratio(int cpu)
+{
+	u32 cur, max;
+
+	if (!cpu_online(cpu))
+		return 0;
+	max = cpufreq_get_hw_max_freq(cpu);
+	if (!max)
+		max = per_cpu_ptr(&sbridge_cpus, cpu)->max_khz;
+	cur = sbridge_source_effective_khz(cpu);
+	if (!cur)
+		cur = cpufreq_quick_get(cpu);
+	if (!cur || !max)
+		return 0;
+	return (u32)clamp_t(u64, div_u64((u64)cur << SBRIDGE_FP_SHIFT, max), 1,
+			    SBRIDGE_FP_ONE);
+}
+
+/* @nominal x @ref_ratio / @ratio, clamped; nominal if a ratio is unknown. */
+static u32 sbridge_scale_factor(u32 nominal, u32 ref_ratio, u32 ratio)
+{
+	if (!ref_ratio || !ratio)
+		return nominal;
+	return sbridge_model_clamp(div_u64((u64)nominal * ref_ratio, ratio));
+}
+
+/*
+ * Effective factors: the factor of type j is Cap(ref)/Cap(j) at the
+ * types' maximum frequencies; at the frequencies they run at now it is
+ * Cap(ref) x f_ref/fmax_ref over Cap(j) x f_j/fmax_j, i.e. the nominal
+ * factor (capacity ratio or user override) x (cur/max of ref) / (cur/max
+ * of j). A type's ratio is the mean over its online CPUs that report one;
+ * a type with none stays at its nominal factor. Returns true if some
+ * type's effective factor moved by more than 1/32.
+ */
+static bool sbridge_topo_refresh_eff_locked(void)
+{
+	u32 sum[SBRIDGE_MAX_CORE_TYPES] = {}, cnt[SBRIDGE_MAX_CORE_TYPES] = {};
+	u32 ratio[SBRIDGE_MAX_CORE_TYPES], ref;
+	unsigned int i, nt = sbridge_topo.ntypes;
+	bool moved = false;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+
+		c->freq_ratio = sbridge_cpu_freq_ratio(cpu);
+		if (c->freq_ratio && c->type < nt) {
+			sum[c->type] += c->freq_ratio;
+			cnt[c->type]++;
+		}
+	}
+	for (i = 0; i < nt; i++)
+		ratio[i] = cnt[i] ? sum[i] / cnt[i] : 0;
+	ref = ratio[sbridge_topo.ref_type];
+	for (i = 0; i < nt; i++) {
+		u32 old = READ_ONCE(sbridge_type_eff[i]);
+		u32 eff = sbridge_scale_factor(sbridge_type_factor_nominal(i),
+					       ref, ratio[i]);
+
+		if ((eff > old ? eff - old : old - eff) >
+		    old >> SBRIDGE_TOPO_EFF_NOTIFY_SHIFT)
+			moved = true;
+		WRITE_ONCE(sbridge_type_eff[i], eff);
+	}
+	for_each_possible_cpu(cpu) {
+		struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+
+		WRITE_ONCE(c->factor_eff,
+			   sbridge_scale_factor(READ_ONCE(c->factor), ref,
+						c->freq_ratio));
+	}
+	return moved;
+}
+
 static void sbridge_refresh_factors_locked(void)
 {
 	u32 ref = sbridge_topo.type_capacity[sbridge_topo.ref_type];
@@ -174,29 +285,180 @@ static void sbridge_refresh_factors_locked(void)
 					sbridge_topo.type_capacity[c->type]);
 		WRITE_ONCE(c->factor, sbridge_model_clamp(f));
 	}
+	sbridge_topo_refresh_eff_locked();
+}
+
+static void sbridge_topo_freq_fn(struct work_struct *w)
+{
+	bool moved;
+
+	mutex_lock(&sbridge_topo_lock);
+	moved = sbridge_topo_refresh_eff_locked();
+	mutex_unlock(&sbridge_topo_lock);
+	if (moved)
+		sbridge_consumers_notify(true);
+	schedule_delayed_work(&sbridge_topo_freq_work,
+			      msecs_to_jiffies(SBRIDGE_TOPO_FREQ_MS));
+}
+
+/*
+ * Parses cpu_types= into @cap (one capacity per CPU, all 0 on entry).
+ * Strict: every entry CPUS:CAPACITY well formed, CPUS possible and not
+ * named before, CAPACITY in 1..1024, every possible CPU named, at most
+ * SBRIDGE_MAX_CORE_TYPES distinct capacities. -EINVAL with a pr_err()
+ * naming the problem; @cap is then meaningless and nothing else changed.
+ */
+static int sbridge_parse_cpu_types(const char *spec, u32 *cap)
+{
+	u32 seen_cap[SBRIDGE_MAX_CORE_TYPES];
+	cpumask_var_t set, seen;
+	unsigned int ndistinct = 0, i;
+	char *buf, *p, *item;
+	int cpu, ret = -EINVAL;
+
+	buf = kstrdup(spec, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&set, GFP_KERNEL)) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	if (!zalloc_cpumask_var(&seen, GFP_KERNEL)) {
+		free_cpumask_var(set);
+		kfree(buf);
+		return -ENOMEM;
+	}
+	p = buf;
+	while ((item = strsep(&p, ";")) != NULL) {
+		char *colon, *list = strim(item);
+		int err;
+		u32 v;
+
+		colon = strrchr(list, ':');
+		if (!colon) {
+			pr_err("cpu_types: entry '%s' is not CPUS:CAPACITY (e.g. \"0:1024;1-3:446\")\n",
+			       list);
+			goto out;
+		}
+		*colon = '\0';
+		if (kstrtou32(strim(colon + 1), 10, &v) || v < 1 ||
+		    v > SCHED_CAPACITY_SCALE) {
+			pr_err("cpu_types: capacity '%s' for CPUs '%s' is not a number in 1..%lu\n",
+			       strim(colon + 1), list, SCHED_CAPACITY_SCALE);
+			goto out;
+		}
+		list = strim(list);
+		err = *list ? cpulist_parse(list, set) : -EINVAL;
+		if (err == -ERANGE) {
+			pr_err("cpu_types: CPU list '%s' names CPUs that are not possible (possible: %*pbl)\n",
+			       list, cpumask_pr_args(cpu_possible_mask));
+			goto out;
+		}
+		if (err || cpumask_empty(set)) {
+			pr_err("cpu_types: bad CPU list '%s' (expected e.g. 0-3,5)\n",
+			       list);
+			goto out;
+		}
+		for_each_cpu(cpu, set) {
+			if (!cpu_possible(cpu)) {
+				pr_err("cpu_types: CPU %d is not possible (possible: %*pbl)\n",
+				       cpu, cpumask_pr_args(cpu_possible_mask));
+				goto out;
+			}
+			if (cpumask_test_cpu(cpu, seen)) {
+				pr_err("cpu_types: CPU %d is named twice\n", cpu);
+				goto out;
+			}
+			cap[cpu] = v;
+		}
+		cpumask_or(seen, seen, set);
+		for (i = 0; i < ndistinct && seen_cap[i] != v; i++)
+			;
+		if (i == ndistinct) {
+			if (ndistinct == SBRIDGE_MAX_CORE_TYPES) {
+				pr_err("cpu_types: more than %d distinct capacities\n",
+				       SBRIDGE_MAX_CORE_TYPES);
+				goto out;
+			}
+			seen_cap[ndistinct++] = v;
+		}
+	}
+	for_each_possible_cpu(cpu) {
+		if (!cpumask_test_cpu(cpu, seen)) {
+			pr_err("cpu_types: CPU %d has no type: name every possible CPU (%*pbl) once\n",
+			       cpu, cpumask_pr_args(cpu_possible_mask));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free_cpumask_var(seen);
+	free_cpumask_var(set);
+	kfree(buf);
+	return ret;
+}
+
+/*
+ * Declared types: one per distinct declared capacity, ascending (type 0
+ * lowest), each exactly the declared value. Returns the number of types.
+ */
+static int sbridge_declared_types(const u32 *cap, unsigned int n, u8 *type,
+				  u32 *type_cap)
+{
+	unsigned int nt = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		if (!cap[i])
+			continue;
+		for (j = 0; j < nt && type_cap[j] != cap[i]; j++)
+			;
+		if (j < nt)
+			continue;
+		/* Insert sorted ascending; the parser bounds nt. */
+		for (j = nt; j > 0 && type_cap[j - 1] > cap[i]; j--)
+			type_cap[j] = type_cap[j - 1];
+		type_cap[j] = cap[i];
+		nt++;
+	}
+	for (i = 0; i < n; i++) {
+		type[i] = 0;
+		for (j = 0; j < nt; j++)
+			if (type_cap[j] == cap[i])
+				type[i] = j;
+	}
+	return nt;
 }
 
 /**
  * sbridge_topology_init() - collect core types, clusters and models
  *
+ * With cpu_types= set, the declared types replace the grouping by the
+ * kernel's capacities; a bad declaration fails the load and changes
+ * nothing. Starts the work item that keeps the effective factors.
+ *
  * Context: process context at module init, may sleep.
- * Return: 0 or -ENOMEM.
+ * Return: 0, -EINVAL (bad cpu_types=) or -ENOMEM.
  */
 int sbridge_topology_init(void)
 {
 	unsigned int n = nr_cpu_ids, i;
+	bool declared = cpu_types && *skip_spaces(cpu_types);
 	u32 *cap, *khz;
 	u8 *type;
-	int cpu, nt;
+	int cpu, nt, ret;
 
 	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
 	khz = kcalloc(n, sizeof(*khz), GFP_KERNEL);
 	type = kcalloc(n, sizeof(*type), GFP_KERNEL);
 	if (!cap || !khz || !type) {
-		kfree(cap);
-		kfree(khz);
-		kfree(type);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Validate the declaration before anything is written. */
+	if (declared) {
+		ret = sbridge_parse_cpu_types(cpu_types, cap);
+		if (ret)
+			goto out;
 	}
 
 	for_each_possible_cpu(cpu) {
@@ -210,21 +472,28 @@ int sbridge_topology_init(void)
 			smp_call_function_single(cpu, sbridge_read_cpu_info, c, 1);
 		else
 			strscpy(c->model, "offline", sizeof(c->model));
-		cap[cpu] = c->orig_capacity;
+		if (!declared)
+			cap[cpu] = c->orig_capacity;
 		khz[cpu] = c->max_khz;
 	}
-	sbridge_capacity_proxy(cap, khz, n);
-	nt = sbridge_group_types(cap, n, type, sbridge_topo.type_capacity,
-				 SBRIDGE_MAX_CORE_TYPES);
+	if (declared) {
+		nt = sbridge_declared_types(cap, n, type, sbridge_topo.type_capacity);
+	} else {
+		sbridge_capacity_proxy(cap, khz, n);
+		nt = sbridge_group_types(cap, n, type, sbridge_topo.type_capacity,
+					 SBRIDGE_MAX_CORE_TYPES);
+	}
 	if (nt <= 0) {
 		nt = 1;
 		sbridge_topo.type_capacity[0] = SCHED_CAPACITY_SCALE;
 	}
 	sbridge_topo.ntypes = nt;
 	sbridge_topo.ref_type = nt - 1;
+	sbridge_topo.declared = declared;
 	for (i = 0; i < SBRIDGE_MAX_CORE_TYPES; i++) {
 		cpumask_clear(&sbridge_topo.type_mask[i]);
 		sbridge_topo.type_max_khz[i] = 0;
+		sbridge_type_eff[i] = SBRIDGE_FP_ONE;
 	}
 	for_each_possible_cpu(cpu) {
 		struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
@@ -234,20 +503,37 @@ int sbridge_topology_init(void)
 		if (c->max_khz > sbridge_topo.type_max_khz[c->type])
 			sbridge_topo.type_max_khz[c->type] = c->max_khz;
 	}
-	kfree(cap);
-	kfree(khz);
-	kfree(type);
 
 	mutex_lock(&sbridge_topo_lock);
 	sbridge_refresh_factors_locked();
 	mutex_unlock(&sbridge_topo_lock);
 
 	for (i = 0; i < sbridge_topo.ntypes; i++)
-		pr_info("core type %u: capacity %u, max %u kHz, cpus %*pbl\n",
-			i, sbridge_topo.type_capacity[i],
+		pr_info("core type %u%s: capacity %u, max %u kHz, cpus %*pbl\n",
+			i, declared ? " (declared)" : "",
+			sbridge_topo.type_capacity[i],
 			sbridge_topo.type_max_khz[i],
 			cpumask_pr_args(&sbridge_topo.type_mask[i]));
-	return 0;
+	if (sbridge_topo.ntypes < 2)
+		pr_info("one core type: nothing is steered (declare types with cpu_types=)\n");
+	schedule_delayed_work(&sbridge_topo_freq_work,
+			      msecs_to_jiffies(SBRIDGE_TOPO_FREQ_MS));
+	ret = 0;
+out:
+	kfree(cap);
+	kfree(khz);
+	kfree(type);
+	return ret;
+}
+
+/**
+ * sbridge_topology_exit() - stop refreshing the effective factors
+ *
+ * Context: process context, sleeps (waits for a running refresh).
+ */
+void sbridge_topology_exit(void)
+{
+	cancel_delayed_work_sync(&sbridge_topo_freq_work);
 }
 
 /**
@@ -279,16 +565,17 @@ int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor)
 }
 
 /**
- * sbridge_type_factor() - CPU factor of a core type
+ * sbridge_type_factor_nominal() - CPU factor of a core type at full speed
  * @type: core type index
  *
- * The factor of the type's first CPU: overrides are per CPU set, and a
- * set normally covers whole types.
+ * Cap(ref)/Cap(type), or the user's override: the factor of the type's
+ * first CPU (overrides are per CPU set, and a set normally covers whole
+ * types). No frequency scaling.
  *
  * Context: any; lock-free.
  * Return: fixed-point factor, SBRIDGE_FP_ONE for an unknown type.
  */
-u32 sbridge_type_factor(unsigned int type)
+u32 sbridge_type_factor_nominal(unsigned int type)
 {
 	unsigned int cpu;
 
@@ -298,4 +585,23 @@ u32 sbridge_type_factor(unsigned int type)
 	if (cpu >= nr_cpu_ids)
 		return SBRIDGE_FP_ONE;
 	return READ_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->factor);
+}
+
+/**
+ * sbridge_type_factor() - CPU factor of a core type in force now
+ * @type: core type index
+ *
+ * The nominal factor scaled by the frequencies the types run at: nominal
+ * x (cur/max of the reference type) / (cur/max of @type), refreshed once
+ * a second from the counter source's effective frequency, else cpufreq;
+ * the nominal factor where neither is known.
+ *
+ * Context: any, including IRQs off; lock-free.
+ * Return: fixed-point factor, SBRIDGE_FP_ONE for an unknown type.
+ */
+u32 sbridge_type_factor(unsigned int type)
+{
+	if (type >= sbridge_topo.ntypes)
+		return SBRIDGE_FP_ONE;
+	return READ_ONCE(sbridge_type_eff[type]);
 }

@@ -12,7 +12,10 @@ static const char get_help[] =
 "usage: sbridgectl get [cpu-factor] [CPUS] [--json]\n"
 "\n"
 "Show each CPU's core type, cluster, capacity (now and at load), the CPU\n"
-"factor in force and the user override (0 = none), frequencies and model.\n"
+"factor in force (scaled by the current/max frequency of the reference\n"
+"type over this CPU's), the nominal factor at full speed, the user\n"
+"override (- = none), frequencies and model. TYPE ends in 'd' when the\n"
+"core types were declared with the cpu_types= module parameter.\n"
 "CPUS is a list as taskset -c takes it: 0-3,5,7-9:2 (default: all).\n";
 
 static const char set_help[] =
@@ -20,7 +23,8 @@ static const char set_help[] =
 "\n"
 "cpu-factor  override the CPU factor of CPUS (a list as taskset -c takes it,\n"
 "            e.g. 0-3,5,7-9:2). VALUE is a decimal in [0.125, 8] (1 = the\n"
-"            reference core), or 0 / clear to drop the override.\n"
+"            reference, i.e. biggest, core type; a little type's factor is\n"
+"            > 1), or 0 / clear to drop the override.\n"
 "param       set a module parameter (actuator switches, checker periods);\n"
 "            VALUE is an unsigned integer.\n"
 "Both need CAP_SYS_ADMIN.\n";
@@ -49,6 +53,9 @@ static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	c->capacity = sb_u32(at->a[SBRIDGE_A_CPU_CAPACITY], 0);
 	c->orig_capacity = sb_u32(at->a[SBRIDGE_A_CPU_ORIG_CAPACITY], 0);
 	c->factor = sb_u32(at->a[SBRIDGE_A_CPU_FACTOR], 0);
+	/* A module before API 3 has no nominal factor: the one in force is it. */
+	c->factor_nominal = sb_u32(at->a[SBRIDGE_A_CPU_FACTOR_NOMINAL], c->factor);
+	c->declared = sb_u32(at->a[SBRIDGE_A_CPU_DECLARED], 0) != 0;
 	c->override = sb_u32(at->a[SBRIDGE_A_CPU_FACTOR_OVERRIDE], 0);
 	c->cur_khz = sb_u32(at->a[SBRIDGE_A_CPU_CUR_KHZ], 0);
 	c->max_khz = sb_u32(at->a[SBRIDGE_A_CPU_MAX_KHZ], 0);
@@ -92,16 +99,17 @@ void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 	const struct cpuset *f = filter;
 	size_t i;
 
-	printf("%4s %4s %7s %8s %8s %7s %8s %8s %8s  %s\n", "CPU", "TYPE",
-	       "CLUSTER", "CAPACITY", "ORIG", "FACTOR", "OVERRIDE", "CUR_MHZ",
-	       "MAX_MHZ", "MODEL");
+	printf("%4s %4s %7s %8s %8s %7s %7s %8s %8s %8s  %s\n", "CPU", "TYPE",
+	       "CLUSTER", "CAPACITY", "ORIG", "FACTOR", "NOMINAL", "OVERRIDE",
+	       "CUR_MHZ", "MAX_MHZ", "MODEL");
 	for (i = 0; i < n; i++) {
 		const struct sb_cpu *c = &cpus[i];
 
 		if (f && !cpuset_has(f, c->id))
 			continue;
-		printf("%4u %4u %7u %8u %8u %7s %8s %8s %8s  %s\n", c->id, c->type,
-		       c->cluster, c->capacity, c->orig_capacity, sb_fp(c->factor),
+		printf("%4u %3u%c %7u %8u %8u %7s %7s %8s %8s %8s  %s\n", c->id,
+		       c->type, c->declared ? 'd' : ' ', c->cluster, c->capacity,
+		       c->orig_capacity, sb_fp(c->factor), sb_fp(c->factor_nominal),
 		       c->override ? sb_fp(c->override) : "-", mhz(c->cur_khz),
 		       mhz(c->max_khz), c->model[0] ? c->model : "-");
 	}
@@ -125,6 +133,8 @@ void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 		js_uint("capacity", c->capacity);
 		js_uint("orig_capacity", c->orig_capacity);
 		js_fp("factor", c->factor);
+		js_fp("factor_nominal", c->factor_nominal);
+		js_bool("declared", c->declared);
 		js_fp("override", c->override);
 		js_uint("cur_khz", c->cur_khz);
 		js_uint("max_khz", c->max_khz);

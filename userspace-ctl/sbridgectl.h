@@ -84,7 +84,8 @@ void js_bool(const char *key, int v);
 /* One CPU of the SBRIDGE_CMD_GET_CPUS dump (status.c, cpu.c). */
 struct sb_cpu {
 	uint32_t id, type, capacity, orig_capacity, factor, override;
-	uint32_t cur_khz, max_khz, cluster;
+	uint32_t factor_nominal, cur_khz, max_khz, cluster;
+	int declared;	/* core types declared by the user (cpu_types=) */
 	char model[32];
 };
 

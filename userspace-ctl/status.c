@@ -97,6 +97,7 @@ int cmd_status(int argc, char **argv)
 		js_uint("rules", s.rules);
 		js_uint("matrix", s.matrix);
 		js_uint("core_types", s.ntypes);
+		js_bool("core_types_declared", ncpus && cpus[0].declared);
 		js_str("message", s.message);
 		js_str("mode", s.mode);
 		sb_json_cpus(cpus, ncpus, NULL);
@@ -112,7 +113,13 @@ int cmd_status(int argc, char **argv)
 			       ev_names[i]);
 	printf("%s\n", s.events ? ")" : "");
 	printf("CPI learning:     %s\n", s.learning ? "yes" : "no");
-	printf("core types:       %u\n", s.ntypes);
+	printf("core types:       %u", s.ntypes);
+	if (ncpus && cpus[0].declared)
+		printf(" (declared with cpu_types=)");
+	else if (s.ntypes == 1)
+		printf(" (every CPU reports one capacity: nothing is steered;\n"
+		       "                  declare core types with the cpu_types= module parameter)");
+	putchar('\n');
 	printf("tasks tracked:    %llu (allocated %llu, freed %llu)\n",
 	       (unsigned long long)s.tasks, (unsigned long long)s.allocs,
 	       (unsigned long long)s.frees);

@@ -13,6 +13,9 @@ say where and how it runs:
     # icount: yes|no      (arm64: count instructions, single-threaded TCG)
     # rig: yes|no         (boot under the emulation rig, tools/rig)
     # cpufreq: yes|no     (arm64: OPP tables per cluster; /sbridge/kmod/cpufreq-dt.ko)
+    # capacities: yes|no  (rig only: no boots QEMU's own device tree, so the
+    #                      kernel sees one capacity and one cluster while the
+    #                      rig still runs each vCPU as its core type)
     # expect: pass|fail   (harness self-tests: the run must be judged failed)
     # reason: REGEX       (with expect: fail, a problem must match it)
 """
@@ -49,6 +52,7 @@ class Scenario:
     icount: bool = False
     rig: bool = False
     cpufreq: bool = False
+    capacities: bool = True
     expect: str = "pass"
     reason: str = ""
 
@@ -97,6 +101,9 @@ def load_scenario(path):
         s.cpufreq = _bool(meta.get("cpufreq", "no"))
         if s.cpufreq and s.rig:
             raise ValueError("cpufreq: the rig writes its own device tree")
+        s.capacities = _bool(meta.get("capacities", "yes"))
+        if not s.capacities and not s.rig:
+            raise ValueError("capacities: no is a rig board (rig: yes)")
         s.expect = meta.get("expect", "pass")
         s.reason = meta.get("reason", "")
         re.compile(s.reason)
@@ -152,7 +159,8 @@ def run(k, s, base, echo=None):
     cmd = None
     if s.rig:
         import rig_launch  # tools/rig provides the command
-        cmd = rig_launch.command(k, initrd, s.smp, s.topology)
+        cmd = rig_launch.command(k, initrd, s.smp, s.topology,
+                                 capacities=s.capacities)
     r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
                 timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
                 icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq)
