@@ -71,10 +71,8 @@ check "CPU 0 is the big type (1), CPUs 1-3 the little one (0): $(type_of 0) $(ty
 
 printf 'comm=spin class=compute\ncomm=chase class=memory\n' > /tmp/decl.rules
 sbridgectl rules load /tmp/decl.rules > /dev/null
-# Today's placement steers up only above act.up_util: low, so a task that
-# the stock scheduler put on a little CPU qualifies too.
-sbridgectl set param act.up_util 100 > /dev/null
-check "placement on" sbridgectl set param act.placement 1
+# Placement is on by default with two core types.
+check "placement on by default" grep -qx 'placement: on' /sys/kernel/sbridge/actuators
 spin 120 > /dev/null & sp=$!
 chase 64 120 > /dev/null & cp=$!
 wait_mask $sp 1
