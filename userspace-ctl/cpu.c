@@ -144,20 +144,85 @@ void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 	js_arr_end();
 }
 
-static int parse_cpus_arg(const char *s, struct cpuset *set, const char *help)
+int sb_parse_cpus(const char *s, struct cpuset *set, struct sb_perr *e)
 {
 	const char *why;
 	unsigned int col;
 
-	if (cpulist_parse(s, set, &why, &col))
-		return sb_usage(help, "bad CPU list '%s': %s at position %u "
-				"(expected e.g. 0-3,5,7-9:2)", s, why, col);
+	if (!cpulist_parse(s, set, &why, &col))
+		return 0;
+	snprintf(e->msg, sizeof(e->msg),
+		 "bad CPU list '%s': %s at position %u (expected e.g. 0-3,5,7-9:2)",
+		 s, why, col);
+	e->off = col ? col - 1 : 0;
+	return -1;
+}
+
+int sb_parse_factor(const char *s, uint32_t *v, struct sb_perr *e)
+{
+	const char *why;
+
+	e->off = 0;
+	if (!strcmp(s, "clear") || !strcmp(s, "none")) {
+		*v = 0;
+		return 0;
+	}
+	if (sb_parse_fp(s, v, &why)) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "bad factor '%s': %s (expected a decimal in [0.125, 8], or 0 to clear)",
+			 s, why);
+		return -1;
+	}
+	if (*v && (*v < SBRIDGE_FACTOR_MIN || *v > SBRIDGE_FACTOR_MAX)) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "factor '%s' out of range (0.125 to 8, or 0 to clear)", s);
+		return -1;
+	}
 	return 0;
 }
 
-/* Every CPU of @want must be one the module knows. */
-static int check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
-			    size_t n)
+int sb_parse_param(const char *name, const char *value, uint64_t *v,
+		   struct sb_perr *e)
+{
+	unsigned long long u;
+	const char *p;
+
+	e->off = 0;
+	e->value = 0;
+	if (!name[0] || strlen(name) > SB_PARAM_NAME_MAX) {
+		snprintf(e->msg, sizeof(e->msg), "bad parameter name '%s'", name);
+		return -1;
+	}
+	for (p = name; *p; p++) {
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == '.' || *p == '-')) {
+			snprintf(e->msg, sizeof(e->msg),
+				 "bad parameter name '%s' (letters a-z, digits, _ . -)", name);
+			e->off = (unsigned int)(p - name);
+			return -1;
+		}
+	}
+	if (sb_parse_uint(value, ~0ULL, &u)) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "bad value '%s' (expected an unsigned integer)", value);
+		e->value = 1;
+		return -1;
+	}
+	*v = u;
+	return 0;
+}
+
+static int parse_cpus_arg(const char *s, struct cpuset *set, const char *help)
+{
+	struct sb_perr e;
+
+	if (sb_parse_cpus(s, set, &e))
+		return sb_usage(help, "%s", e.msg);
+	return 0;
+}
+
+int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
+		    size_t n, char *msg, size_t len)
 {
 	struct cpuset have;
 	char list[256];
@@ -171,10 +236,22 @@ static int check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus
 	for (c = 0; c < SB_MAX_CPUS; c++) {
 		if (cpuset_has(want, c) && !cpuset_has(&have, c)) {
 			cpulist_format(&have, list, sizeof(list));
-			return sb_usage(NULL, "CPU %u is not known to sbridge (CPUs: %s)",
-					c, list[0] ? list : "none");
+			snprintf(msg, len, "CPU %u is not known to sbridge (CPUs: %s)",
+				 c, list[0] ? list : "none");
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Every CPU of @want must be one the module knows. */
+static int check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
+			    size_t n)
+{
+	char msg[512];
+
+	if (sb_cpus_unknown(want, cpus, n, msg, sizeof(msg)))
+		return sb_usage(NULL, "%s", msg);
 	return 0;
 }
 
@@ -225,31 +302,51 @@ out:
 	return ret;
 }
 
+int sb_set_cpu_factor(struct sb_nl *nl, const struct cpuset *set, uint32_t v)
+{
+	uint8_t mask[SB_MAX_CPUS / 8];
+	struct sb_msg m;
+	size_t len;
+	int ret;
+
+	len = cpuset_to_le(set, mask, sizeof(mask));
+	sb_msg_init(&m, nl, SBRIDGE_CMD_SET_CPU_FACTOR, 0);
+	sb_put(&m, SBRIDGE_A_CPUMASK, mask, len);
+	sb_put_u32(&m, SBRIDGE_A_FACTOR, v);
+	ret = sb_request(nl, &m, NULL, NULL);
+	sb_msg_free(&m);
+	return ret;
+}
+
+int sb_set_param(struct sb_nl *nl, const char *name, uint64_t v)
+{
+	struct sb_msg m;
+	int ret;
+
+	sb_msg_init(&m, nl, SBRIDGE_CMD_SET_PARAM, 0);
+	sb_put_str(&m, SBRIDGE_A_PARAM_NAME, name);
+	sb_put_u64(&m, SBRIDGE_A_PARAM_VALUE, v);
+	ret = sb_request(nl, &m, NULL, NULL);
+	sb_msg_free(&m);
+	return ret;
+}
+
 static int set_cpu_factor(char **args)
 {
 	struct cpuset set;
 	struct sb_cpu *cpus = NULL;
 	struct sb_nl nl;
-	struct sb_msg m;
-	uint8_t mask[SB_MAX_CPUS / 8];
+	struct sb_perr e;
 	char list[256];
-	const char *why;
 	uint32_t v;
-	size_t n = 0, len;
+	size_t n = 0;
 	int ret;
 
 	ret = parse_cpus_arg(args[0], &set, set_help);
 	if (ret)
 		return ret;
-	if (!strcmp(args[1], "clear") || !strcmp(args[1], "none")) {
-		v = 0;
-	} else if (sb_parse_fp(args[1], &v, &why)) {
-		return sb_usage(set_help, "bad factor '%s': %s (expected a decimal in [0.125, 8], or 0 to clear)",
-				args[1], why);
-	} else if (v && (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX)) {
-		return sb_usage(set_help, "factor '%s' out of range (0.125 to 8, or 0 to clear)",
-				args[1]);
-	}
+	if (sb_parse_factor(args[1], &v, &e))
+		return sb_usage(set_help, "%s", e.msg);
 
 	ret = sb_connect(&nl);
 	if (ret)
@@ -260,12 +357,7 @@ static int set_cpu_factor(char **args)
 		if (ret)
 			goto out;
 	}
-	len = cpuset_to_le(&set, mask, sizeof(mask));
-	sb_msg_init(&m, &nl, SBRIDGE_CMD_SET_CPU_FACTOR, 0);
-	sb_put(&m, SBRIDGE_A_CPUMASK, mask, len);
-	sb_put_u32(&m, SBRIDGE_A_FACTOR, v);
-	ret = sb_request(&nl, &m, NULL, NULL);
-	sb_msg_free(&m);
+	ret = sb_set_cpu_factor(&nl, &set, v);
 	if (ret) {
 		ret = sb_fail(&nl, ret, "set cpu-factor");
 		goto out;
@@ -288,30 +380,17 @@ out:
 
 static int set_param(char **args)
 {
-	unsigned long long v;
+	struct sb_perr e;
 	struct sb_nl nl;
-	struct sb_msg m;
-	const char *p;
+	uint64_t v;
 	int ret;
 
-	if (!args[0][0] || strlen(args[0]) > 63)
-		return sb_usage(set_help, "bad parameter name '%s'", args[0]);
-	for (p = args[0]; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_' || *p == '.' || *p == '-'))
-			return sb_usage(set_help, "bad parameter name '%s' (letters a-z, digits, _ . -)",
-					args[0]);
-	if (sb_parse_uint(args[1], ~0ULL, &v))
-		return sb_usage(set_help, "bad value '%s' (expected an unsigned integer)",
-				args[1]);
+	if (sb_parse_param(args[0], args[1], &v, &e))
+		return sb_usage(set_help, "%s", e.msg);
 	ret = sb_connect(&nl);
 	if (ret)
 		return ret;
-	sb_msg_init(&m, &nl, SBRIDGE_CMD_SET_PARAM, 0);
-	sb_put_str(&m, SBRIDGE_A_PARAM_NAME, args[0]);
-	sb_put_u64(&m, SBRIDGE_A_PARAM_VALUE, v);
-	ret = sb_request(&nl, &m, NULL, NULL);
-	sb_msg_free(&m);
+	ret = sb_set_param(&nl, args[0], v);
 	if (ret) {
 		ret = sb_fail(&nl, ret, "set param");
 	} else if (sb_json) {
@@ -320,7 +399,7 @@ static int set_param(char **args)
 		js_uint("value", v);
 		js_obj_end();
 	} else {
-		printf("%s = %llu\n", args[0], v);
+		printf("%s = %llu\n", args[0], (unsigned long long)v);
 	}
 	sb_nl_close(&nl);
 	return ret;

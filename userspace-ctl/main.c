@@ -16,6 +16,7 @@ static const struct sb_cmd commands[] = {
 	{ "status", cmd_status, "module state, counter source, core types" },
 	{ "get", cmd_get, "per-CPU core type, capacity and factor" },
 	{ "set", cmd_set, "set cpu-factor CPUS VALUE | set param NAME VALUE" },
+	{ "config", cmd_config, "config apply|check|save FILE: set values at boot" },
 	{ "tasks", cmd_tasks, "tracked tasks: CPI stack, factors, placement" },
 	{ "top", cmd_top, "refreshing view of the busiest tasks" },
 	{ "rules", cmd_rules, "rules load|list|clear|check" },

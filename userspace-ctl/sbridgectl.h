@@ -29,6 +29,7 @@ extern const char *sb_prog;	/* "sbridgectl" */
 int cmd_status(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_set(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 int cmd_tasks(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
@@ -93,4 +94,29 @@ struct sb_cpu {
 int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n);
 void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
 void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
+
+/*
+ * Parse steps of `set cpu-factor` and `set param`, shared with `config`
+ * (cpu.c): no kernel contact. Each returns 0, or -1 with @e->msg a whole
+ * message naming the bad argument and @e->off the 0-based offset of the
+ * problem inside it (@e->value: the VALUE, not the NAME, of a param).
+ */
+#define SB_PARAM_NAME_MAX	31	/* the kernel's SBRIDGE_PARAM_NAME_LEN - 1 */
+struct sb_perr {
+	char msg[512];
+	unsigned int off;
+	int value;
+};
+struct cpuset;
+int sb_parse_cpus(const char *s, struct cpuset *set, struct sb_perr *e);
+/* A factor in [0.125, 8], or 0 / clear / none (drop the override: *v = 0). */
+int sb_parse_factor(const char *s, uint32_t *v, struct sb_perr *e);
+int sb_parse_param(const char *name, const char *value, uint64_t *v,
+		   struct sb_perr *e);
+/* -1 with @msg if a CPU of @want is not in @cpus (the GET_CPUS dump). */
+int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
+		    size_t n, char *msg, size_t len);
+/* SET_CPU_FACTOR / SET_PARAM requests; 0 or a negative errno. */
+int sb_set_cpu_factor(struct sb_nl *nl, const struct cpuset *set, uint32_t v);
+int sb_set_param(struct sb_nl *nl, const char *name, uint64_t v);
 #endif
