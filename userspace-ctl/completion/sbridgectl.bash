@@ -11,7 +11,7 @@ _sbridgectl()
 		cword=$COMP_CWORD
 	}
 
-	local cmds="status get set tasks top rules matrix check events help version"
+	local cmds="status get set config tasks top rules matrix check events help version"
 	local cmd="" sub="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
@@ -38,7 +38,7 @@ _sbridgectl()
 	tasks) opts+=" --sort= --reverse --pid= --comm= --uid= --class= --limit=" ;;
 	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
 	events) opts+=" --count= --timeout=" ;;
-	rules) [[ $sub == check ]] && opts+=" --print" ;;
+	rules|config) [[ $sub == check ]] && opts+=" --print" ;;
 	"") opts+=" --version" ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -57,6 +57,12 @@ _sbridgectl()
 			COMPREPLY=($(compgen -W "load list clear check" -- "$cur"))
 		elif [[ $sub == load || $sub == check ]]; then
 			COMPREPLY=($(compgen -f -X '!*@(.rules|/)' -- "$cur") $(compgen -d -- "$cur"))
+		fi ;;
+	config)
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W "apply check save" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;
 	matrix)
 		if [[ -z $sub ]]; then
