@@ -203,6 +203,8 @@ static void cf_parse(struct cf_file *f)
 	unsigned int lineno = 0, col;
 	const char *why;
 
+	if (in == stdin)
+		f->path = "<stdin>";	/* in messages, as the rules parser says */
 	if (!in) {
 		sb_err("cannot open '%s': %s", f->path, strerror(errno));
 		f->fatal = 1;

@@ -697,6 +697,20 @@ static void test_config_files(const char *bin)
 	       "config check of 100 bad lines stops after 50");
 	free(out);
 	free(err);
+	/* standard input */
+	{
+		char *sargs[] = { "-c", "", NULL };
+		char sh[512];
+
+		snprintf(sh, sizeof(sh), "printf 'param act.gain 1\\nfrob\\n' | '%s' config check -",
+			 bin);
+		sargs[1] = sh;
+		code = run_both("/bin/sh", sargs, &out, &err);
+		result(code == 2 && err && strstr(err, "<stdin>:2:1: unknown keyword 'frob'"),
+		       "config check - reads standard input: %s", err ? err : "");
+		free(out);
+		free(err);
+	}
 	/* a bad file is refused before the module is looked for: exit 2, not 3 */
 	len = (size_t)sprintf(buf, "param act.gain 154\ncpu-factor 1-3 fast\n");
 	if (ftruncate(fd, 0) || pwrite(fd, buf, len, 0) != (ssize_t)len)
