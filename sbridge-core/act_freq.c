@@ -104,7 +104,7 @@ static void sbridge_freq_demand(const struct sbridge_decision *d, u32 *share)
 	for (i = 0; i < d->n; i++) {
 		const struct sbridge_hint *h = &d->task[i];
 
-		if (h->cpu < nr_cpu_ids && h->share >= SBRIDGE_FP_ONE / 2 &&
+		if (h->known && h->cpu < nr_cpu_ids && h->share >= SBRIDGE_FP_ONE / 2 &&
 		    h->share > share[h->cpu])
 			share[h->cpu] = h->share;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uclamp actuator: util_min / util_max of the hot tasks the decision layer
- * holds, through sched_setattr_nocheck() (the kernel's own path for
+ * holds and sbridge knows something about (a rule class or a learned
+ * phase), through sched_setattr_nocheck() (the kernel's own path for
  * sched_setattr(2), which schedutil and the wakeup capacity fit honour).
  *
  * From the CPI_B share s of a decided task (the compute part of its CPI
@@ -176,6 +177,9 @@ static void sbridge_clamp_one(const struct sbridge_hint *h)
 	u32 want[UCLAMP_CNT];
 	u8 state = SB_CL_RELEASED;
 
+	/* nothing known of it: no clamp (a held one is released by the sweep) */
+	if (!h->known)
+		return;
 	sbridge_clamp_want(h, want);
 	spin_lock(&sbridge_clamp_lock);
 	e = sbridge_clamp_find(p);

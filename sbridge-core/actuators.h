@@ -102,6 +102,8 @@ extern struct sbridge_act_params sbridge_act_params;
  * @hint: enum sbridge_hint_type
  * @speedup: predicted or measured big/little speedup (fp)
  * @share: CPI_B share the model uses (fp)
+ * @known: sbridge knows something of the task (a rule class or a learned
+ *	phase): @share is not just the "nothing known" default
  * @busy: share of its CPU it keeps busy (0..1024)
  * @cpu: CPU it ran on when decided
  */
@@ -110,6 +112,7 @@ struct sbridge_hint {
 	u8 hint;
 	u32 speedup;
 	u32 share;
+	bool known;
 	u32 busy;
 	u32 cpu;
 };

@@ -18,10 +18,12 @@
  * go fast, the rest slow, for the k that balances scaled load per CPU
  * across the types,
  *
- *	max( sum_{fast} busy_i / nfast,  sum_{slow} busy_i x s_i / nslow ),
+ *	max( sum_{fast} busy_i / nfast',  sum_{slow} busy_i x s_i / nslow' ),
  *
  * smallest; a task on a slow core counts s_i times its load, as the
- * paper's scaled load does. k may exceed the fast CPUs (the fast CPUs are
+ * paper's scaled load does, and since a task runs on one CPU at a time,
+ * a side's load is spread over at most as many CPUs as it has tasks
+ * (nfast' = min(nfast, tasks there), likewise nslow'). k may exceed the fast CPUs (the fast CPUs are
  * shared when that still balances better) or stay below them. When the
  * fast type is full, every other hot task is kept slow so the stock
  * scheduler does not hand a fast CPU to a task that gains less; when it
@@ -180,6 +182,8 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		h->p = p;
 		h->speedup = sbridge_task_speedup(t, NULL, NULL);
 		h->share = sbridge_task_share(t);
+		h->known = READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
+			   READ_ONCE(t->ph.nphases);
 		h->busy = busy;
 		h->cpu = task_cpu(p);
 		h->hint = kind == SB_PC_SLEEPER ? READ_ONCE(t->hint) : SBRIDGE_HINT_NONE;
@@ -197,9 +201,28 @@ static u64 sbridge_slow_load(const struct sbridge_hint *h)
 	return (u64)h->busy * h->speedup;
 }
 
-/* Splits the wanting tasks, hottest first in @order, between the types. */
+/*
+ * Load per CPU of one side: its tasks' load over the CPUs they can use. A
+ * task runs on one CPU at a time, so fewer tasks than CPUs spread over as
+ * many CPUs as there are tasks, not over all of them.
+ */
+static u64 sbridge_side_load(u64 sum, unsigned int ncpus, unsigned int ntasks)
+{
+	unsigned int n = min(ncpus, ntasks);
+
+	return n ? div_u64(sum, n) : 0;
+}
+
+/*
+ * Splits the wanting tasks, hottest first in sbridge_pc_order, between the
+ * types: the top k go fast. @base/@base_n: load and count of the tasks
+ * that stay slow whatever k is; @base_fast/@base_fast_n: those pinned to
+ * the fast type. Returns k.
+ */
 static unsigned int sbridge_policy_split(struct sbridge_decision *d,
-					 unsigned int m, u64 base, u64 base_fast,
+					 unsigned int m, u64 base,
+					 unsigned int base_n, u64 base_fast,
+					 unsigned int base_fast_n,
 					 unsigned int prev_fast)
 {
 	u64 fast_sum = base_fast, slow_sum = base, cost, best = U64_MAX;
@@ -215,7 +238,8 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 			fast_sum += (u64)h->busy << SBRIDGE_FP_SHIFT;
 			slow_sum -= sbridge_slow_load(h);
 		}
-		cost = max(div_u64(fast_sum, d->nfast), div_u64(slow_sum, d->nslow));
+		cost = max(sbridge_side_load(fast_sum, d->nfast, base_fast_n + k),
+			   sbridge_side_load(slow_sum, d->nslow, base_n + m - k));
 		costs[k] = cost;
 		best = min(best, cost);
 	}
@@ -239,8 +263,10 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 		else
 			slow_sum += sbridge_slow_load(h);
 	}
-	d->load_fast = (u32)min_t(u64, div_u64(fast_sum, d->nfast) >> SBRIDGE_FP_SHIFT, U32_MAX);
-	d->load_slow = (u32)min_t(u64, div_u64(slow_sum, d->nslow) >> SBRIDGE_FP_SHIFT, U32_MAX);
+	d->load_fast = (u32)min_t(u64, sbridge_side_load(fast_sum, d->nfast,
+				  base_fast_n + pick) >> SBRIDGE_FP_SHIFT, U32_MAX);
+	d->load_slow = (u32)min_t(u64, sbridge_side_load(slow_sum, d->nslow,
+				  base_n + m - pick) >> SBRIDGE_FP_SHIFT, U32_MAX);
 	return pick;
 }
 
@@ -250,7 +276,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 	u32 gain = READ_ONCE(sbridge_act_params.gain);
 	u32 hold_ms = READ_ONCE(sbridge_act_params.hold_ms);
 	u32 period = READ_ONCE(sbridge_act_params.period_ms);
-	unsigned int i, m = 0, k, prev_fast = 0;
+	unsigned int i, m = 0, k, prev_fast = 0, base_n = 0, base_fast_n = 0;
 	u64 base = 0, base_fast = 0;
 
 	for (i = 0; i < d->n; i++) {
@@ -262,20 +288,25 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 			continue;
 		if (c->kind == SB_PC_PINNED) {
 			/* it runs where its mask says: count it there */
-			if (cpumask_test_cpu(h->cpu, &sbridge_topo.type_mask[d->fast_type]))
+			if (cpumask_test_cpu(h->cpu, &sbridge_topo.type_mask[d->fast_type])) {
 				base_fast += (u64)h->busy << SBRIDGE_FP_SHIFT;
-			else
+				base_fast_n++;
+			} else {
 				base += sbridge_slow_load(h);
+				base_n++;
+			}
 			continue;
 		}
 		if (pref == SBRIDGE_PREF_LITTLE) {
 			c->kind = SB_PC_SLOW;
 			h->hint = SBRIDGE_HINT_SLOW;
 			base += sbridge_slow_load(h);
+			base_n++;
 			continue;
 		}
 		if (pref != SBRIDGE_PREF_BIG && h->speedup < SBRIDGE_FP_ONE + gain) {
 			base += sbridge_slow_load(h);
+			base_n++;
 			continue;
 		}
 		c->kind = SB_PC_WANT;
@@ -293,7 +324,8 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 		sbridge_pc_order[m++] = i;
 	}
 	sort(sbridge_pc_order, m, sizeof(sbridge_pc_order[0]), sbridge_pc_cmp, NULL);
-	k = sbridge_policy_split(d, m, base, base_fast, prev_fast);
+	k = sbridge_policy_split(d, m, base, base_n, base_fast, base_fast_n,
+				 prev_fast);
 	for (i = 0; i < m; i++) {
 		struct sbridge_pcand *c = &sbridge_pc[sbridge_pc_order[i]];
 

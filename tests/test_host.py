@@ -60,9 +60,9 @@ def test_man_page_lists_every_parameter():
     # The SET_PARAM table in the core is the truth; the man page must name
     # every entry (and nothing the core does not know).
     src = (TOP / "sbridge-core/main.c").read_text()
-    table = src[src.index("#define SBRIDGE_PARAMS(X)"):]
-    table = table[:table.index("\n\n")]
-    names = set(re.findall(r'X\([a-z_]+, "([a-z_.]+)",', table))
+    table = src[src.index("sbridge_param_tab[] = {"):]
+    table = table[:table.index("};")]
+    names = set(re.findall(r'\{ "([a-z_.]+)", &', table))
     man = (TOP / "docs/man/sbridgectl.8").read_text()
     sec = man[man.index(".SH PARAMETERS"):man.index(".SH CPU LISTS")]
     documented = {n.replace("\\-", "-") for n in re.findall(r'^\.BR (\S+) "', sec, re.M)}

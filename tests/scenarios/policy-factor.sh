@@ -56,6 +56,7 @@ diag "$(sbridgectl get cpu-factor | tr '\n' ';')"
 wait_mask $s $bigmask
 diag "little factor 1.4: $(why)"
 diag "hot: $(hot)"
+diag "$(sbridgectl tasks --comm chase | tr -s ' ' | tr '\n' ';')"
 check "factor 1.4: compute-bound spin (speedup 1.4) steered to big ($(mask_of $s))" test "$(mask_of $s)" = "$bigmask"
 check "memory-leaning chase (speedup 1.08) left alone ($(mask_of $c))" test "$(mask_of $c)" = "$allmask"
 

@@ -1,0 +1,41 @@
+#!/bin/sh
+# scenario: sbridgectl config: a boot file of set values applies all or nothing (a refused last line puts every earlier change back), save writes what is in force and applies back to the same state, bad files and unprivileged users change nothing
+# arch: any
+# topology: smp
+# smp: 2
+# timeout: 120
+# icount: no
+. /sbridge/lib.sh
+
+P=/sys/module/sbridge_core/parameters
+state() { cat /sys/kernel/sbridge/params; sbridgectl get cpu-factor | awk 'NR > 1 { print $1, $8 }'; }
+plan 12
+
+check "sbridge loads" load_sbridge
+before=$(state)
+printf '# boot settings\nparam act.gain 154\ncpu-factor 0 1.5\nparam act.hold_ms 500\n' > /tmp/good.conf
+check "config check accepts a good file" sbridgectl config check /tmp/good.conf
+check "config apply sets every line" sbridgectl config apply /tmp/good.conf
+check "the values are in force (gain $(cat $P/act_gain), hold $(cat $P/act_hold_ms))" \
+	test "$(cat $P/act_gain)" = 154 -a "$(cat $P/act_hold_ms)" = 500
+check "and the CPU factor override ($(sbridgectl get cpu-factor 0 | awk 'NR == 2 { print $8 }'))" \
+	sh -c "sbridgectl get cpu-factor 0 | awk 'NR == 2 { exit \$8 != \"1.5\" }'"
+mid=$(state)
+# the kernel refuses the last line: nothing of the file may stay
+printf 'param act.gain 300\ncpu-factor 0 2.0\nparam act.period_ms 5\n' > /tmp/refused.conf
+check_fail "a file whose last line the kernel refuses fails" sbridgectl config apply /tmp/refused.conf
+after=$(state)
+[ "$after" = "$mid" ] || diag "changed: $(echo "$mid" > /tmp/a; echo "$after" > /tmp/b; diff /tmp/a /tmp/b | tr '\n' ';')"
+check "and changes nothing (all or nothing)" test "$after" = "$mid"
+printf 'param act.gain\nbogus 1 2\n' > /tmp/bad.conf
+check_fail "a bad file is refused before anything is sent" sbridgectl config apply /tmp/bad.conf
+check "errors name file:line:column" sh -c "sbridgectl config check /tmp/bad.conf 2>&1 | grep -q '/tmp/bad.conf:2:1'"
+check_fail "an unprivileged user cannot apply" as_user sbridgectl config apply /tmp/good.conf
+sbridgectl config save /tmp/saved.conf
+# back to the load defaults, then the saved file restores the state
+sbridgectl set cpu-factor 0 clear >/dev/null
+sbridgectl set param act.gain 102 >/dev/null
+sbridgectl set param act.hold_ms 1000 >/dev/null
+sbridgectl config apply /tmp/saved.conf >/dev/null
+check "save then apply gives back the same state" test "$(state)" = "$mid"
+check "sbridge unloads" unload_sbridge
