@@ -60,6 +60,15 @@ core_with() {
 	fi
 	ok "$_d"
 }
+# task_gone PID: wait until sbridge no longer tracks PID (freed, learned at
+# exit), at most 10 s, then 1.5 s more for the work that follows a free.
+task_gone() {
+	_g=0
+	while [ $_g -lt 20 ] && sbridgectl tasks --pid="$1" | grep -q "^ *$1 "; do
+		sleep 0.5; _g=$((_g + 1))
+	done
+	sleep 1.5
+}
 unload_sbridge() {
 	_r=0
 	grep -q '^sbridge_pmu ' /proc/modules && { rmmod sbridge_pmu || _r=1; }

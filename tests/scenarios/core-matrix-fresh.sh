@@ -26,14 +26,6 @@ mx_samples() {
 }
 # column of a task's row in `sbridgectl tasks`: 10 PRED, 11 MEAS, 12 SPEEDUP
 tcol() { sbridgectl tasks --pid="$1" | awk -v c="$2" 'NR == 2 { print $c }'; }
-# wait until a task's entry is gone (freed, learned at exit)
-gone() {
-	i=0
-	while [ $i -lt 20 ] && sbridgectl tasks --pid="$1" | grep -q "^ *$1 "; do
-		sleep 0.5; i=$((i + 1))
-	done
-	sleep 1.5
-}
 
 # --- 1. the cell of a running task is refreshed while it runs ------------
 spin 60 >/dev/null &
@@ -55,7 +47,7 @@ s3=$(mx_samples spin)
 sleep 2.5
 s4=$(mx_samples spin)
 kill $pid; wait $pid 2>/dev/null
-gone $pid
+task_gone $pid
 s5=$(mx_samples spin)
 sbridgectl set param learning 1 >/dev/null
 diag "learning off: $s3 -> $s4 while running, $s5 after exit"
@@ -90,7 +82,7 @@ check "learn.measured=0: the blend is the prediction" test "$sp_off" = "$pred"
 check "tasks --json has the speedup fields" \
 	sh -c "sbridgectl --json tasks --pid=$pid | grep -q '\"speedup_pred\":.*\"speedup_meas\":1.0'"
 kill $pid; wait $pid 2>/dev/null
-gone $pid
+task_gone $pid
 sbridgectl matrix show > /tmp/mx
 diag "$(cat /tmp/mx)"
 check "its cells carry the measured speedup" \

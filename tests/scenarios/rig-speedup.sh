@@ -37,13 +37,6 @@ alternate() {
 		_l=$((_l - 1))
 	done
 }
-gone() {
-	i=0
-	while [ $i -lt 20 ] && sbridgectl tasks --pid="$1" | grep -q "^ *$1 "; do
-		sleep 0.5; i=$((i + 1))
-	done
-	sleep 1.5
-}
 # x100 of a decimal, for test(1)
 c100() { awk -v v="$1" 'BEGIN { if (v == "" || v == "-") print -1; else printf "%d\n", v * 100 }'; }
 
@@ -63,7 +56,7 @@ alternate $pid 6 4
 ch_pred=$(tcol $pid 10); ch_meas=$(tcol $pid 11); ch_blend=$(tcol $pid 12)
 diag "$(sbridgectl tasks --pid=$pid)"
 kill $pid; wait $pid 2>/dev/null
-gone $pid
+task_gone $pid
 
 if [ -d /sys/devices/system/cpu/cpu$big/cpufreq ] &&
    [ -d /sys/devices/system/cpu/cpu$little/cpufreq ]; then
