@@ -6,10 +6,14 @@
 # rig: yes
 # timeout: 900
 # Not a test: prints ratios (bench/README.md). ROUNDS and T (seconds of
-# work per program, alone on the big core) come from the environment.
+# work per program, alone on the big core) come from the environment;
+# FACTORS (default "1.0 1.5 2.0 3.0", empty for none) adds a CPU-factor
+# sweep: the little CPUs' factor set to each value, one stock and one
+# sbridge run per value.
 . /sbridge/lib.sh
 ROUNDS=${ROUNDS:-2}
 T=${T:-5}
+FACTORS=${FACTORS-1.0 1.5 2.0 3.0}
 big=$(big_cpus | cut -d' ' -f1)
 lit=$(little_cpus | cut -d' ' -f1)
 rate() { sed -n 's/.*rate=\([0-9.]*\).*/\1/p' "$1"; }
@@ -77,6 +81,20 @@ while [ $r -le $ROUNDS ]; do
 	r=$((r + 1))
 done
 sbridgectl status | grep 'in force'
+# The factor shapes the predicted speedup; the measured one (learn.measured)
+# does not depend on it, so the sweep decides on the prediction alone.
+[ -n "${FACTORS:-}" ] && sbridgectl set param learn.measured 0 >/dev/null
+for f in ${FACTORS:-}; do
+	sbridgectl set cpu-factor $(little_cpus | tr ' ' ',' | sed 's/,$//') $f >/dev/null
+	stock; sleep 1; mix "stock-f$f" 1
+	sbridge; sleep 1; mix "sbridge-f$f" 1
+	awk -v f=$f '$1 == "stock-f" f { s = $6 } $1 == "sbridge-f" f { b = $6 }
+		END { printf "bench: factor %s: makespan stock %.2f sbridge %.2f, stock/sbridge %.3f\n", f, s, b, s / b }' /tmp/results
+done
+if [ -n "${FACTORS:-}" ]; then
+	sbridgectl set cpu-factor $(little_cpus | tr ' ' ',' | sed 's/,$//') 0 >/dev/null
+	sbridgectl set param learn.measured 1 >/dev/null
+fi
 awk -v o=$oracle '
 	{ n[$1]++; for (i = 2; i <= 7; i++) s[$1, i] += $i }
 	END {
