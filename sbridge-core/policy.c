@@ -23,7 +23,9 @@
  * smallest; a task on a slow core counts s_i times its load, as the
  * paper's scaled load does, and since a task runs on one CPU at a time,
  * a side's load is spread over at most as many CPUs as it has tasks
- * (nfast' = min(nfast, tasks there), likewise nslow'). k may exceed the fast CPUs (the fast CPUs are
+ * (nfast' = min(nfast, tasks there), likewise nslow'). Of splits that
+ * cost about the same, the one that keeps more CPUs busy wins, then the
+ * one nearest the current split. k may exceed the fast CPUs (the fast CPUs are
  * shared when that still balances better) or stay below them. When the
  * fast type is full, every other hot task is kept slow so the stock
  * scheduler does not hand a fast CPU to a task that gains less; when it
@@ -227,7 +229,7 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 {
 	u64 fast_sum = base_fast, slow_sum = base, cost, best = U64_MAX;
 	u64 costs[SBRIDGE_DECISION_MAX + 1];
-	unsigned int k, pick = 0, dist, best_dist = UINT_MAX;
+	unsigned int k, pick = 0, dist, best_dist = UINT_MAX, used, best_used = 0;
 
 	for (k = 0; k < m; k++)
 		slow_sum += sbridge_slow_load(&d->task[sbridge_pc_order[k]]);
@@ -243,11 +245,18 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 		costs[k] = cost;
 		best = min(best, cost);
 	}
+	/*
+	 * Among splits that cost the same, the one that keeps more CPUs
+	 * busy (sharing the fast type while a slow CPU idles is no gain),
+	 * then the one nearest the current split (hysteresis).
+	 */
 	for (k = 0; k <= m; k++) {
 		if (costs[k] > best + (best >> SBRIDGE_TIE_SHIFT))
 			continue;
+		used = min(d->nfast, base_fast_n + k) + min(d->nslow, base_n + m - k);
 		dist = k > prev_fast ? k - prev_fast : prev_fast - k;
-		if (dist < best_dist) {
+		if (used > best_used || (used == best_used && dist < best_dist)) {
+			best_used = used;
 			best_dist = dist;
 			pick = k;
 		}
