@@ -99,7 +99,7 @@ static u64 sbridge_place_steers, sbridge_place_releases, sbridge_place_user_wins
  *
  * Return: a CPU of @mask, or nr_cpu_ids if it is empty.
  */
-int sbridge_pick_cpu(const struct cpumask *mask)
+static int sbridge_pick_cpu(const struct cpumask *mask)
 {
 	int start = get_random_u32() % nr_cpu_ids;
 	int cpu = cpumask_next(start - 1, mask);
@@ -551,7 +551,7 @@ static unsigned int sbridge_place_orphans(void)
  *
  * Return: count.
  */
-unsigned int sbridge_placement_steered(void)
+static unsigned int sbridge_placement_steered(void)
 {
 	return READ_ONCE(sbridge_steered_now);
 }

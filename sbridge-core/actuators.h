@@ -196,8 +196,6 @@ u32 sbridge_policy_speedup(struct task_struct *p);
 /* ---- act_placement.c ---- */
 bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask);
 void sbridge_placement_yield(struct task_struct *p);
-unsigned int sbridge_placement_steered(void);
-int sbridge_pick_cpu(const struct cpumask *mask);
 int sbridge_placement_counters(char *buf, int at);
 
 /* ---- checker.c ---- */

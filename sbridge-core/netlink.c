@@ -287,7 +287,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	struct sbridge_task_dump *d = arg;
 	struct sk_buff *skb = d->skb;
 	unsigned int type, cpu = t->last_cpu;
-	u32 speedup, pred, meas;
+	u32 speedup, pred, meas, place = sbridge_task_placement(t);
 	char rule[SBRIDGE_RULE_SRC_LEN];
 	struct nlattr *f;
 	void *hdr;
@@ -301,8 +301,8 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    nla_put_u32(skb, SBRIDGE_A_TASK_UID, t->uid) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_CPU, cpu) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_CLASS, READ_ONCE(t->class)) ||
-	    (sbridge_task_placement(t) < SBRIDGE_MAX_CORE_TYPES &&
-	     nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, sbridge_task_placement(t))) ||
+	    (place < SBRIDGE_MAX_CORE_TYPES &&
+	     nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, place)) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_HINT, READ_ONCE(t->hint)) ||
 	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
 			      SBRIDGE_A_PAD) ||
