@@ -4,7 +4,8 @@
  * with the levers an unmodified kernel has.
  *
  * Every actuator period it takes the hot runnable tracked tasks (busy for
- * at least act.up_util of their CPU), each with its predicted (or
+ * at least act.up_util of their CPU, and run for at least one period of
+ * CPU time, so a just-forked task's inherited estimate does not count), each with its predicted (or
  * measured) big/little speedup s_i. With the load factors of eq. 3,
  * LF_ij = C x Cap(k/j) x CPI_B(i/m), the predicted speedup of task i is
  * 1 + LF_i,slow - LF_i,fast: the CPU factor Cap is what makes a
@@ -23,15 +24,18 @@
  * smallest; a task on a slow core counts s_i times its load, as the
  * paper's scaled load does, and since a task runs on one CPU at a time,
  * a side's load is spread over at most as many CPUs as it has tasks
- * (nfast' = min(nfast, tasks there), likewise nslow'). Of splits that
- * cost about the same, the one that keeps more CPUs busy wins, then the
- * one nearest the current split. k may exceed the fast CPUs (the fast CPUs are
- * shared when that still balances better) or stay below them. When the
- * fast type is full, every other hot task is kept slow so the stock
- * scheduler does not hand a fast CPU to a task that gains less; when it
- * is not full, they are left to the stock scheduler, so a fast CPU never
- * idles while a task that could use it runs slow: once a fast task ends,
- * the next run (one period) moves the best candidate up.
+ * (nfast' = min(nfast, tasks there), likewise nslow'). Only splits
+ * that keep as many CPUs busy as the tasks can are considered (our masks
+ * must not idle a CPU the stock balancer would have used); of those that
+ * cost about the same, the one needing the least scaled work in all wins,
+ * then the one nearest the current split. k may exceed the fast CPUs
+ * when every CPU is busy anyway (the fast CPUs are shared when that
+ * balances better) or stay below them. When the fast type is full,
+ * every other hot task is kept slow so the stock scheduler does not hand
+ * a fast CPU to a task that gains less; when it is not full, they are
+ * left to the stock scheduler, so a fast CPU never idles while a task
+ * that could use it runs slow: once a fast task ends, the next run (one
+ * period) moves the best candidate up.
  *
  * Rules come first: prefer=big ranks above every learned task, prefer=
  * little is always kept slow, exclude is never touched. A task whose own
@@ -98,11 +102,17 @@ u32 sbridge_policy_speedup(struct task_struct *p)
 	return sbridge_task_speedup(t, NULL, NULL);
 }
 
-/* Share of its CPU @p keeps busy, 0..1024. */
+/*
+ * Share of its CPU @p wants, 0..1024: the time it ran (util_avg) or was
+ * runnable (runnable_avg), whichever is more. Two compute-bound tasks
+ * sharing one CPU each run half the time but each wants all of it; their
+ * util alone would make sharing the fast type look cheap.
+ */
 static u32 sbridge_policy_busy(struct task_struct *p)
 {
 	unsigned long cap = sbridge_cpu_capacity(task_cpu(p));
-	u64 util = READ_ONCE(p->se.avg.util_avg);
+	u64 util = max(READ_ONCE(p->se.avg.util_avg),
+		       READ_ONCE(p->se.avg.runnable_avg));
 
 	if (!cap)
 		cap = SCHED_CAPACITY_SCALE;
@@ -145,6 +155,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 	u32 up = READ_ONCE(sbridge_act_params.up_util);
 	u32 down = READ_ONCE(sbridge_act_params.down_util);
 	unsigned long hold = msecs_to_jiffies(READ_ONCE(sbridge_act_params.hold_ms));
+	u64 min_run = (u64)READ_ONCE(sbridge_act_params.period_ms) * NSEC_PER_MSEC;
 	struct task_struct *g, *p;
 	struct sbridge_task *t;
 	struct sbridge_hint *h;
@@ -166,7 +177,14 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		}
 		runnable = sbridge_task_runnable(p);
 		busy = sbridge_policy_busy(p);
-		hot = runnable && (busy >= up || (hinted && busy >= down));
+		/*
+		 * A new task's util_avg is the kernel's guess from its
+		 * parent's CPU, not its own load: it is hot only once it has
+		 * run for a period. This also leaves a program's start-up
+		 * (where it sets its own policy or reset-on-fork) alone.
+		 */
+		hot = runnable && (busy >= up || (hinted && busy >= down)) &&
+		      READ_ONCE(p->se.sum_exec_runtime) >= min_run;
 		if (hot) {
 			kind = SB_PC_OTHER;
 			if (split &&
@@ -215,6 +233,15 @@ static u64 sbridge_side_load(u64 sum, unsigned int ncpus, unsigned int ntasks)
 	return n ? div_u64(sum, n) : 0;
 }
 
+/* CPUs a split with @k wanting tasks on the fast type keeps busy. */
+static unsigned int sbridge_split_used(const struct sbridge_decision *d,
+				       unsigned int k, unsigned int m,
+				       unsigned int base_n,
+				       unsigned int base_fast_n)
+{
+	return min(d->nfast, base_fast_n + k) + min(d->nslow, base_n + m - k);
+}
+
 /*
  * Splits the wanting tasks, hottest first in sbridge_pc_order, between the
  * types: the top k go fast. @base/@base_n: load and count of the tasks
@@ -228,11 +255,19 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 					 unsigned int prev_fast)
 {
 	u64 fast_sum = base_fast, slow_sum = base, cost, best = U64_MAX;
-	u64 costs[SBRIDGE_DECISION_MAX + 1];
-	unsigned int k, pick = 0, dist, best_dist = UINT_MAX, used, best_used = 0;
+	u64 costs[SBRIDGE_DECISION_MAX + 1], totals[SBRIDGE_DECISION_MAX + 1];
+	u64 best_total = U64_MAX;
+	unsigned int k, pick = 0, dist, best_dist = UINT_MAX, max_used = 0;
 
 	for (k = 0; k < m; k++)
 		slow_sum += sbridge_slow_load(&d->task[sbridge_pc_order[k]]);
+	/*
+	 * Work conservation first: only splits that keep as many CPUs busy
+	 * as the tasks can (no CPU of one type idles while the other type
+	 * is shared because of our masks).
+	 */
+	for (k = 0; k <= m; k++)
+		max_used = max(max_used, sbridge_split_used(d, k, m, base_n, base_fast_n));
 	for (k = 0; k <= m; k++) {
 		if (k) {
 			const struct sbridge_hint *h = &d->task[sbridge_pc_order[k - 1]];
@@ -243,20 +278,29 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 		cost = max(sbridge_side_load(fast_sum, d->nfast, base_fast_n + k),
 			   sbridge_side_load(slow_sum, d->nslow, base_n + m - k));
 		costs[k] = cost;
-		best = min(best, cost);
+		totals[k] = fast_sum + slow_sum;
+		if (sbridge_split_used(d, k, m, base_n, base_fast_n) == max_used)
+			best = min(best, cost);
 	}
 	/*
-	 * Among splits that cost the same, the one that keeps more CPUs
-	 * busy (sharing the fast type while a slow CPU idles is no gain),
-	 * then the one nearest the current split (hysteresis).
+	 * Of the splits that cost about the best, the one that needs the
+	 * least scaled work in all (a fast CPU idle while a task that gains
+	 * from it runs slow is a loss), then the one nearest the current
+	 * split (hysteresis).
 	 */
 	for (k = 0; k <= m; k++) {
-		if (costs[k] > best + (best >> SBRIDGE_TIE_SHIFT))
+		if (sbridge_split_used(d, k, m, base_n, base_fast_n) != max_used ||
+		    costs[k] > best + (best >> SBRIDGE_TIE_SHIFT))
 			continue;
-		used = min(d->nfast, base_fast_n + k) + min(d->nslow, base_n + m - k);
+		best_total = min(best_total, totals[k]);
+	}
+	for (k = 0; k <= m; k++) {
+		if (sbridge_split_used(d, k, m, base_n, base_fast_n) != max_used ||
+		    costs[k] > best + (best >> SBRIDGE_TIE_SHIFT) ||
+		    totals[k] > best_total + (best_total >> SBRIDGE_TIE_SHIFT))
+			continue;
 		dist = k > prev_fast ? k - prev_fast : prev_fast - k;
-		if (used > best_used || (used == best_used && dist < best_dist)) {
-			best_used = used;
+		if (dist < best_dist) {
 			best_dist = dist;
 			pick = k;
 		}
