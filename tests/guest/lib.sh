@@ -69,6 +69,28 @@ task_gone() {
 	done
 	sleep 1.5
 }
+# masks_of PID...: "PID MASK" for each live task, one read for all (a
+# taskset per task costs seconds when hundreds are audited under TCG).
+masks_of() {
+	for _p; do cat /proc/$_p/status; done 2>/dev/null |
+		awk '/^Pid:/ { p = $2 } /^Cpus_allowed:/ { print p, $2 }'
+}
+# user_tasks_audit ALLMASK: every thread outside the kernel (kthreadd and
+# its children excluded), in one pass: "n COUNT", then "mask TID:COMM:MASK"
+# for each mask other than ALLMASK and "clamp TID:COMM:MIN/MAX" for each
+# uclamp request other than 0/1024.
+user_tasks_audit() {
+	{ cat /proc/[0-9]*/task/[0-9]*/status; cat /proc/[0-9]*/task/[0-9]*/sched; } 2>/dev/null |
+		awk -v all="$1" '
+		/^Name:/ { c = $2 }
+		/^Pid:/ { p = $2 }
+		/^PPid:/ { k = (p == 2 || $2 == 2); if (!k) { n++; comm[p] = c } else kt[p] = 1 }
+		/^Cpus_allowed:/ { if (!k && $2 != all) print "mask " p ":" c ":" $2 }
+		/, #threads: / { s = $0; sub(/.*\(/, "", s); sub(/,.*/, "", s); lo = 0; hi = 1024 }
+		/^uclamp\.min/ { lo = $NF }
+		/^uclamp\.max/ { hi = $NF; if (!(s in kt) && (lo != 0 || hi != 1024)) print "clamp " s ":" comm[s] ":" lo "/" hi }
+		END { print "n " n + 0 }'
+}
 unload_sbridge() {
 	_r=0
 	grep -q '^sbridge_pmu ' /proc/modules && { rmmod sbridge_pmu || _r=1; }

@@ -12,11 +12,10 @@
 # unload in between must not leave them with sbridge's values.
 S=/sys/kernel/sbridge
 mask_of() { taskset -p $1 2>/dev/null | sed 's/.*: //'; }
-ucl() { awk -v k=$2 '$1 == k { print $NF }' /proc/$1/sched 2>/dev/null; }
 ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
 all=$(printf '%x' $(( (1 << ncpu) - 1 )))
 haveu=0
-plan 9
+plan 11
 
 check "sbridge loads" load_sbridge
 grep -q '^uclamp: unavailable' $S/actuators || haveu=1
@@ -48,25 +47,22 @@ wait $f1 $f2 $f3
 diag "$(cat /tmp/fh1 /tmp/fh2 /tmp/fh3 | tr '\n' ';')"
 kids=$(pidof forkhold | wc -w)
 check "hundreds of children alive for the audit ($kids)" test "$kids" -ge 100
-# Audit every task of every process (threads too) outside the kernel.
-badm="" badu="" n=0
-for t in /proc/[0-9]*/task/[0-9]*; do
-	p=${t##*/}
-	[ -r $t/stat ] || continue
-	# kernel threads have no memory map; their masks are the kernel's
-	[ -s /proc/$p/maps ] 2>/dev/null || [ -s $t/maps ] || continue
-	n=$((n + 1))
-	m=$(mask_of $p)
-	[ -z "$m" ] || [ "$m" = "$all" ] || badm="$badm $p:$(cat $t/comm):$m"
-	if [ $haveu = 1 ]; then
-		lo=$(ucl $p uclamp.min) hi=$(ucl $p uclamp.max)
-		[ "${lo:-0}" = 0 ] && [ "${hi:-1024}" = 1024 ] || badu="$badu $p:$(cat $t/comm):$lo/$hi"
-	fi
-done
+# Audit every task of every process (threads too) outside the kernel;
+# a planted mask shows that the audit can see one.
+taskset 1 sleep 60 & planted=$!
+sleep 0.2
+user_tasks_audit $all > /tmp/audit
+kill $planted; wait $planted 2>/dev/null
+check "the audit finds a planted mask" grep -q "^mask $planted:" /tmp/audit
+sed -i "/^mask $planted:/d" /tmp/audit
+n=$(sed -n 's/^n //p' /tmp/audit)
+badm=$(sed -n 's/^mask //p' /tmp/audit | tr '\n' ' ')
+badu=$(sed -n 's/^clamp //p' /tmp/audit | tr '\n' ' ')
 diag "audited $n user tasks"
-check "no task keeps a mask sbridge set:${badm:- none}" test -z "$badm"
+check "the audit saw the children ($n tasks)" test "$n" -ge "$kids"
+check "no task keeps a mask sbridge set: ${badm:-none}" test -z "$badm"
 if [ $haveu = 1 ]; then
-	check "no task keeps a clamp sbridge set:${badu:- none}" test -z "$badu"
+	check "no task keeps a clamp sbridge set: ${badu:-none}" test -z "$badu"
 	check "SCHED_RESET_ON_FORK kept by the clamped parents ($(cat /tmp/fh1 /tmp/fh2 | grep -o 'rof=[0-9-]*' | tr '\n' ' '))" \
 		sh -c "grep -q 'rof=1' /tmp/fh1 && grep -q 'rof=1' /tmp/fh2"
 else

@@ -110,18 +110,11 @@ check "placement took its children on ($inh0 -> $(val placement_inherits) inheri
 # A child keeps the steered mask, got its own back, or (the big CPU being
 # taken) was kept on the littles: never anything else.
 litmask=$(printf '%x' $(( (1 << ncpu) - 1 - (1 << big) )))
-odd=""
-for c in $(pidof forkhold); do
-	cm=$(mask_of $c)
-	[ -z "$cm" ] || [ "$cm" = "$bigmask" ] || [ "$cm" = "$allmask" ] || [ "$cm" = "$litmask" ] || odd="$odd $c:$cm"
-done
+odd=$(masks_of $(pidof forkhold) | awk -v b=$bigmask -v a=$allmask -v l=$litmask \
+	'$2 != b && $2 != a && $2 != l { printf " %s:%s", $1, $2 }')
 check "every child's mask is steered or its own:${odd:- yes}" test -z "$odd"
 check "sbridge unloads" unload_sbridge
 check "unload restored the parent's own mask ($(mask_of $r))" test "$(mask_of $r)" = "$allmask"
-odd=""
-for c in $(pidof forkhold); do
-	cm=$(mask_of $c)
-	[ -z "$cm" ] || [ "$cm" = "$allmask" ] || odd="$odd $c:$cm"
-done
+odd=$(masks_of $(pidof forkhold) | awk -v a=$allmask '$2 != a { printf " %s:%s", $1, $2 }')
 check "unload restored every child's own mask ($(pidof forkhold | wc -w) tasks):${odd:- yes}" test -z "$odd"
 kill $(pidof forkhold) 2>/dev/null; wait $r 2>/dev/null || true
