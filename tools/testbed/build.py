@@ -5,6 +5,7 @@ the suite's build root; user programs are static and built once per arch
 with the host's compilers.
 """
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -32,7 +33,7 @@ def _kmake(k, mdir, log_lines, extra=()):
     # objtool (7.x) reads /proc/self/limits: give it a private /proc
     args = ["unshare", "--mount", "--fork", "sh", "-c",
             'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"', str(k.root),
-            "make", "-C", k.headers, f"M={mdir}", "W=1", *extra]
+            "make", f"-j{os.cpu_count() or 1}", "-C", k.headers, f"M={mdir}", "W=1", *extra]
     if k.arch == "arm64":
         args += ["ARCH=arm64", f"CROSS_COMPILE={k.cross}"]
     r = subprocess.run(args + ["modules"], text=True, capture_output=True)
