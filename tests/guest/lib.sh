@@ -69,6 +69,15 @@ task_gone() {
 	done
 	sleep 1.5
 }
+# nap SECONDS: sleep without forking (read timing out on a private fifo):
+# on busy, throttled vCPUs a fork costs more than the sleep itself.
+nap() {
+	[ -p /tmp/.sb-nap ] || mkfifo /tmp/.sb-nap
+	exec 9<>/tmp/.sb-nap
+	read -t "$1" _ <&9
+	exec 9<&-
+	return 0
+}
 # masks_of PID...: "PID MASK" for each live task, one read for all (a
 # taskset per task costs seconds when hundreds are audited under TCG).
 masks_of() {
