@@ -34,6 +34,7 @@ void sbridge_source_exit(void);
 
 /* ---- api.c ---- */
 void sbridge_consumers_notify(bool cpu_mask_changed);
+void sbridge_consumers_module_going(struct module *mod);
 void sbridge_api_exit(void);
 
 /* ---- topology.c ---- */
@@ -113,7 +114,8 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @comm: task name (at fork, exec, or the last rename): rule input and
  *	workload key of the matrix
  * @exe_hash: jhash of the executable path at the last exec, 0 if unknown
- * @uid: real uid at the last exec/fork
+ * @uid: real uid at the last exec/fork (with SBRIDGE_TF_PRIVATE: who may
+ *	see the entry without CAP_PERFMON)
  * @pid: pid, for reporting
  * @class: enum sbridge_task_class in force (rule or AUTO)
  * @pref: enum sbridge_pref from a rule
@@ -227,6 +229,8 @@ struct sbridge_task {
 
 #define SBRIDGE_TF_FROM_MATRIX	BIT(0)	/* seeded from the matrix */
 #define SBRIDGE_TF_LEARNED	BIT(1)	/* has at least one model sample */
+/* runs a set-id program: only CAP_PERFMON sees its data (as perf) */
+#define SBRIDGE_TF_PRIVATE	BIT(2)
 /* Sampled on core type @ty since exec (bits 4..7; 4 types at most). */
 #define SBRIDGE_TF_SAMPLED(ty)	BIT(4 + (ty))
 #define SBRIDGE_TF_SAMPLED_ALL	(0xf0)

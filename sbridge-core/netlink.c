@@ -273,7 +273,7 @@ out:
  * @skb: dump buffer
  * @cb: dump state
  * @uid: requester's uid
- * @privileged: requester may see every task's counter data
+ * @privileged: requester may see every task (CAP_PERFMON or CAP_SYS_ADMIN)
  */
 struct sbridge_task_dump {
 	struct sk_buff *skb;
@@ -292,6 +292,14 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	struct nlattr *f;
 	void *hdr;
 
+	/*
+	 * Without CAP_PERFMON a user sees only his own tasks, and not those
+	 * running a set-id program (perf's rule; /proc's hidepid is not
+	 * bypassed either).
+	 */
+	if (!d->privileged &&
+	    (t->uid != d->uid || (READ_ONCE(t->flags) & SBRIDGE_TF_PRIVATE)))
+		return 0;
 	hdr = sbridge_nl_dump_hdr(skb, d->cb, SBRIDGE_CMD_GET_TASKS);
 	if (!hdr)
 		return -EMSGSIZE;
@@ -309,29 +317,26 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    (sbridge_rules_task_rule(t, rule, sizeof(rule)) &&
 	     nla_put_string(skb, SBRIDGE_A_TASK_RULE, rule)))
 		goto cancel;
-	/* Counter-derived data follows perf's rule for other users' tasks. */
-	if (d->privileged || t->uid == d->uid) {
-		speedup = sbridge_task_speedup(t, &pred, &meas);
-		if (nla_put_u32(skb, SBRIDGE_A_TASK_PHASE, t->ph.cur) ||
-		    nla_put_u32(skb, SBRIDGE_A_TASK_CPIB_SHARE,
-				sbridge_task_share(t)) ||
-		    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_PRED, pred) ||
-		    (meas && nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_MEAS, meas)) ||
-		    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP, speedup))
+	speedup = sbridge_task_speedup(t, &pred, &meas);
+	if (nla_put_u32(skb, SBRIDGE_A_TASK_PHASE, t->ph.cur) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_CPIB_SHARE,
+			sbridge_task_share(t)) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_PRED, pred) ||
+	    (meas && nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_MEAS, meas)) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP, speedup))
+		goto cancel;
+	if ((t->flags & SBRIDGE_TF_SAMPLED(type)) &&
+	    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, t->cpi[type]) ||
+	     nla_put_u32(skb, SBRIDGE_A_TASK_CPI_STALL, t->cpi_stall[type])))
+		goto cancel;
+	f = nla_nest_start(skb, SBRIDGE_A_TASK_FACTORS);
+	if (!f)
+		goto cancel;
+	for (type = 0; type < sbridge_topo.ntypes; type++)
+		if (nla_put_u32(skb, SBRIDGE_A_FACTOR,
+				sbridge_task_factor_on(t, type)))
 			goto cancel;
-		if ((t->flags & SBRIDGE_TF_SAMPLED(type)) &&
-		    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, t->cpi[type]) ||
-		     nla_put_u32(skb, SBRIDGE_A_TASK_CPI_STALL, t->cpi_stall[type])))
-			goto cancel;
-		f = nla_nest_start(skb, SBRIDGE_A_TASK_FACTORS);
-		if (!f)
-			goto cancel;
-		for (type = 0; type < sbridge_topo.ntypes; type++)
-			if (nla_put_u32(skb, SBRIDGE_A_FACTOR,
-					sbridge_task_factor_on(t, type)))
-				goto cancel;
-		nla_nest_end(skb, f);
-	}
+	nla_nest_end(skb, f);
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:

@@ -84,6 +84,24 @@ static void sbridge_task_reset_rules(struct sbridge_task *t)
 	memset(t->rule_factor, 0, sizeof(t->rule_factor));
 }
 
+/*
+ * Would perf refuse @p's owner its counters? For a set-id program (real
+ * and effective ids differ), yes. perf also refuses a non-dumpable task;
+ * kernels from 7.x no longer export that state to modules, so a program
+ * that made itself non-dumpable stays visible to its owner.
+ */
+static bool sbridge_task_private(struct task_struct *p)
+{
+	const struct cred *c;
+	bool priv;
+
+	rcu_read_lock();
+	c = __task_cred(p);
+	priv = !uid_eq(c->uid, c->euid) || !gid_eq(c->gid, c->egid);
+	rcu_read_unlock();
+	return priv;
+}
+
 static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
 {
 	struct sbridge_task *t;
@@ -103,6 +121,8 @@ static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
 	raw_spin_lock_init(&t->rule_lock);
 	sbridge_task_reset_model(t);
 	sbridge_task_reset_rules(t);
+	if (sbridge_task_private(p))
+		t->flags |= SBRIDGE_TF_PRIVATE;
 	return t;
 }
 
@@ -234,8 +254,12 @@ void sbridge_task_exec(struct task_struct *p, const char *exe)
 		sbridge_matrix_learn_locked(t);
 	t->exe_hash = hash;
 	sbridge_task_reset_model(t);
-	sbridge_matrix_unlock(flags);
 	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
+	if (sbridge_task_private(p))
+		t->flags |= SBRIDGE_TF_PRIVATE;
+	else
+		t->flags &= ~SBRIDGE_TF_PRIVATE;
+	sbridge_matrix_unlock(flags);
 	/* New comm, rules matched again (exe anew, cgroup part kept). */
 	sbridge_rules_exec(t, p, exe);
 	sbridge_matrix_seed(t);

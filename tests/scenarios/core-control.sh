@@ -8,7 +8,7 @@
 . /sbridge/lib.sh
 
 S=/sys/kernel/sbridge
-plan 50
+plan 52
 
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 
@@ -37,11 +37,20 @@ done
 state > /tmp/s1
 check "refused requests changed nothing" cmp /tmp/s0 /tmp/s1
 
-# Other users' per-task counter data is withheld (share printed as 9999).
+# Without CAP_PERFMON a user sees his own tasks only, and not one running
+# a set-id program (perf's rule): a setuid-root copy of spin, started by
+# the user, is his by real uid but not his to inspect.
+asuser 1000 spin 20 >/dev/null & mine=$!
+cp "$(command -v spin)" /suspin && chmod 4755 /suspin
+asuser 1000 /suspin 20 >/dev/null & suid=$!
+sleep 1
 as_user nltest tasks > /tmp/ut
 nltest tasks > /tmp/rt
-check "user sees no counter data of root's tasks" grep -q '^[0-9]* [^ ]* 0 0 9999 ' /tmp/ut
-check "root sees counter data of every task" sh -c '! grep -q " 9999 " /tmp/rt'
+check "user sees none of root's tasks" sh -c '! grep -q "^[0-9]* [^ ]* 0 " /tmp/ut'
+check "user sees his own task with its counter data" sh -c "grep '^$mine spin 1000 ' /tmp/ut | grep -qv ' 9999 '"
+check "user does not see his setuid-root program" sh -c "! grep -q '^$suid ' /tmp/ut"
+check "root sees every task with counter data" sh -c "grep -q '^$suid ' /tmp/rt && ! grep -q ' 9999 ' /tmp/rt"
+kill $mine $suid; wait $mine $suid 2>/dev/null
 
 # --- malformed (as root) -----------------------------------------------
 for kind in factor-range factor-low factor-short mask-empty mask-nocpu \
