@@ -32,27 +32,44 @@ u32 sbridge_api_version(void)
 }
 EXPORT_SYMBOL_GPL(sbridge_api_version);
 
+static bool sbridge_consumer_listed(const struct sbridge_consumer *c)
+{
+	const struct sbridge_consumer *i;
+
+	lockdep_assert_held(&sbridge_consumer_lock);
+	list_for_each_entry(i, &sbridge_consumers, node)
+		if (i == c)
+			return true;
+	return false;
+}
+
 /**
  * sbridge_register_consumer() - be told when factors change
  * @c: consumer with @c->factors_changed set; @c->node is the core's
  *
  * Context: process context, may sleep.
- * Return: 0 or -EINVAL.
+ * Return: 0, -EINVAL (no callback) or -EBUSY (already registered).
  */
 int sbridge_register_consumer(struct sbridge_consumer *c)
 {
+	int ret = 0;
+
 	if (!c || !c->factors_changed)
 		return -EINVAL;
 	mutex_lock(&sbridge_consumer_lock);
-	list_add_tail(&c->node, &sbridge_consumers);
+	/* a second add would corrupt the list */
+	if (sbridge_consumer_listed(c))
+		ret = -EBUSY;
+	else
+		list_add_tail(&c->node, &sbridge_consumers);
 	mutex_unlock(&sbridge_consumer_lock);
-	return 0;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sbridge_register_consumer);
 
 /**
  * sbridge_unregister_consumer() - stop notifications to @c
- * @c: a registered consumer
+ * @c: a registered consumer (an unknown one is only logged)
  *
  * On return @c's callback is not running and will not be called again.
  *
@@ -63,7 +80,35 @@ void sbridge_unregister_consumer(struct sbridge_consumer *c)
 	if (!c)
 		return;
 	mutex_lock(&sbridge_consumer_lock);
-	list_del_init(&c->node);
+	if (sbridge_consumer_listed(c))
+		list_del_init(&c->node);
+	else
+		pr_warn("unregister of a consumer that is not registered (%ps)\n",
+			c->factors_changed);
+	mutex_unlock(&sbridge_consumer_lock);
+}
+
+/**
+ * sbridge_consumers_module_going() - drop the consumers of a leaving module
+ * @mod: module in MODULE_STATE_GOING (its exit has run, memory not freed)
+ *
+ * A consumer module that forgot to unregister would leave the core
+ * calling freed code.
+ *
+ * Context: process context (module notifier).
+ */
+void sbridge_consumers_module_going(struct module *mod)
+{
+	struct sbridge_consumer *c, *n;
+
+	mutex_lock(&sbridge_consumer_lock);
+	list_for_each_entry_safe(c, n, &sbridge_consumers, node) {
+		if (c->owner != mod)
+			continue;
+		pr_err("consumer of module %s left without unregistering; dropped\n",
+		       mod->name);
+		list_del_init(&c->node);
+	}
 	mutex_unlock(&sbridge_consumer_lock);
 }
 EXPORT_SYMBOL_GPL(sbridge_unregister_consumer);

@@ -165,7 +165,7 @@ u32 sbridge_source_effective_khz(unsigned int cpu)
  * A source module that forgets to unregister (or whose init fails after
  * registering) would leave the core calling freed code. The module
  * notifier runs after the source's exit function and before its memory
- * is freed, so the core drops such a source here.
+ * is freed, so the core drops such a source here, and likewise consumers.
  */
 static int sbridge_source_module_cb(struct notifier_block *nb,
 				    unsigned long state, void *data)
@@ -183,6 +183,7 @@ static int sbridge_source_module_cb(struct notifier_block *nb,
 		       cur->name, mod->name);
 		sbridge_unregister_source(cur);
 	}
+	sbridge_consumers_module_going(mod);
 	return NOTIFY_DONE;
 }
 

@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <uapi/linux/sbridge.h>
 
-#define SBRIDGE_API_VERSION	1
+#define SBRIDGE_API_VERSION	2
 
 struct task_struct;
 struct module;
@@ -75,10 +75,15 @@ struct sbridge_source_ops {
  * @factors_changed: called from process context (a workqueue) after the
  *	CPU factors or a workload's learned factors changed; @cpu_mask_changed
  *	is true if CPU factors moved. May sleep.
+ * @owner: THIS_MODULE: a consumer whose module goes away still registered
+ *	is dropped (with an error in the log) before its memory is freed
  * @node: owned by the core, do not touch
+ *
+ * Version 2 added @owner; registering twice is -EBUSY.
  */
 struct sbridge_consumer {
 	void (*factors_changed)(struct sbridge_consumer *c, bool cpu_mask_changed);
+	struct module *owner;
 	struct list_head node;
 };
 

@@ -10,7 +10,7 @@
 # tests/modules/apitest is a consumer module: "report" shows what
 # sbridge_task_factor/_scaled_load/sbridge_cpu_freq_hint return for "pid".
 A=/sys/module/sbridge_apitest/parameters
-plan 12
+plan 18
 
 core_with "consumer module loads and registers" sbridge_apitest
 
@@ -46,5 +46,15 @@ while [ $i -lt 20 ] && [ "$(cat $A/notified_cpu)" = "$c0" ]; do sleep 0.2; i=$((
 check "set cpu-factor notifies with cpu_mask_changed ($c0 -> $(cat $A/notified_cpu))" \
 	test "$(cat $A/notified_cpu)" -gt "$c0" -a "$(cat $A/notified)" -gt "$n0"
 sbridgectl set cpu-factor 0 clear >/dev/null
+check "registering a consumer twice is refused (rc $(cat $A/dup_rc))" test "$(cat $A/dup_rc)" = -16
+check "unregistering an unknown consumer is only logged" sh -c "dmesg | grep -q 'unregister of a consumer that is not registered'"
 check "consumer unloads" rmmod sbridge_apitest
+# A consumer module that leaves still registered is dropped, not called.
+check "a consumer that will not unregister loads" insmod $MODDIR/sbridge_apitest.ko leak=1
+check "and unloads" rmmod sbridge_apitest
+check "the core dropped it" sh -c "dmesg | grep -q 'consumer of module sbridge_apitest left without unregistering; dropped'"
+sbridgectl set cpu-factor 0 1.25 >/dev/null
+sleep 0.5
+sbridgectl set cpu-factor 0 clear >/dev/null
+check "later notifications reach no freed consumer" sh -c "! dmesg | grep -q -e 'Unable to handle' -e 'BUG:' -e 'Oops'"
 check "sbridge_core unloads" rmmod sbridge_core

@@ -34,7 +34,17 @@ static void sbridge_apitest_changed(struct sbridge_consumer *c, bool cpu)
 
 static struct sbridge_consumer sbridge_apitest_consumer = {
 	.factors_changed = sbridge_apitest_changed,
+	.owner = THIS_MODULE,
 };
+
+/* the API's misuse answers: a second register, an unknown unregister */
+static int dup_rc;
+module_param(dup_rc, int, 0444);
+MODULE_PARM_DESC(dup_rc, "what registering the same consumer twice returned");
+
+static bool leak;
+module_param(leak, bool, 0444);
+MODULE_PARM_DESC(leak, "exit without unregistering (the core must drop it)");
 
 /* "cpu N factor F scaled S khz K" per possible CPU, F and S for load 1024 */
 static int sbridge_apitest_report(char *buf, const struct kernel_param *kp)
@@ -65,14 +75,25 @@ MODULE_PARM_DESC(report, "API answers for the task in pid");
 
 static int __init sbridge_apitest_init(void)
 {
+	static struct sbridge_consumer stranger = {
+		.factors_changed = sbridge_apitest_changed,
+	};
+	int ret;
+
 	if (sbridge_api_version() != SBRIDGE_API_VERSION)
 		return -EINVAL;
-	return sbridge_register_consumer(&sbridge_apitest_consumer);
+	ret = sbridge_register_consumer(&sbridge_apitest_consumer);
+	if (ret)
+		return ret;
+	dup_rc = sbridge_register_consumer(&sbridge_apitest_consumer);
+	sbridge_unregister_consumer(&stranger);
+	return 0;
 }
 
 static void __exit sbridge_apitest_exit(void)
 {
-	sbridge_unregister_consumer(&sbridge_apitest_consumer);
+	if (!leak)
+		sbridge_unregister_consumer(&sbridge_apitest_consumer);
 }
 
 module_init(sbridge_apitest_init);
