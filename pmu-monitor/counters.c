@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/overflow.h>
 #include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/cpuhotplug.h>
@@ -515,7 +516,7 @@ int sbridge_pmu_format_counts(char *buf, size_t len)
 
 /* ---- context-switch read path (IRQs off, local CPU) ----------------------- */
 
-/* @delta * @en / @run without overflow for any realistic delta. */
+/* @delta * @en / @run, saturated at U64_MAX. */
 static u64 sbridge_pmu_scale(u64 delta, u64 en, u64 run)
 {
 	u64 q, r;
@@ -529,7 +530,11 @@ static u64 sbridge_pmu_scale(u64 delta, u64 en, u64 run)
 	if (!run)
 		return delta;
 	q = div64_u64_rem(delta, run, &r);
-	return q * en + div64_u64(r * en, run);
+	/* r < run <= en < 2^32: only q * en can overflow; saturate */
+	if (check_mul_overflow(q, en, &q) ||
+	    check_add_overflow(q, div64_u64(r * en, run), &q))
+		return U64_MAX;
+	return q;
 }
 
 /**

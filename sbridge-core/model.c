@@ -5,10 +5,13 @@
  */
 #ifdef __KERNEL__
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/overflow.h>
 #include <linux/math64.h>
 #define SB_DIV64(a, b)	div64_u64((a), (b))
 #else
 #define SB_DIV64(a, b)	((a) / (b))
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define U64_MAX		(~0ULL)
 #endif
 #include "model.h"
 
@@ -85,9 +88,11 @@ int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
 
 	if (!w->instr || !w->cycles)
 		return -1;
-	if (w->misses)
-		stall = w->misses * (u64)penalty_cycles;
-	else
+	if (w->misses) {
+		/* a source's latency is not bounded: saturate, then clamp */
+		if (check_mul_overflow(w->misses, (u64)penalty_cycles, &stall))
+			stall = U64_MAX;
+	} else
 		stall = w->stall;
 	if (stall > w->cycles)
 		stall = w->cycles;
