@@ -172,13 +172,20 @@ static int sbridge_source_module_cb(struct notifier_block *nb,
 {
 	struct module *mod = data;
 	const struct sbridge_source_ops *cur;
+	bool mine;
 
 	if (state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
+	/*
+	 * Another module's source may be unregistered and freed at once:
+	 * look at it only under RCU. Ours lives in @mod, whose memory stays
+	 * until this notifier returns.
+	 */
 	rcu_read_lock();
 	cur = rcu_dereference(sbridge_source);
+	mine = cur && cur->owner == mod;
 	rcu_read_unlock();
-	if (cur && cur->owner == mod) {
+	if (mine) {
 		pr_err("source %s: module %s left without unregistering; dropped\n",
 		       cur->name, mod->name);
 		sbridge_unregister_source(cur);
