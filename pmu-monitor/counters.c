@@ -483,6 +483,9 @@ int sbridge_pmu_format_events(char *buf, size_t len)
 	return n;
 }
 
+/* Longest "counts" line: cpu, reads and every kind with a u64. */
+#define SBRIDGE_PMU_LINE	(32 + SBRIDGE_PMU_NR_KINDS * 40)
+
 /**
  * sbridge_pmu_format_counts() - what read_delta() handed out, per CPU
  * @buf: output
@@ -496,13 +499,18 @@ int sbridge_pmu_format_events(char *buf, size_t len)
  */
 int sbridge_pmu_format_counts(char *buf, size_t len)
 {
-	unsigned int cpu;
+	unsigned int cpu, more = 0;
 	int n = 0, i;
 
 	buf[0] = '\0';
 	for_each_online_cpu(cpu) {
 		const struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
 
+		/* whole lines only; past the buffer, count what is left out */
+		if (n + 2 * SBRIDGE_PMU_LINE > len) {
+			more++;
+			continue;
+		}
 		n += scnprintf(buf + n, len - n, "cpu%u reads %llu", cpu,
 			       READ_ONCE(pc->reads));
 		for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
@@ -511,6 +519,8 @@ int sbridge_pmu_format_counts(char *buf, size_t len)
 				       READ_ONCE(pc->total[i]));
 		n += scnprintf(buf + n, len - n, "\n");
 	}
+	if (more)
+		n += scnprintf(buf + n, len - n, "# %u more CPUs not shown\n", more);
 	return n;
 }
 

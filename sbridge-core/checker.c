@@ -53,6 +53,8 @@
 #include "actuators.h"
 
 #define SBRIDGE_REPORTS		64
+/* reports that fit in the sysfs page (lines under 112 bytes) */
+#define SBRIDGE_REPORTS_SHOWN	32
 #define SBRIDGE_YIELD_BATCH	8
 
 /**
@@ -432,6 +434,12 @@ static ssize_t reports_show(struct kobject *k, struct kobj_attribute *a,
 	end = sbc.nreports;
 	spin_unlock_bh(&sbc.lock);
 	seq = end > SBRIDGE_REPORTS ? end - SBRIDGE_REPORTS : 0;
+	/* the newest that fit in a page, and how many are left out */
+	if (end - seq > SBRIDGE_REPORTS_SHOWN) {
+		n += sysfs_emit_at(buf, n, "# %llu older reports not shown\n",
+				   (u64)(end - seq - SBRIDGE_REPORTS_SHOWN));
+		seq = end - SBRIDGE_REPORTS_SHOWN;
+	}
 	for (; seq < end; seq++) {
 		spin_lock_bh(&sbc.lock);
 		r = sbc.reports[seq % SBRIDGE_REPORTS];

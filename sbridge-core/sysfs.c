@@ -106,14 +106,21 @@ static ssize_t types_show(struct kobject *k, struct kobj_attribute *a,
 }
 SB_ATTR_RO(types);
 
-/* One line per possible CPU. */
+/* Room kept for one more line, so none is cut in the middle. */
+#define SBRIDGE_SYSFS_LINE	256
+
+/* One line per possible CPU; past a page, a count of the CPUs left out. */
 static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
-	int cpu, n = 0;
+	int cpu, n = 0, more = 0;
 
 	for_each_possible_cpu(cpu) {
 		const struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
 
+		if (n > PAGE_SIZE - 2 * SBRIDGE_SYSFS_LINE) {
+			more++;
+			continue;
+		}
 		n += sysfs_emit_at(buf, n,
 				   "%d type=%u cluster=%u capacity=%u factor=%u override=%u max_khz=%u model=%s cache_kb=%u/%u/%u\n",
 				   cpu, c->type, c->cluster, c->orig_capacity,
@@ -121,6 +128,10 @@ static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 				   c->max_khz, c->model, c->cache_kb[0], c->cache_kb[1],
 				   c->cache_kb[2]);
 	}
+	if (more)
+		n += sysfs_emit_at(buf, n,
+				   "# %d more CPUs not shown: sbridgectl get CPU\n",
+				   more);
 	return n;
 }
 SB_ATTR_RO(cpus);
