@@ -102,15 +102,11 @@ static bool sbridge_task_private(struct task_struct *p)
 	return priv;
 }
 
-static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
+/* Fills a fresh entry @t (from the cache, counted) for @p. */
+static struct sbridge_task *sbridge_task_setup(struct sbridge_task *t,
+					       struct task_struct *p)
 {
-	struct sbridge_task *t;
-
-	t = kmem_cache_zalloc(sbridge_task_cache, gfp | __GFP_NOWARN);
-	if (!t) {
-		atomic64_inc(&sbridge_stats.alloc_fail);
-		return NULL;
-	}
+	memset(t, 0, sizeof(*t));
 	atomic64_inc(&sbridge_stats.allocs);
 	t->task = p;
 	t->pid = task_pid_nr(p);
@@ -124,6 +120,18 @@ static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
 	if (sbridge_task_private(p))
 		t->flags |= SBRIDGE_TF_PRIVATE;
 	return t;
+}
+
+static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
+{
+	struct sbridge_task *t;
+
+	t = kmem_cache_alloc(sbridge_task_cache, gfp | __GFP_NOWARN);
+	if (!t) {
+		atomic64_inc(&sbridge_stats.alloc_fail);
+		return NULL;
+	}
+	return sbridge_task_setup(t, p);
 }
 
 static void sbridge_task_free_now(struct sbridge_task *t)
@@ -706,35 +714,61 @@ int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
 	return ret;
 }
 
+/* Entries allocated (sleeping) ahead of each pass of the adoption walk. */
+#define SBRIDGE_ADOPT_BATCH	64
+
 /**
  * sbridge_tasks_adopt() - track the tasks that existed before load
  *
  * Must run after the fork and free hooks are registered: a task seen in
  * the task list inside this RCU section cannot reach its free hook before
  * the section ends, so no adopted entry can be missed by the free hook.
+ * Entries come from batches allocated with GFP_KERNEL outside the RCU
+ * section (no drain of the atomic reserves, no long non-preemptible
+ * stretch on hosts with many threads); when a batch runs out, the walk
+ * ends its section and starts again, skipping tasks already tracked.
  *
- * Context: process context.
+ * Context: process context, sleeps.
  * Return: number of tasks adopted.
  */
 int sbridge_tasks_adopt(void)
 {
+	void *pool[SBRIDGE_ADOPT_BATCH];
 	struct task_struct *g, *p;
 	struct sbridge_task *t;
-	int n = 0;
+	int n = 0, have, used;
+	bool again;
 
-	rcu_read_lock();
-	for_each_process_thread(g, p) {
-		if (sbridge_task_lookup(p))
-			continue;
-		t = sbridge_task_alloc(p, GFP_ATOMIC);
-		if (!t)
-			continue;
-		sbridge_rules_apply(t, NULL);
-		sbridge_matrix_seed(t);
-		if (sbridge_task_insert(t))
-			n++;
-	}
-	rcu_read_unlock();
+	do {
+		have = kmem_cache_alloc_bulk(sbridge_task_cache, GFP_KERNEL,
+					     SBRIDGE_ADOPT_BATCH, pool);
+		if (!have) {
+			atomic64_inc(&sbridge_stats.alloc_fail);
+			break;
+		}
+		used = 0;
+		again = false;
+		rcu_read_lock();
+		for_each_process_thread(g, p) {
+			if (sbridge_task_lookup(p))
+				continue;
+			if (used == have) {
+				again = true;
+				goto out;
+			}
+			t = sbridge_task_setup(pool[used++], p);
+			sbridge_rules_apply(t, NULL);
+			sbridge_matrix_seed(t);
+			if (sbridge_task_insert(t))
+				n++;
+		}
+out:
+		rcu_read_unlock();
+		if (used < have)
+			kmem_cache_free_bulk(sbridge_task_cache, have - used,
+					     pool + used);
+		cond_resched();
+	} while (again);
 	return n;
 }
 

@@ -8,12 +8,22 @@
 . /sbridge/lib.sh
 
 S=/sys/kernel/sbridge
-plan 10
+plan 11
 
 rd() { cat $S/$1; }
 
+# Hundreds of tasks alive at load: adoption takes them in batches (64
+# entries allocated ahead of each pass), every one of them.
+i=0
+while [ $i -lt 300 ]; do sleep 120 & i=$((i + 1)); done
+live=$(cut -d' ' -f4 /proc/loadavg | cut -d/ -f2)
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
-check "live tasks adopted at load" test "$(rd tasks)" -gt 5
+adopted=$(dmesg | sed -n 's/.*hooks attached, \([0-9]*\) live tasks adopted.*/\1/p' | tail -n 1)
+check "hundreds of live tasks adopted at load ($adopted; $live threads before)" test "${adopted:-0}" -ge 300
+n=$(sbridgectl tasks | awk '$3 == "sleep"' | wc -l)
+check "every sleeper among them ($n of 300)" test "$n" -ge 300
+kill $(pidof sleep) 2>/dev/null
+wait 2>/dev/null
 bytes=$(rd task_entry_bytes)
 diag "per-task entry: $bytes bytes"
 check "per-task entry <= 256 bytes" test "$bytes" -le 256
