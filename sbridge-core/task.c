@@ -238,7 +238,7 @@ void sbridge_task_fork(struct task_struct *child)
  * The fold, re-key and model reset happen under the matrix lock, so a
  * periodic fold (sbridge_matrix_refresh()) sees the entry either before
  * or after the exec, never in between; with IRQs off, the tick probe
- * cannot sample into the half-reset model either.
+ * cannot sample into the half-reset model either, nor into the seeding.
  *
  * Context: tracepoint in @p's context, preemption off.
  */
@@ -270,7 +270,10 @@ void sbridge_task_exec(struct task_struct *p, const char *exe)
 	sbridge_matrix_unlock(flags);
 	/* New comm, rules matched again (exe anew, cgroup part kept). */
 	sbridge_rules_exec(t, p, exe);
+	/* the seed writes the model the tick probe writes: IRQs off */
+	local_irq_save(flags);
 	sbridge_matrix_seed(t);
+	local_irq_restore(flags);
 out:
 	rcu_read_unlock();
 }
