@@ -299,6 +299,16 @@ static int __init sbridge_init(void)
 {
 	int ret;
 
+	/*
+	 * The matrix and placement locks are spinlock_t, taken in
+	 * tracepoint probes with preemption off; on PREEMPT_RT they sleep.
+	 * Until they are raw (and the probes' GFP_NOWAIT allocations are
+	 * preallocated), refuse rather than splat.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pr_err("PREEMPT_RT kernels are not supported: the probes take locks that sleep there\n");
+		return -EOPNOTSUPP;
+	}
 	if (sbridge_act_params.down_util > sbridge_act_params.up_util) {
 		pr_err("act_down_util %u is above act_up_util %u\n",
 		       sbridge_act_params.down_util, sbridge_act_params.up_util);
