@@ -8,7 +8,7 @@
 . /sbridge/lib.sh
 
 S=/sys/kernel/sbridge
-plan 52
+plan 54
 
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 
@@ -53,6 +53,11 @@ check "root sees every task with counter data" sh -c "grep -q '^$suid ' /tmp/rt 
 kill $mine $suid; wait $mine $suid 2>/dev/null
 
 # --- malformed (as root) -----------------------------------------------
+# The steer threshold below the release one would steer and release every
+# period: refused, both left as they were.
+u0=$(cat /sys/module/sbridge_core/parameters/act_up_util)
+check_fail "act.up_util below act.down_util refused" sbridgectl set param act.up_util 100
+check "and act.up_util unchanged ($u0)" test "$(cat /sys/module/sbridge_core/parameters/act_up_util)" = "$u0"
 for kind in factor-range factor-low factor-short mask-empty mask-nocpu \
 	    mask-missing unknown-attr attr-beyond-max rule-match \
 	    rule-comm-long rule-exe-relative rule-class rule-second-bad \
