@@ -5,8 +5,8 @@
  *
  * Every actuator period it takes the hot runnable tracked tasks (busy for
  * at least act.up_util of their CPU, and run for at least one period of
- * CPU time, so a just-forked task's inherited estimate does not count), each with its predicted (or
- * measured) big/little speedup s_i. With the load factors of eq. 3,
+ * CPU time, so a just-forked task's inherited estimate does not count),
+ * each with its predicted (or measured) big/little speedup s_i. With the load factors of eq. 3,
  * LF_ij = C x Cap(k/j) x CPI_B(i/m), the predicted speedup of task i is
  * 1 + LF_i,slow - LF_i,fast: the CPU factor Cap is what makes a
  * compute-bound task heavier on a little core, and with a factor of 1.0
@@ -277,10 +277,12 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 		}
 		cost = max(sbridge_side_load(fast_sum, d->nfast, base_fast_n + k),
 			   sbridge_side_load(slow_sum, d->nslow, base_n + m - k));
+		/* a split that idles CPUs the tasks could use is out */
+		if (sbridge_split_used(d, k, m, base_n, base_fast_n) != max_used)
+			cost = U64_MAX;
 		costs[k] = cost;
 		totals[k] = fast_sum + slow_sum;
-		if (sbridge_split_used(d, k, m, base_n, base_fast_n) == max_used)
-			best = min(best, cost);
+		best = min(best, cost);
 	}
 	/*
 	 * Of the splits that cost about the best, the one that needs the
@@ -288,15 +290,11 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 	 * from it runs slow is a loss), then the one nearest the current
 	 * split (hysteresis).
 	 */
+	for (k = 0; k <= m; k++)
+		if (costs[k] <= best + (best >> SBRIDGE_TIE_SHIFT))
+			best_total = min(best_total, totals[k]);
 	for (k = 0; k <= m; k++) {
-		if (sbridge_split_used(d, k, m, base_n, base_fast_n) != max_used ||
-		    costs[k] > best + (best >> SBRIDGE_TIE_SHIFT))
-			continue;
-		best_total = min(best_total, totals[k]);
-	}
-	for (k = 0; k <= m; k++) {
-		if (sbridge_split_used(d, k, m, base_n, base_fast_n) != max_used ||
-		    costs[k] > best + (best >> SBRIDGE_TIE_SHIFT) ||
+		if (costs[k] > best + (best >> SBRIDGE_TIE_SHIFT) ||
 		    totals[k] > best_total + (best_total >> SBRIDGE_TIE_SHIFT))
 			continue;
 		dist = k > prev_fast ? k - prev_fast : prev_fast - k;
