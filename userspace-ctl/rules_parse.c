@@ -294,6 +294,39 @@ int rp_tokenize(const char *line, size_t len, struct rp_line *out,
 	return 0;
 }
 
+size_t rp_utf8_len(const unsigned char *s, size_t len)
+{
+	unsigned char c = s[0];
+	size_t n, k;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 1;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 2;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 3;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n >= len)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
 /* Checks bytes before tokenizing: no NUL or control characters, valid
  * UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
 static int check_bytes(const unsigned char *s, size_t len, unsigned int *col,
@@ -303,8 +336,7 @@ static int check_bytes(const unsigned char *s, size_t len, unsigned int *col,
 
 	while (i < len) {
 		unsigned char c = s[i];
-		size_t n, k;
-		uint32_t cp;
+		size_t n;
 
 		if (c < 0x80) {
 			if (c == 0) {
@@ -319,36 +351,16 @@ static int check_bytes(const unsigned char *s, size_t len, unsigned int *col,
 			i++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			*why = "invalid UTF-8";
+		n = rp_utf8_len(s + i, len - i);
+		if (!n) {
+			/* A good lead byte with its sequence cut off by the end. */
+			size_t want = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+
+			*why = c >= 0xc2 && c <= 0xf4 && i + want >= len ?
+			       "invalid UTF-8 (truncated sequence)" : "invalid UTF-8";
 			goto bad;
 		}
-		if (i + n >= len) {
-			*why = "invalid UTF-8 (truncated sequence)";
-			goto bad;
-		}
-		for (k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80) {
-				*why = "invalid UTF-8";
-				goto bad;
-			}
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-			*why = "invalid UTF-8";
-			goto bad;
-		}
-		i += n + 1;
+		i += n;
 	}
 	return 0;
 bad:

@@ -63,6 +63,11 @@ int sb_parse_fp(const char *s, uint32_t *out, const char **why);
  * (enough to parse back to the same value). */
 void sb_format_fp(uint32_t v, char *buf, size_t len);
 
+/* Length (1-4) of the valid UTF-8 sequence at @s (@len bytes left), 0 if
+ * it is not one (overlong, surrogate, past U+10FFFF, cut off). An ASCII
+ * byte, control characters included, is 1. */
+size_t rp_utf8_len(const unsigned char *s, size_t len);
+
 /* Append @s to @buf, double-quoted and escaped if it needs it. */
 void rp_quote(char *buf, size_t len, const char *s);
 
