@@ -23,6 +23,7 @@ static const struct sb_cmd commands[] = {
 	{ "matrix", cmd_matrix, "matrix save|load FILE: the learned factors" },
 	{ "check", cmd_check, "work-conserving invariant reports" },
 	{ "events", cmd_events, "stream module events" },
+	{ "record", cmd_record, "record events, switches and samples to a file" },
 };
 
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))

@@ -11,7 +11,7 @@ _sbridgectl()
 		cword=$COMP_CWORD
 	}
 
-	local cmds="status get set config tasks top rules matrix check events help version"
+	local cmds="status get set config tasks top rules matrix check events record help version"
 	local cmd="" sub="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
@@ -24,9 +24,12 @@ _sbridgectl()
 	--sort) COMPREPLY=($(compgen -W "pid comm cpu cpi stall cpib runtime uid" -- "$cur")); return ;;
 	--class) COMPREPLY=($(compgen -W "auto compute memory" -- "$cur")); return ;;
 	--pid|--uid|--limit|--interval|--iterations|--count|--timeout|--comm) return ;;
+	-d|--duration|-r|--rate|-s|--max-size) [[ $cmd == record ]] && return ;;
+	-o|--output) [[ $cmd == record ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
 	esac
 	if [[ $cur == --*=* ]]; then
 		case ${cur%%=*} in
+		--output) COMPREPLY=($(compgen -P "--output=" -f -- "${cur#*=}")) ;;
 		--sort) COMPREPLY=($(compgen -P "--sort=" -W "pid comm cpu cpi stall cpib runtime uid" -- "${cur#*=}")) ;;
 		--class) COMPREPLY=($(compgen -P "--class=" -W "auto compute memory" -- "${cur#*=}")) ;;
 		esac
@@ -38,6 +41,7 @@ _sbridgectl()
 	tasks) opts+=" --sort= --reverse --pid= --comm= --uid= --class= --limit=" ;;
 	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
 	events) opts+=" --count= --timeout=" ;;
+	record) opts+=" --output= --duration= --rate= --max-size= --no-switches --force" ;;
 	rules|config) [[ $sub == check ]] && opts+=" --print" ;;
 	"") opts+=" --version" ;;
 	esac

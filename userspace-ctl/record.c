@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record: sbridge's trace events, context switches and a per-CPU sample
+ * to one text file (docs/record-format.md).
+ *
+ * The recorder works in a tracefs instance of its own so the global buffer
+ * and any other tracer are left alone; its clock is "mono", the clock of
+ * the samples. It wakes at the sample rate (at least every 100 ms), drains
+ * the instance's trace_pipe without blocking and takes a sample when one
+ * is due: no wakeup per event, so recording does not feed the switches it
+ * records. Every exit path after the instance exists removes it.
+ */
+#define _GNU_SOURCE	/* memmem */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "record_parse.h"
+#include "sbridgectl.h"
+
+static const char record_help[] =
+"usage: sbridgectl record [-o FILE] [-d SECONDS] [-r HZ] [-s MAX_BYTES]\n"
+"                         [--no-switches] [--force]\n"
+"\n"
+"Record sbridge's trace events, the scheduler's context switches and a\n"
+"per-CPU sample (runnable tasks, busy share, frequency) to FILE, in the\n"
+"format of docs/record-format.md, until SECONDS have passed, SIGINT or\n"
+"SIGTERM, or FILE reaches MAX_BYTES. Needs root (tracefs). Without the\n"
+"sbridge module, records switches and samples only.\n"
+"\n"
+"  -o, --output=FILE       where to write (default sbridge.rec, '-' for\n"
+"                          stdout); an existing FILE is kept unless --force\n"
+"  -d, --duration=SECONDS  stop after SECONDS (default: at a signal)\n"
+"  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
+"  -s, --max-size=BYTES    size limit, at least 4096, suffix K, M or G\n"
+"                          (default 16M); the end line fits within it\n"
+"  --no-switches           leave out sched_switch\n"
+"  -f, --force             overwrite FILE\n";
+
+#define REC_LINE_MAX	8192	/* a longer trace_pipe line is skipped */
+#define REC_END_RESERVE	192	/* room always kept for the end line */
+#define REC_MAX_TICK_NS	100000000ULL
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct rec {
+	FILE *out;
+	const char *path;		/* NULL for stdout */
+	unsigned long long size, max;
+	unsigned long long events, samples, switches, dropped, lost, bad;
+	int full;
+	char tracefs[64];
+	char inst[128];			/* our instance's directory, "" if none */
+	int mounted;			/* we mounted tracefs */
+	int pipe_fd;
+	/* samples */
+	unsigned int ncpu;		/* highest possible CPU + 1 */
+	struct cpuset possible;
+	unsigned long long *busy, *total;	/* previous /proc/stat, per CPU */
+	unsigned long long *cbusy, *ctotal;	/* the current one */
+	unsigned int *nr;
+	int *khz_fd;
+	int stat_fd;
+	char *stat_buf;
+	size_t stat_len;
+	/* trace_pipe line assembly */
+	char line[REC_LINE_MAX];
+	size_t line_len;
+	int line_skip;			/* inside an overlong line */
+	char obuf[3 * REC_LINE_MAX + 64];
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Writes @val to a tracefs or sysfs file; 0 or a negative errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0;
+	size_t n = strlen(val);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != (ssize_t)n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int inst_write(struct rec *r, const char *rel, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", r->inst, rel);
+	return write_file(path, val);
+}
+
+/* A small sysfs/proc file's first line as a number; @def if unreadable. */
+static unsigned long long read_ull(const char *path, unsigned long long def)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return def;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+		return def;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* Re-reads a sysfs/proc file kept open (seq_file regenerates at offset 0). */
+static ssize_t reread(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+static int find_tracefs(struct rec *r)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing" };
+	char p[96];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/instances", dirs[i]);
+		if (!access(p, F_OK)) {
+			snprintf(r->tracefs, sizeof(r->tracefs), "%s", dirs[i]);
+			return 0;
+		}
+	}
+	if (mount("tracefs", dirs[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+		sb_err("record: tracefs is not mounted and mounting it on %s failed: %s "
+		       "(a kernel without CONFIG_TRACING?)", dirs[0], strerror(errno));
+		return SB_EXIT_ERR;
+	}
+	r->mounted = 1;
+	snprintf(r->tracefs, sizeof(r->tracefs), "%s", dirs[0]);
+	return 0;
+}
+
+/* Disables what we enabled and removes the instance; quiet if none. */
+static int drop_instance(struct rec *r)
+{
+	int i, ret = 0;
+
+	if (r->pipe_fd >= 0)
+		close(r->pipe_fd);
+	r->pipe_fd = -1;
+	if (r->inst[0]) {
+		inst_write(r, "tracing_on", "0");
+		inst_write(r, "events/enable", "0");
+		/* a reader of the pipe may still hold it for a moment */
+		for (i = 0; i < 50 && rmdir(r->inst) && errno == EBUSY; i++)
+			poll(NULL, 0, 20);
+		if (!access(r->inst, F_OK)) {
+			sb_err("record: cannot remove the tracefs instance %s: %s",
+			       r->inst, strerror(errno));
+			ret = SB_EXIT_ERR;
+		}
+		r->inst[0] = '\0';
+	}
+	if (r->mounted)
+		umount(r->tracefs);
+	r->mounted = 0;
+	return ret;
+}
+
+static int make_instance(struct rec *r, int switches, int *sbridge_events)
+{
+	char p[256];
+	int ret;
+
+	snprintf(r->inst, sizeof(r->inst), "%s/instances/sbridge-record-%d",
+		 r->tracefs, (int)getpid());
+	if (mkdir(r->inst, 0700)) {
+		sb_err("record: cannot create the tracefs instance %s: %s", r->inst,
+		       strerror(errno));
+		r->inst[0] = '\0';
+		return errno == EACCES || errno == EPERM ? SB_EXIT_PERM : SB_EXIT_ERR;
+	}
+	/* nothing recorded until the header is out */
+	inst_write(r, "tracing_on", "0");
+	ret = inst_write(r, "trace_clock", "mono");
+	if (ret) {
+		sb_err("record: cannot set trace_clock=mono in %s: %s", r->inst,
+		       strerror(-ret));
+		return SB_EXIT_ERR;
+	}
+	/* the parser reads either header; without irq-info it is shorter */
+	inst_write(r, "options/irq-info", "0");
+	if (switches) {
+		ret = inst_write(r, "events/sched/sched_switch/enable", "1");
+		if (ret) {
+			sb_err("record: cannot enable sched/sched_switch: %s", strerror(-ret));
+			return SB_EXIT_ERR;
+		}
+	}
+	snprintf(p, sizeof(p), "%s/events/sbridge/enable", r->inst);
+	*sbridge_events = !access(p, F_OK);
+	if (*sbridge_events) {
+		ret = write_file(p, "1");
+		if (ret) {
+			sb_err("record: cannot enable the sbridge events: %s", strerror(-ret));
+			return SB_EXIT_ERR;
+		}
+	}
+	snprintf(p, sizeof(p), "%s/trace_pipe", r->inst);
+	r->pipe_fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->pipe_fd < 0) {
+		sb_err("record: cannot open %s: %s", p, strerror(errno));
+		return SB_EXIT_ERR;
+	}
+	return 0;
+}
+
+/* One record line: written if it fits the limit with the end line's room. */
+static void emit(struct rec *r, const char *s, size_t len)
+{
+	if (!r->full && r->size + len + 1 + REC_END_RESERVE > r->max)
+		r->full = 1;
+	if (r->full) {
+		r->dropped++;
+		return;
+	}
+	fwrite(s, 1, len, r->out);
+	fputc('\n', r->out);
+	r->size += len + 1;
+}
+
+static void trace_line(struct rec *r, const char *s, size_t len)
+{
+	int kind = rec_format(s, len, r->obuf, sizeof(r->obuf));
+
+	if (kind == REC_NONE)
+		return;
+	if (kind < 0) {
+		/* "CPU:1 [LOST 12 EVENTS]": the kernel's buffer overran */
+		const char *l = memmem(s, len, "[LOST ", 6);
+
+		if (l)
+			r->lost += strtoull(l + 6, NULL, 10);
+		else
+			r->bad++;
+		return;
+	}
+	if (r->full) {
+		r->dropped++;
+		return;
+	}
+	emit(r, r->obuf, strlen(r->obuf));
+	if (r->full)
+		return;
+	if (kind == REC_SWITCH)
+		r->switches++;
+	else
+		r->events++;
+}
+
+/* Reads what trace_pipe has (at most @budget bytes) into records. */
+static int drain(struct rec *r, size_t budget)
+{
+	char buf[16384];
+
+	while (budget) {
+		ssize_t n = read(r->pipe_fd, buf, sizeof(buf)), i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0) {
+			sb_err("record: reading trace_pipe: %s", strerror(errno));
+			return -1;
+		}
+		if (!n)
+			return 0;
+		budget = (size_t)n >= budget ? 0 : budget - (size_t)n;
+		for (i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				if (!r->line_skip)
+					trace_line(r, r->line, r->line_len);
+				else
+					r->bad++;
+				r->line_len = 0;
+				r->line_skip = 0;
+			} else if (r->line_len < sizeof(r->line)) {
+				r->line[r->line_len++] = buf[i];
+			} else {
+				r->line_skip = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* /proc/stat per CPU: busy (all but idle and iowait) and total jiffies. */
+static int read_stat(struct rec *r, unsigned long long *busy, unsigned long long *total,
+		     struct cpuset *seen)
+{
+	char *p;
+	ssize_t n;
+
+	for (;;) {
+		n = reread(r->stat_fd, r->stat_buf, r->stat_len);
+		if (n < 0)
+			return -1;
+		if ((size_t)n < r->stat_len - 1)
+			break;
+		p = realloc(r->stat_buf, r->stat_len * 2);
+		if (!p)
+			return -1;
+		r->stat_buf = p;
+		r->stat_len *= 2;
+	}
+	memset(seen, 0, sizeof(*seen));
+	for (p = r->stat_buf; (p = strstr(p, "\ncpu")); ) {
+		unsigned long long v[10] = { 0 }, t = 0;
+		unsigned int cpu, k;
+		char *e;
+
+		p += 4;
+		cpu = (unsigned int)strtoul(p, &e, 10);
+		if (e == p || *e != ' ' || cpu >= r->ncpu)
+			continue;
+		for (k = 0; k < 10; k++) {
+			v[k] = strtoull(e, &e, 10);
+			if (k < 8)	/* guest time is inside user time */
+				t += v[k];
+		}
+		busy[cpu] = t - v[3] - v[4];
+		total[cpu] = t;
+		seen->bits[cpu / 64] |= 1ULL << (cpu % 64);
+	}
+	return 0;
+}
+
+/*
+ * Tasks runnable per CPU: threads in state R by their last CPU (field 39
+ * of /proc/PID/task/TID/stat), the recorder left out. No per-CPU runqueue
+ * length is exported outside debugfs, whose dump walks every task under
+ * the runqueue locks: reading stat perturbs the board less.
+ */
+static void count_runnable(struct rec *r)
+{
+	DIR *d = opendir("/proc"), *t;
+	struct dirent *e, *f;
+	pid_t self = getpid();
+	char path[300], buf[1024];
+
+	memset(r->nr, 0, r->ncpu * sizeof(*r->nr));
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", e->d_name);
+		t = opendir(path);
+		if (!t)
+			continue;
+		while ((f = readdir(t))) {
+			const char *c;
+			ssize_t n;
+			int fd, k;
+
+			if (f->d_name[0] < '1' || f->d_name[0] > '9' ||
+			    atoi(f->d_name) == self)
+				continue;
+			snprintf(path, sizeof(path), "%s/stat", f->d_name);
+			fd = openat(dirfd(t), path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			buf[n] = '\0';
+			c = strrchr(buf, ')');
+			if (!c || c[1] != ' ' || c[2] != 'R')
+				continue;
+			/* field 3 (state) is word 0 after ')': 39 is word 36 */
+			for (c += 2, k = 0; *c && k < 36; c++)
+				if (*c == ' ')
+					k++;
+			if (k == 36 && *c >= '0' && *c <= '9') {
+				unsigned long cpu = strtoul(c, NULL, 10);
+
+				if (cpu < r->ncpu)
+					r->nr[cpu]++;
+			}
+		}
+		closedir(t);
+	}
+	closedir(d);
+}
+
+static void sample(struct rec *r)
+{
+	unsigned long long *busy = r->cbusy, *total = r->ctotal;
+	struct cpuset seen;
+	uint64_t ts;
+	unsigned int c;
+	char line[128], kbuf[32];
+
+	if (read_stat(r, busy, total, &seen))
+		return;
+	count_runnable(r);
+	ts = now_ns(CLOCK_MONOTONIC);
+	for (c = 0; c < r->ncpu; c++) {
+		unsigned long long db, dt, khz = 0;
+		int len;
+
+		if (!cpuset_has(&seen, c))
+			continue;
+		db = busy[c] - r->busy[c];
+		dt = total[c] - r->total[c];
+		if (total[c] < r->total[c] || busy[c] < r->busy[c])
+			db = dt = 0;	/* CPU went away and came back */
+		r->busy[c] = busy[c];
+		r->total[c] = total[c];
+		if (r->khz_fd[c] >= 0 && reread(r->khz_fd[c], kbuf, sizeof(kbuf)) > 0)
+			khz = strtoull(kbuf, NULL, 10);
+		len = snprintf(line, sizeof(line), "sample %llu %u %u %llu %llu",
+			       (unsigned long long)ts, c, r->nr[c],
+			       dt ? (db > dt ? 1000 : db * 1000 / dt) : 0, khz);
+		emit(r, line, (size_t)len);
+		if (r->full)
+			return;
+		r->samples++;
+	}
+}
+
+static int setup_samples(struct rec *r)
+{
+	struct cpuset seen;
+	unsigned int c;
+	char p[96];
+
+	r->busy = calloc(r->ncpu, sizeof(*r->busy));
+	r->total = calloc(r->ncpu, sizeof(*r->total));
+	r->cbusy = calloc(r->ncpu, sizeof(*r->cbusy));
+	r->ctotal = calloc(r->ncpu, sizeof(*r->ctotal));
+	r->nr = calloc(r->ncpu, sizeof(*r->nr));
+	r->khz_fd = calloc(r->ncpu, sizeof(*r->khz_fd));
+	r->stat_len = 4096;
+	r->stat_buf = malloc(r->stat_len);
+	r->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	if (!r->busy || !r->total || !r->cbusy || !r->ctotal || !r->nr || !r->khz_fd || !r->stat_buf ||
+	    r->stat_fd < 0) {
+		sb_err("record: cannot set up sampling: %s",
+		       r->stat_fd < 0 ? "cannot open /proc/stat" : "out of memory");
+		return SB_EXIT_ERR;
+	}
+	for (c = 0; c < r->ncpu; c++) {
+		snprintf(p, sizeof(p),
+			 "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", c);
+		r->khz_fd[c] = cpuset_has(&r->possible, c) ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	}
+	if (read_stat(r, r->busy, r->total, &seen)) {
+		sb_err("record: cannot read /proc/stat");
+		return SB_EXIT_ERR;
+	}
+	return 0;
+}
+
+static void free_samples(struct rec *r)
+{
+	unsigned int c;
+
+	for (c = 0; r->khz_fd && c < r->ncpu; c++)
+		if (r->khz_fd[c] >= 0)
+			close(r->khz_fd[c]);
+	if (r->stat_fd >= 0)
+		close(r->stat_fd);
+	free(r->busy);
+	free(r->total);
+	free(r->cbusy);
+	free(r->ctotal);
+	free(r->nr);
+	free(r->khz_fd);
+	free(r->stat_buf);
+}
+
+/* Appends to a growing text buffer; -1 when out of memory. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int sbuf_add(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int sbuf_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return -1;
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return 0;
+		}
+		b->cap = (b->cap + (size_t)n + 1) * 2;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			return -1;
+	}
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * The header: format version, kernel, clocks, rate, whether sbridge is
+ * there, one "meta cpu" per possible CPU. Types come from sbridge when it
+ * is loaded, else from cpu_capacity (one type per capacity, largest 0).
+ */
+static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *loaded)
+{
+	struct sb_cpu *cpus = NULL;
+	unsigned long long caps[256];
+	size_t ncpus = 0, ncaps = 0, i;
+	struct utsname u;
+	struct sb_nl nl;
+	char rel[3 * sizeof(u.release) + 1], p[96];
+	unsigned int c;
+	uint64_t wall, mono;
+
+	*loaded = !sb_nl_open(&nl);
+	if (*loaded) {
+		if (sb_get_cpus(&nl, &cpus, &ncpus))
+			ncpus = 0;
+		sb_nl_close(&nl);
+	}
+	uname(&u);
+	rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
+	wall = now_ns(CLOCK_REALTIME);
+	mono = now_ns(CLOCK_MONOTONIC);
+	sbuf_add(b, "sbridge-record 1\nmeta kernel %s\nmeta start %llu %llu\n"
+		 "meta rate_hz %u\nmeta sbridge %s\n", rel,
+		 (unsigned long long)wall, (unsigned long long)mono, rate,
+		 *loaded ? "loaded" : "absent");
+	for (c = 0; c < r->ncpu; c++) {
+		unsigned long long cap;
+
+		if (!cpuset_has(&r->possible, c))
+			continue;
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpu_capacity", c);
+		cap = read_ull(p, 1024);
+		for (i = 0; i < ncaps && caps[i] != cap; i++)
+			;
+		if (i == ncaps && ncaps < 256)
+			caps[ncaps++] = cap;
+	}
+	qsort(caps, ncaps, sizeof(caps[0]), cmp_desc);
+	for (c = 0; c < r->ncpu; c++) {
+		unsigned long long cap, khz;
+		long type = -1;
+
+		if (!cpuset_has(&r->possible, c))
+			continue;
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpu_capacity", c);
+		cap = read_ull(p, 1024);
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpufreq/cpuinfo_max_freq", c);
+		khz = read_ull(p, 0);
+		for (i = 0; i < ncpus; i++)
+			if (cpus[i].id == c)
+				type = cpus[i].type;
+		for (i = 0; type < 0 && i < ncaps; i++)
+			if (caps[i] == cap)
+				type = (long)i;
+		if (sbuf_add(b, "meta cpu %u %ld %llu %llu\n", c, type, cap, khz)) {
+			free(cpus);
+			return -1;
+		}
+	}
+	free(cpus);
+	return 0;
+}
+
+static int read_possible(struct rec *r)
+{
+	char buf[4096];
+	const char *why;
+	unsigned int col;
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC), last;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (cpulist_parse(buf, &r->possible, &why, &col))
+		return -1;
+	last = cpuset_last(&r->possible);
+	if (last < 0)
+		return -1;
+	r->ncpu = (unsigned int)last + 1;
+	return 0;
+}
+
+/* "16M" -> bytes; K, M, G are powers of 1024. */
+static int parse_size(const char *s, unsigned long long *out)
+{
+	char num[32];
+	size_t n = strlen(s);
+	unsigned int shift = 0;
+
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	}
+	if (shift)
+		num[n - 1] = '\0';
+	if (sb_parse_uint(num, (1ULL << 40) >> shift, out))
+		return -1;
+	*out <<= shift;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "max-size", required_argument, NULL, 's' },
+		{ "no-switches", no_argument, NULL, 'S' },
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct rec rr;
+	struct rec *r = &rr;
+	unsigned long long duration = 0, rate = 20, max = 16 << 20;
+	const char *out = "sbridge.rec";
+	int c, ret, switches = 1, force = 0, loaded, sbev = 0, fd;
+	uint64_t start, period, next, deadline, t;
+	struct sbuf meta = { NULL, 0, 0 };
+	struct sigaction sa;
+	const char *reason;
+	char end[REC_END_RESERVE];
+
+	while ((c = sb_getopt(argc, argv, "o:d:r:s:f", opts, record_help)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return sb_usage(record_help, "empty output file name");
+			out = optarg;
+			continue;
+		case 'd':
+			if (!sb_parse_uint(optarg, 2000000ULL, &duration) && duration)
+				continue;
+			return sb_usage(record_help, "bad duration '%s' (whole seconds, 1-2000000)",
+					optarg);
+		case 'r':
+			if (!sb_parse_uint(optarg, 100, &rate) && rate)
+				continue;
+			return sb_usage(record_help, "bad rate '%s' (samples a second, 1-100)",
+					optarg);
+		case 's':
+			if (!parse_size(optarg, &max) && max >= 4096)
+				continue;
+			return sb_usage(record_help, "bad size limit '%s' (bytes, at least 4096; "
+					"K, M, G suffixes)", optarg);
+		case 'S':
+			switches = 0;
+			continue;
+		case 'f':
+			force = 1;
+			continue;
+		}
+		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return sb_usage(record_help, "unexpected argument '%s'", argv[optind]);
+	if (sb_json)
+		return sb_usage(record_help, "record writes its own format; --json does not apply");
+	if (strcmp(out, "-") && !force && !access(out, F_OK)) {
+		sb_err("record: '%s' exists; not overwriting it without --force", out);
+		return SB_EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		sb_err("record: permission denied: tracefs needs root (run as root)");
+		return SB_EXIT_PERM;
+	}
+
+	memset(r, 0, sizeof(*r));
+	r->pipe_fd = -1;
+	r->stat_fd = -1;
+	r->max = max;
+	/* Before the instance exists, so a signal never leaves it behind. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (read_possible(r)) {
+		sb_err("record: cannot read /sys/devices/system/cpu/possible");
+		return SB_EXIT_ERR;
+	}
+	ret = setup_samples(r);
+	if (ret)
+		goto out_free;
+	if (make_meta(r, &meta, (unsigned int)rate, &loaded)) {
+		sb_err("record: out of memory");
+		ret = SB_EXIT_ERR;
+		goto out_free;
+	}
+	if (meta.len + REC_END_RESERVE > max) {
+		sb_err("record: size limit %llu is below the header's %zu bytes",
+		       max, meta.len + REC_END_RESERVE);
+		ret = SB_EXIT_USAGE;
+		goto out_free;
+	}
+	ret = find_tracefs(r);
+	if (ret)
+		goto out_free;
+	ret = make_instance(r, switches, &sbev);
+	if (ret)
+		goto out_inst;
+
+	if (!strcmp(out, "-")) {
+		r->out = stdout;
+	} else {
+		fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+		r->out = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!r->out) {
+			sb_err("record: cannot create '%s': %s", out, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			ret = errno == EEXIST ? SB_EXIT_USAGE : SB_EXIT_ERR;
+			goto out_inst;
+		}
+		r->path = out;
+	}
+	setvbuf(r->out, NULL, _IOFBF, 1 << 16);
+	fwrite(meta.s, 1, meta.len, r->out);
+	r->size = meta.len;
+
+	ret = inst_write(r, "tracing_on", "1");
+	if (ret) {
+		sb_err("record: cannot start tracing: %s", strerror(-ret));
+		ret = SB_EXIT_ERR;
+		goto out_close;
+	}
+	start = now_ns(CLOCK_MONOTONIC);
+	period = 1000000000ULL / rate;
+	deadline = duration ? start + duration * 1000000000ULL : UINT64_MAX;
+	next = start + period;
+	while (!stop && !r->full) {
+		t = now_ns(CLOCK_MONOTONIC);
+		if (t >= deadline)
+			break;
+		if (t < next) {
+			uint64_t wait = next - t;
+
+			if (deadline - t < wait)
+				wait = deadline - t;
+			if (wait > REC_MAX_TICK_NS)
+				wait = REC_MAX_TICK_NS;
+			/* a signal cuts the wait short (no SA_RESTART) */
+			poll(NULL, 0, (int)((wait + 999999) / 1000000));
+		}
+		if (drain(r, 4 << 20)) {
+			ret = SB_EXIT_ERR;
+			goto out_close;
+		}
+		t = now_ns(CLOCK_MONOTONIC);
+		if (t >= next && !stop) {
+			sample(r);
+			next += period;
+			if (next <= t)	/* fell behind: skip, never burst */
+				next = t + period;
+		}
+	}
+	/* Stop the kernel side first, then take what it had. */
+	inst_write(r, "tracing_on", "0");
+	t = now_ns(CLOCK_MONOTONIC);
+	if (drain(r, (size_t)-1)) {
+		ret = SB_EXIT_ERR;
+		goto out_close;
+	}
+	reason = r->full ? "size" : stop ? "signal" : "duration";
+	c = snprintf(end, sizeof(end), "end %llu %s events=%llu samples=%llu switches=%llu "
+		     "dropped=%llu", (unsigned long long)t, reason, r->events, r->samples,
+		     r->switches, r->dropped);
+	fwrite(end, 1, (size_t)c, r->out);
+	fputc('\n', r->out);
+	r->size += (size_t)c + 1;
+	ret = SB_EXIT_OK;
+	if (fflush(r->out) || ferror(r->out)) {
+		sb_err("record: writing '%s': %s", r->path ? r->path : "stdout",
+		       strerror(errno));
+		ret = SB_EXIT_ERR;
+	}
+	if (r->lost)
+		sb_err("record: the kernel's trace buffer overran: %llu events lost",
+		       r->lost);
+	if (r->bad)
+		sb_err("record: %llu trace lines not understood, left out", r->bad);
+	if (!ret && r->path)
+		printf("%s: %llu bytes, %llu events, %llu switches, %llu samples, "
+		       "%llu dropped (%s)%s\n", r->path, r->size, r->events, r->switches,
+		       r->samples, r->dropped, reason,
+		       sbev ? "" : loaded ? "; the sbridge module has no trace events" :
+		       "; sbridge not loaded");
+out_close:
+	if (r->out && r->out != stdout && fclose(r->out) && !ret) {
+		sb_err("record: closing '%s': %s", out, strerror(errno));
+		ret = SB_EXIT_ERR;
+	}
+	r->out = NULL;
+out_inst:
+	c = drop_instance(r);
+	if (c && !ret)
+		ret = c;
+out_free:
+	free_samples(r);
+	free(meta.s);
+	return ret;
+}

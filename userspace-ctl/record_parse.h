@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pure half of `sbridgectl record` (docs/record-format.md): string
+ * escaping and the conversion of tracefs trace_pipe lines to records. No
+ * I/O, so the host tests can drive it directly.
+ */
+#ifndef SBRIDGECTL_RECORD_PARSE_H
+#define SBRIDGECTL_RECORD_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Percent-escapes @len bytes of @s into @out (a space, '%', a control
+ * byte, DEL or a byte that is not part of valid UTF-8 becomes %XX) and
+ * NUL-terminates it. Returns the escaped length, or (size_t)-1 if @outlen
+ * is too small (3 * @len + 1 always suffices).
+ */
+size_t rec_escape(const char *s, size_t len, char *out, size_t outlen);
+
+/* A trace_pipe line's header: "<comm>-<pid> [CPU] FLAGS TS: NAME: ". */
+struct rec_trace {
+	unsigned int cpu;
+	uint64_t ts_ns;		/* the timestamp, seconds.fraction, as ns */
+	const char *name;	/* the event name (not NUL-terminated) */
+	size_t name_len;
+	const char *payload;	/* what follows "NAME: " up to the line end */
+	size_t payload_len;
+};
+
+/* Parses @line (no newline). Returns 0, or -1 if it is not an event line
+ * (e.g. "CPU:1 [LOST 12 EVENTS]"). */
+int rec_parse_trace(const char *line, size_t len, struct rec_trace *t);
+
+/* The record kinds rec_format() makes. */
+enum { REC_NONE, REC_SWITCH, REC_EVENT };
+
+/*
+ * Turns one trace_pipe line into its record line (no newline) in @out:
+ * "switch TS CPU PREV_PID PREV_COMM NEXT_PID NEXT_COMM" for sched_switch,
+ * "event TS CPU NAME K=V ... [comm=ESCAPED]" for sbridge_*. Returns the
+ * kind, REC_NONE for a line of another event, or -1 for a line it cannot
+ * parse (@out then holds nothing useful). @outlen must be at least
+ * 3 * @len + 64.
+ */
+int rec_format(const char *line, size_t len, char *out, size_t outlen);
+
+#endif
