@@ -2,8 +2,8 @@
 /*
  * Host tests of sbridgectl: rule parser against golden files, CPU lists,
  * fixed-point decimals, robustness (random bytes, 1 MB lines, 100 000
- * rules, bad UTF-8, deep and cyclic includes), command-line errors of
- * the real binary and its `config check` against golden/config. Built with ASan/UBSan; a crash fails the run.
+ * rules, bad UTF-8, deep and cyclic includes), the recorder's escaping
+ * and trace_pipe line conversion, command-line errors of the real binary and its `config check` against golden/config. Built with ASan/UBSan; a crash fails the run.
  *
  * usage: test_ctl SBRIDGECTL_BINARY       (run everything from this dir)
  *        test_ctl --show FILE.rules       (print what a golden file gives)
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "record_parse.h"
 #include "rules_parse.h"
 
 static int passed, failed, skipped;
@@ -504,6 +505,113 @@ static void test_shipped(void)
 	}
 }
 
+/* record: escaping and trace_pipe lines of 6.1, 6.12 and 7.x kernels. */
+static void test_record(void)
+{
+	static const struct { const char *in; size_t len; const char *want; } esc[] = {
+		{ "spin", 4, "spin" },
+		{ "a b%c\t\x7f", 7, "a%20b%25c%09%7F" },
+		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },
+		{ "\xf0\x9f\x98\x80!", 5, "\xf0\x9f\x98\x80!" },
+		{ "\xc0\xaf", 2, "%C0%AF" },		/* overlong '/' */
+		{ "\xed\xa0\x80", 3, "%ED%A0%80" },	/* surrogate */
+		{ "x\xe2\x82", 3, "x%E2%82" },		/* cut off */
+		{ "\xff\xfe", 2, "%FF%FE" },
+		{ "a\0b", 3, "a%00b" },
+		{ "", 0, "" },
+	};
+	static const struct { int kind; const char *in, *want; } lines[] = {
+		/* 6.1, irq-info on; a next_comm that holds a fake field */
+		{ REC_SWITCH, "          <idle>-0       [001] d..2.   123.456789: sched_switch: "
+		  "prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> "
+		  "next_comm=my prog prev_pid=5 next_pid=42 next_prio=120",
+		  "switch 123456789000 1 0 swapper/1 42 my%20prog%20prev_pid=5" },
+		/* irq-info off (what record sets) */
+		{ REC_SWITCH, "            bash-1234    [000]     5.000001: sched_switch: "
+		  "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=S ==> "
+		  "next_comm=swapper/0 next_pid=0 next_prio=120",
+		  "switch 5000001000 0 1234 bash 0 swapper/0" },
+		/* 6.12: spaces in both comms, and in the task column */
+		{ REC_SWITCH, "         my prog-77      [003] dN.2.  1.5: sched_switch: "
+		  "prev_comm=my prog prev_pid=77 prev_prio=120 prev_state=R+ ==> "
+		  "next_comm=a b ==> c next_pid=9 next_prio=100",
+		  "switch 1500000000 3 77 my%20prog 9 a%20b%20==>%20c" },
+		/* 7.x: lazy-preemption letters, D|K state, record-tgid column */
+		{ REC_SWITCH, "    kworker/u8:2-95      (     95) [002] dLb2.  3141.592653: "
+		  "sched_switch: prev_comm=kworker/u8:2 prev_pid=95 prev_prio=120 "
+		  "prev_state=D|K ==> next_comm=spin next_pid=300 next_prio=120",
+		  "switch 3141592653000 2 95 kworker/u8:2 300 spin" },
+		/* a task column made to look like a header before the real one */
+		{ REC_SWITCH, "   a [1] 9.9: x: b-5     [000] .... 1.000000: sched_switch: "
+		  "prev_comm=a [1] 9.9: x: b prev_pid=5 prev_prio=120 prev_state=S ==> "
+		  "next_comm=c next_pid=6 next_prio=120",
+		  "switch 1000000000 0 5 a%20[1]%209.9:%20x:%20b 6 c" },
+		{ REC_EVENT, "            spin-300     [001] d..2.    10.000100: sbridge_decide: "
+		  "pid=300 from=1 to=0 hint=fast prev=none speedup=1800 lf_fast=1000 "
+		  "lf_slow=1800 load=1024 why=gain comm=spin [x] 100%",
+		  "event 10000100000 1 sbridge_decide pid=300 from=1 to=0 hint=fast prev=none "
+		  "speedup=1800 lf_fast=1000 lf_slow=1800 load=1024 why=gain "
+		  "comm=spin%20[x]%20100%25" },
+		{ REC_EVENT, "  kworker/0:1-12 [000] 7.25: sbridge_period: n=3 want_fast=1 "
+		  "on_fast=1 nfast=1 nslow=3 load_fast=900 load_slow=100",
+		  "event 7250000000 0 sbridge_period n=3 want_fast=1 on_fast=1 nfast=1 "
+		  "nslow=3 load_fast=900 load_slow=100" },
+		{ REC_EVENT, "  x-1 [000] 1.000000: sbridge_act: act=placement op=apply "
+		  "pid=9 cpu=-1 val=0x1 comm=caf\xc3\xa9\xff\x01",
+		  "event 1000000000 0 sbridge_act act=placement op=apply pid=9 cpu=-1 "
+		  "val=0x1 comm=caf\xc3\xa9%FF%01" },
+		{ REC_EVENT, "  x-1 [000] 1.000000: sbridge_phase: pid=9 from=0 to=1 share=700 comm=",
+		  "event 1000000000 0 sbridge_phase pid=9 from=0 to=1 share=700 comm=" },
+		{ REC_NONE, "  x-1 [000] 1.000000: sched_wakeup: comm=a pid=2 prio=120 target_cpu=000",
+		  "" },
+		{ -1, "CPU:1 [LOST 12 EVENTS]", "" },
+		{ -1, "", "" },
+		{ -1, "  x-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+		  "prev_state=S ==> next_comm=b next_pid=2", "" },
+		{ -1, "  x-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=x prev_prio=1 "
+		  "prev_state=S ==> next_comm=b next_pid=2 next_prio=1", "" },
+		{ -1, "  x-1 [000] 1: sched_switch: prev_comm=a", "" },
+		{ -1, "  x-1 [abc] 1.0: sbridge_act: act=x", "" },
+		{ -1, "  x [000] 1.0: sbridge_act: act=x", "" },
+	};
+	char out[1024];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		n = rec_escape(esc[i].in, esc[i].len, out, sizeof(out));
+		result(n == strlen(esc[i].want) && !strcmp(out, esc[i].want),
+		       "record escape %zu -> '%s' (got '%s')", i, esc[i].want, out);
+	}
+	n = rec_escape("a b", 3, out, 4);
+	result(n == (size_t)-1, "record escape refuses a short buffer");
+	n = rec_escape("ab", 2, out, 3);
+	result(n == 2 && !strcmp(out, "ab"), "record escape fills a buffer exactly");
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int k = rec_format(lines[i].in, strlen(lines[i].in), out, sizeof(out));
+
+		result(k == lines[i].kind && (k <= 0 || !strcmp(out, lines[i].want)),
+		       "record line %zu -> kind %d '%s' (got %d '%s')", i, lines[i].kind,
+		       lines[i].want, k, k > 0 ? out : "");
+	}
+	/* random bytes never crash it and never make a line with a newline */
+	for (i = 0; i < 20000; i++) {
+		char in[200];
+		size_t len = rnd() % sizeof(in), k;
+		int kind;
+
+		for (k = 0; k < len; k++)
+			in[k] = rnd() % 4 ? " [0]1.:-=_abcdeimnopstw>\xc3"[rnd() % 26] : (char)rnd();
+		if (i % 3 == 0 && len > 60)
+			memcpy(in, " x-1 [000] 1.0: sbridge_x: comm=", 32);
+		kind = rec_format(in, len, out, sizeof(out));
+		if (kind > 0 && strchr(out, '\n')) {
+			result(0, "record line from random bytes holds a newline");
+			return;
+		}
+	}
+	result(1, "record lines from 20000 random inputs");
+}
+
 /* Runs the binary; returns its exit status and its stderr in @err. */
 static int run(const char *bin, char *err, size_t errlen, char *const *args)
 {
@@ -811,6 +919,18 @@ static void test_cli(const char *bin)
 		  { "--json", "config", "check", "golden/config/err-bad-factor.conf", NULL } },
 		{ 0, "", { "config", "check", "../../../dist/etc/sbridge/sbridge.conf", NULL } },
 		{ 0, "", { "config", "check", "golden/config/good.conf", NULL } },
+		{ 0, "", { "record", "--help", NULL } },
+		{ 2, "bad rate '0'", { "record", "-r", "0", NULL } },
+		{ 2, "bad rate '101'", { "record", "--rate=101", NULL } },
+		{ 2, "bad size limit '4095'", { "record", "-s", "4095", NULL } },
+		{ 2, "bad size limit '1T'", { "record", "--max-size=1T", NULL } },
+		{ 2, "bad duration '1.5'", { "record", "-d", "1.5", NULL } },
+		{ 2, "bad duration '0'", { "record", "--duration=0", NULL } },
+		{ 2, "unexpected argument 'now'", { "record", "now", NULL } },
+		{ 2, "empty output file name", { "record", "-o", "", NULL } },
+		{ 2, "--json does not apply", { "--json", "record", NULL } },
+		{ 2, "exists; not overwriting it without --force",
+		  { "record", "-o", "golden/basic.rules", NULL } },
 		{ 0, "", { "--json", "config", "check", "golden/config/good.conf", NULL } },
 	};
 	char err[4096], cmd[256];
@@ -903,6 +1023,7 @@ int main(int argc, char **argv)
 	test_many();
 	test_includes();
 	test_shipped();
+	test_record();
 	test_cli(argv[1]);
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
