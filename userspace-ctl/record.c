@@ -539,23 +539,26 @@ static int sbuf_add(struct sbuf *b, const char *fmt, ...)
 	}
 }
 
-static int cmp_desc(const void *a, const void *b)
+static int cmp_asc(const void *a, const void *b)
 {
 	unsigned long long x = *(const unsigned long long *)a;
 	unsigned long long y = *(const unsigned long long *)b;
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	return x < y ? -1 : x > y;
 }
 
 /*
  * The header: format version, kernel, clocks, rate, whether sbridge is
  * there, one "meta cpu" per possible CPU. Types come from sbridge when it
- * is loaded, else from cpu_capacity (one type per capacity, largest 0).
+ * is loaded, else from cpu_capacity numbered as sbridge numbers them (one
+ * type per capacity, ascending: the smallest 0), so events' type fields
+ * and the meta lines always agree. The capacity is sbridge's for the CPU's
+ * type when it is loaded (declared types too), else cpu_capacity.
  */
 static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *loaded)
 {
 	struct sb_cpu *cpus = NULL;
-	unsigned long long caps[256];
+	unsigned long long caps[256], tcap[SBRIDGE_MAX_CORE_TYPES] = { 0 };
 	size_t ncpus = 0, ncaps = 0, i;
 	struct utsname u;
 	struct sb_nl nl;
@@ -589,7 +592,20 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 		if (i == ncaps && ncaps < 256)
 			caps[ncaps++] = cap;
 	}
-	qsort(caps, ncaps, sizeof(caps[0]), cmp_desc);
+	qsort(caps, ncaps, sizeof(caps[0]), cmp_asc);
+	/* sbridge's capacity per type: declared types (cpu_types=) included */
+	if (*loaded) {
+		FILE *f = fopen("/sys/kernel/sbridge/types", "re");
+		char l[256];
+		unsigned int ti, tc;
+
+		while (f && fgets(l, sizeof(l), f))
+			if (sscanf(l, "%u capacity=%u", &ti, &tc) == 2 &&
+			    ti < SBRIDGE_MAX_CORE_TYPES)
+				tcap[ti] = tc;
+		if (f)
+			fclose(f);
+	}
 	for (c = 0; c < r->ncpu; c++) {
 		unsigned long long cap, khz;
 		long type = -1;
@@ -603,6 +619,8 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 		for (i = 0; i < ncpus; i++)
 			if (cpus[i].id == c)
 				type = cpus[i].type;
+		if (type >= 0 && type < SBRIDGE_MAX_CORE_TYPES && tcap[type])
+			cap = tcap[type];
 		for (i = 0; type < 0 && i < ncaps; i++)
 			if (caps[i] == cap)
 				type = (long)i;
