@@ -53,6 +53,6 @@ apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	qemu-system-x86 qemu-system-arm device-tree-compiler \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	busybox-static debootstrap dkms \
-	linux-headers-amd64 python3 python3-pytest \
+	linux-headers-amd64 python3 python3-pytest python3-matplotlib \
 	libglib2.0-dev pkg-config dpkg-dev \
 	>/dev/null

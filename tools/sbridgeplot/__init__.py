@@ -1,0 +1,2 @@
+"""sbridge-plot: pictures and a Perfetto trace from `sbridgectl record` files
+(docs/record-format.md)."""
