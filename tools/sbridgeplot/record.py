@@ -133,22 +133,27 @@ class Record:
         self.last_line = 0
         self._intervals = None
         self._runs = None
+        self._t = None
 
     # --- derived views ---------------------------------------------------
 
+    def _span(self):
+        # the recorder merges per-CPU buffers and samples: not in time order
+        if self._t is None:
+            ts = [r.ts for recs in (self.samples, self.switches, self.events) for r in recs]
+            t0 = min([self.meta["start"][1]] + ts)
+            self._t = (t0, self.end.ts if self.end else max([t0] + ts))
+        return self._t
+
     @property
     def t0(self):
-        """Start of the picture: the recorder's start, or the first record."""
-        ts = [r[0].ts for r in (self.samples, self.switches, self.events) if r]
-        start = self.meta["start"][1]
-        return min([start] + ts)
+        """Start of the picture: the recorder's start, or an earlier record."""
+        return self._span()[0]
 
     @property
     def t1(self):
-        if self.end:
-            return self.end.ts
-        ts = [r[-1].ts for r in (self.samples, self.switches, self.events) if r]
-        return max([self.t0] + ts)
+        """End of the picture: the end record's time, else the last record."""
+        return self._span()[1]
 
     @property
     def types(self):
