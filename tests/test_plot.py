@@ -193,6 +193,20 @@ def test_running_intervals(small):
                    (1, 100, 500, 102, "mem walk"), (1, 500, 800, 101, "spin")]
 
 
+def test_records_out_of_time_order(small, tmp_path):
+    # the recorder interleaves per-CPU buffers and samples as they come
+    lines = small_lines()
+    body = lines[7:-1]
+    random.Random(3).shuffle(body)
+    p = tmp_path / "shuffled.rec"
+    p.write_text("\n".join(lines[:7] + body + lines[-1:]) + "\n")
+    a, b = record.parse(small), record.parse(p)
+    assert (a.t0, a.t1) == (b.t0, b.t1)
+    assert sorted(a.intervals()) == sorted(b.intervals())
+    assert [e.line for e, _ in a.decisions()] != [e.line for e, _ in b.decisions()]
+    assert [(e.ts, cpu) for e, cpu in a.decisions()] == [(e.ts, cpu) for e, cpu in b.decisions()]
+
+
 def test_classes_and_decisions(small, tmp_path):
     rec = record.parse(small)
     cl = record.Classes([rec])
@@ -246,6 +260,68 @@ def test_perfetto_json(small, tmp_path):
     assert counters == {"cpu0 runqueue", "cpu1 runqueue", "cpu0 kHz", "cpu1 kHz"}
     assert sum(e["name"] == "cpu1 runqueue" for e in ev) == 20
     assert perfetto.trace(record.parse(small), record.Classes([]))["otherData"]["complete"]
+
+
+DRIVER = r"""
+#include <stdio.h>
+#include <string.h>
+#include "record_parse.h"
+int main(void)
+{
+	static char line[4096], out[16384];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		size_t n = strcspn(line, "\n");
+
+		if (rec_format(line, n, out, sizeof(out)) <= 0)
+			return 1;
+		puts(out);
+	}
+	return 0;
+}
+"""
+PIPE = [  # trace_pipe lines as the kernel prints them (sbridge-core/trace.h)
+    b"<idle>-0 [001] d..2. 1.100000: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+    b"prev_prio=120 prev_state=R ==> next_comm=mem walk$\xff next_pid=102 next_prio=120",
+    b"mem walk$\xff-102 [001] d..2. 1.160000: sbridge_window: pid=102 cpu=1 type=0 cpi=3000 "
+    b"stall=2400 share=200 khz=1200000 phase=0 comm=mem walk$\xff",
+    b"kworker/0:1-9 [000] d..2. 1.300000: sbridge_decide: pid=102 from=0 to=-1 hint=none "
+    b"prev=slow speedup=1100 lf_fast=1000 lf_slow=1100 load=990 why=low comm=mem walk$\xff",
+    b"kworker/0:1-9 [000] d..2. 1.310000: sbridge_act: act=freq op=apply pid=-1 cpu=1 "
+    b"val=1200000 comm=",
+    b"kworker/0:1-9 [000] d..2. 1.750000: sbridge_report: idle=0 busy=1 waited_ms=12 "
+    b"culprit=-1 action=report comm=",
+]
+
+
+def test_recorder_lines_read_back(tmp_path):
+    """sbridgectl record's own formatter (userspace-ctl/record_parse.c) writes
+    what this reader reads: the two sides of docs/record-format.md agree."""
+    ctl = TOP / "userspace-ctl"
+    (tmp_path / "drv.c").write_text(DRIVER)
+    cc = subprocess.run(["cc", "-O1", f"-I{ctl}", f"-I{TOP / 'include/uapi'}", "-o",
+                         tmp_path / "drv", tmp_path / "drv.c", ctl / "record_parse.c",
+                         ctl / "rules_parse.c"], capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    r = subprocess.run([tmp_path / "drv"], input=b"\n".join(PIPE) + b"\n", capture_output=True)
+    assert r.returncode == 0, r.stdout
+    body = r.stdout.decode().splitlines()
+    p = tmp_path / "rt.rec"
+    p.write_text(HEAD + "\n".join(body) + "\nend 2000000000 signal events=4 samples=0 "
+                 "switches=1 dropped=0\n")
+    rec = record.parse(p)
+    name = "mem walk$\\xff"
+    assert rec.switches == [record.Switch(1100 * MS, 1, 0, "swapper/1", 102, name)]
+    assert [(e.ts, e.cpu, e.name) for e in rec.events] == [
+        (1160 * MS, 1, "sbridge_window"), (1300 * MS, 0, "sbridge_decide"),
+        (1310 * MS, 0, "sbridge_act"), (1750 * MS, 0, "sbridge_report")]
+    w, d, a, rep = (e.f for e in rec.events)
+    assert w == {"pid": 102, "cpu": 1, "type": 0, "cpi": 3000, "stall": 2400, "share": 200,
+                 "khz": 1200000, "phase": 0, "comm": name}
+    assert (d["to"], d["prev"], d["why"], d["comm"]) == (-1, "slow", "low", name)
+    assert (a["val"], a["pid"], a["comm"]) == ("1200000", -1, "")
+    assert (rep["idle"], rep["busy"], rep["culprit"]) == (0, 1, -1)
+    assert [iv.comm for iv in rec.intervals()] == [name]
 
 
 # --- bad input --------------------------------------------------------------
