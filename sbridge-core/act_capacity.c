@@ -27,6 +27,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "trace.h"
 
 /**
  * struct sbridge_cap_state - what the capacity actuator changed
@@ -66,8 +67,12 @@ static void sbridge_cap_restore_locked(void)
 	for_each_possible_cpu(cpu) {
 		if (!sbridge_cap.written[cpu])
 			continue;
-		if (sbridge_cpu_capacity(cpu) == sbridge_cap.written[cpu])
+		if (sbridge_cpu_capacity(cpu) == sbridge_cap.written[cpu]) {
 			sbridge_write_cpu_scale(cpu, sbridge_cap.orig[cpu]);
+			trace_sbridge_act(SBRIDGE_TP_ACT_CAPACITY,
+					  SBRIDGE_TP_OP_RESTORE, NULL, cpu, NULL,
+					  sbridge_cap.orig[cpu], 0);
+		}
 		sbridge_cap.written[cpu] = 0;
 	}
 	if (sbridge_cap.applied)
@@ -92,6 +97,8 @@ static void sbridge_cap_apply_locked(void)
 		    sbridge_cpu_capacity(cpu) != sbridge_cap.written[cpu])
 			sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
 		sbridge_write_cpu_scale(cpu, want);
+		trace_sbridge_act(SBRIDGE_TP_ACT_CAPACITY, SBRIDGE_TP_OP_APPLY,
+				  NULL, cpu, NULL, want, 0);
 		sbridge_cap.written[cpu] = want == sbridge_cap.orig[cpu] ? 0 : want;
 		pr_info("capacity actuator: cpu%d capacity %lu\n", cpu, want);
 	}

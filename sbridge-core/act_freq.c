@@ -24,6 +24,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "trace.h"
 
 /**
  * struct sbridge_freq_req - our floor on one policy
@@ -60,6 +61,8 @@ static void sbridge_freq_remove(struct sbridge_freq_req *r)
 	if (r->policy_cpu < 0)
 		return;
 	freq_qos_remove_request(&r->req);
+	trace_sbridge_act(SBRIDGE_TP_ACT_FREQ, SBRIDGE_TP_OP_RESTORE, NULL,
+			  r->policy_cpu, NULL, 0, 0);
 	r->policy_cpu = -1;
 	r->floor = 0;
 	sbridge_freq_live--;
@@ -143,10 +146,17 @@ static void sbridge_freq_apply_locked(const struct sbridge_decision *d)
 				r->policy_cpu = first;
 				r->floor = floor;
 				sbridge_freq_live++;
+				trace_sbridge_act(SBRIDGE_TP_ACT_FREQ,
+						  SBRIDGE_TP_OP_APPLY, NULL, first,
+						  NULL, floor, 0);
 			}
 		} else if (r->floor != floor) {
-			if (freq_qos_update_request(&r->req, floor) >= 0)
+			if (freq_qos_update_request(&r->req, floor) >= 0) {
 				r->floor = floor;
+				trace_sbridge_act(SBRIDGE_TP_ACT_FREQ,
+						  SBRIDGE_TP_OP_APPLY, NULL, first,
+						  NULL, floor, 0);
+			}
 		}
 		cpufreq_cpu_put(pol);
 	}

@@ -41,6 +41,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "trace.h"
 
 #define SBRIDGE_STEER_MAX	128	/* tasks steered by runs at once */
 #define SBRIDGE_STEER_TOTAL	4096	/* entries, with tombstones and children */
@@ -205,8 +206,11 @@ static void sbridge_steer_release(struct sbridge_steer *e)
 	if (!intact)
 		return;
 	/* check-then-write: a sched_setaffinity right here is overwritten */
-	if (set_cpus_allowed_ptr(p, sbridge_place_tmp) == 0)
+	if (set_cpus_allowed_ptr(p, sbridge_place_tmp) == 0) {
 		sbridge_place_releases++;
+		trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_RESTORE,
+				  p, -1, sbridge_place_tmp, 0, 0);
+	}
 	sbridge_steer_set_state(e, SB_RELEASED);
 }
 
@@ -248,6 +252,8 @@ static void sbridge_steer_apply(struct task_struct *p, struct sbridge_steer *e,
 		return;
 	}
 	sbridge_place_steers++;
+	trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_APPLY, p, -1,
+			  set, 0, 0);
 	pr_debug("pid %d steered %s: %*pbl\n", task_pid_nr(p),
 		 hint == SBRIDGE_HINT_FAST ? "fast" : "slow", cpumask_pr_args(set));
 }
@@ -538,7 +544,10 @@ static unsigned int sbridge_place_orphans(void)
 		rcu_read_unlock();
 		/* entries stay (mutex held) and nothing writes them now */
 		for (i = 0; i < n; i++) {
-			set_cpus_allowed_ptr(fix[i], own[i]->user);
+			if (!set_cpus_allowed_ptr(fix[i], own[i]->user))
+				trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT,
+						  SBRIDGE_TP_OP_RESTORE, fix[i], -1,
+						  own[i]->user, 0, 0);
 			put_task_struct(fix[i]);
 		}
 		total += n;

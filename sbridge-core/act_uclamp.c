@@ -44,6 +44,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "trace.h"
 
 #ifdef CONFIG_UCLAMP_TASK
 
@@ -99,6 +100,14 @@ static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
 	return sched_setattr_nocheck(p, &attr);
 }
 
+/* The clamp request @p holds now (an "unset" one reads as its default). */
+static void sbridge_clamp_trace(unsigned int op, struct task_struct *p)
+{
+	trace_sbridge_act(SBRIDGE_TP_ACT_UCLAMP, op, p, -1, NULL,
+			  p->uclamp_req[UCLAMP_MIN].value,
+			  p->uclamp_req[UCLAMP_MAX].value);
+}
+
 static bool sbridge_clamp_is(const struct task_struct *p, const u32 *v)
 {
 	return p->uclamp_req[UCLAMP_MIN].value == v[UCLAMP_MIN] &&
@@ -152,7 +161,8 @@ static void sbridge_clamp_release(struct sbridge_clamp *e)
 	if (!intact)
 		return;
 	/* check-then-write: a sched_setattr right here is overwritten */
-	sbridge_clamp_write(e->p, orig[UCLAMP_MIN], orig[UCLAMP_MAX]);
+	if (!sbridge_clamp_write(e->p, orig[UCLAMP_MIN], orig[UCLAMP_MAX]))
+		sbridge_clamp_trace(SBRIDGE_TP_OP_RESTORE, e->p);
 	spin_lock(&sbridge_clamp_lock);
 	sbridge_clamp_state(e, SB_CL_RELEASED);
 	spin_unlock(&sbridge_clamp_lock);
@@ -223,7 +233,9 @@ static void sbridge_clamp_one(const struct sbridge_hint *h)
 		spin_lock(&sbridge_clamp_lock);
 		sbridge_clamp_state(e, SB_CL_RELEASED);
 		spin_unlock(&sbridge_clamp_lock);
+		return;
 	}
+	sbridge_clamp_trace(SBRIDGE_TP_OP_APPLY, p);
 }
 
 /* Releases entries the decision no longer holds (or all); drops the dead. */
@@ -358,9 +370,10 @@ static void sbridge_clamp_exit(void)
 		spin_unlock(&sbridge_clamp_lock);
 		rcu_read_unlock();
 		for (i = 0; i < nf; i++) {
-			if (sbridge_clamp_is(fix[i], own[i]->set))
-				sbridge_clamp_write(fix[i], own[i]->orig[UCLAMP_MIN],
-						    own[i]->orig[UCLAMP_MAX]);
+			if (sbridge_clamp_is(fix[i], own[i]->set) &&
+			    !sbridge_clamp_write(fix[i], own[i]->orig[UCLAMP_MIN],
+						 own[i]->orig[UCLAMP_MAX]))
+				sbridge_clamp_trace(SBRIDGE_TP_OP_RESTORE, fix[i]);
 			put_task_struct(fix[i]);
 		}
 	} while (more && ++rounds < 64);

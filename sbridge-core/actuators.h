@@ -96,6 +96,20 @@ extern struct sbridge_act_params sbridge_act_params;
 /* Tasks one decision holds at most (the hottest first). */
 #define SBRIDGE_DECISION_MAX	64
 
+/*
+ * Why a task got its hint, one word each in the sbridge_decide trace event
+ * (docs/record-format.md).
+ */
+#define SBRIDGE_WHY_GAIN	0	/* gains most: given the fast type */
+#define SBRIDGE_WHY_HOLD	1	/* kept fast by the holder's bonus */
+#define SBRIDGE_WHY_RULE	2	/* a rule's prefer= decided */
+#define SBRIDGE_WHY_FULL	3	/* kept slow: the fast type is full */
+#define SBRIDGE_WHY_LOW		4	/* gains too little to want fast */
+#define SBRIDGE_WHY_PINNED	5	/* its own mask keeps it on one kind */
+#define SBRIDGE_WHY_IDLE	6	/* not hot: a sleeper keeping its hint */
+#define SBRIDGE_WHY_ONE_TYPE	7	/* one kind of core: nothing to decide */
+#define SBRIDGE_WHY_SELFTEST	8	/* checker.selftest stacks it */
+
 /**
  * struct sbridge_hint - what the decision layer wants for one task
  * @p: the task, referenced while the decision lives
@@ -106,10 +120,12 @@ extern struct sbridge_act_params sbridge_act_params;
  *	phase): @share is not just the "nothing known" default
  * @busy: share of its CPU it keeps busy (0..1024)
  * @cpu: CPU it ran on when decided
+ * @why: SBRIDGE_WHY_*: why it got @hint (the sbridge_decide trace event)
  */
 struct sbridge_hint {
 	struct task_struct *p;
 	u8 hint;
+	u8 why;
 	u32 speedup;
 	u32 share;
 	bool known;

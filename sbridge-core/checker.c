@@ -51,6 +51,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "trace.h"
 
 #define SBRIDGE_REPORTS		64
 /* reports that fit in the sysfs page (lines under 112 bytes) */
@@ -87,6 +88,7 @@ struct sbridge_report {
  * @cand_idle: its idle CPU
  * @cand_caused: it was caused by sbridge's steering
  * @cand_slower: it is a fast CPU idle while a gaining task runs slow
+ * @cand_ns: when it was seen (ktime_get_ns())
  * @busy: scratch: CPUs with a task on them
  * @idle: scratch: active CPUs without
  * @tmp: scratch mask
@@ -109,6 +111,7 @@ struct sbridge_checker {
 	u32 cand_idle;
 	bool cand_caused;
 	bool cand_slower;
+	u64 cand_ns;
 	cpumask_var_t busy, idle, tmp;
 	unsigned int *nwait;
 	void *any, *user, *gain;
@@ -295,6 +298,8 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 			 (v->caused ? SBRIDGE_HINT_CAUSED : 0) |
 			 (v->slower ? SBRIDGE_HINT_SLOWER : 0),
 	};
+	u32 waited = (u32)min_t(u64, div_u64(r.time_ns - sbc.cand_ns, NSEC_PER_MSEC),
+				U32_MAX);
 	char text[96];
 	int i, n = 0;
 
@@ -316,7 +321,12 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 	if (v->caused && !v->slower)
 		n = sbridge_checker_culprits(v->idle, v->busy, culprit,
 					     ARRAY_SIZE(culprit));
+	if (!n)
+		trace_sbridge_report(r.idle_cpu, r.busy_cpu, waited, NULL,
+				     SBRIDGE_TP_REPORT);
 	for (i = 0; i < n; i++) {
+		trace_sbridge_report(r.idle_cpu, r.busy_cpu, waited, culprit[i],
+				     SBRIDGE_TP_YIELD);
 		sbridge_placement_yield(culprit[i]);
 		put_task_struct(culprit[i]);
 		WRITE_ONCE(sbc.yields, sbc.yields + 1);
@@ -350,6 +360,7 @@ static void sbridge_checker_fn(struct work_struct *w)
 		sbc.cand_idle = v.idle;
 		sbc.cand_caused = v.caused;
 		sbc.cand_slower = v.slower;
+		sbc.cand_ns = ktime_get_ns();
 		next = msecs_to_jiffies(READ_ONCE(sbridge_act_params.watch_ms));
 		/* the decision layer gets two periods to fix a slower one */
 		if (v.slower)

@@ -57,6 +57,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "trace.h"
 
 /* Hysteresis: the holder of a fast slot ranks this much higher. */
 #define SBRIDGE_HOLD_BONUS	(SBRIDGE_FP_ONE / 10)
@@ -207,6 +208,8 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		h->busy = busy;
 		h->cpu = task_cpu(p);
 		h->hint = kind == SB_PC_SLEEPER ? READ_ONCE(t->hint) : SBRIDGE_HINT_NONE;
+		h->why = kind == SB_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
+			 kind == SB_PC_PINNED ? SBRIDGE_WHY_PINNED : SBRIDGE_WHY_LOW;
 		sbridge_pc[d->n].t = t;
 		sbridge_pc[d->n].prev = READ_ONCE(t->hint);
 		sbridge_pc[d->n].kind = kind;
@@ -321,6 +324,12 @@ static unsigned int sbridge_policy_split(struct sbridge_decision *d,
 	return pick;
 }
 
+/* Rank of a wanting candidate without the holder's bonus. */
+static u32 sbridge_pc_raw(const struct sbridge_pcand *c)
+{
+	return c->prio - (c->prev == SBRIDGE_HINT_FAST ? SBRIDGE_HOLD_BONUS : 0);
+}
+
 /* Ranks, splits and writes the hints of the collected tasks. */
 static void sbridge_policy_assign(struct sbridge_decision *d)
 {
@@ -329,6 +338,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 	u32 period = READ_ONCE(sbridge_act_params.period_ms);
 	unsigned int i, m = 0, k, prev_fast = 0, base_n = 0, base_fast_n = 0;
 	u64 base = 0, base_fast = 0;
+	u32 rest = 0;
 
 	for (i = 0; i < d->n; i++) {
 		struct sbridge_pcand *c = &sbridge_pc[i];
@@ -351,6 +361,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 		if (pref == SBRIDGE_PREF_LITTLE) {
 			c->kind = SB_PC_SLOW;
 			h->hint = SBRIDGE_HINT_SLOW;
+			h->why = SBRIDGE_WHY_RULE;
 			base += sbridge_slow_load(h);
 			base_n++;
 			continue;
@@ -377,24 +388,59 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 	sort(sbridge_pc_order, m, sizeof(sbridge_pc_order[0]), sbridge_pc_cmp, NULL);
 	k = sbridge_policy_split(d, m, base, base_n, base_fast, base_fast_n,
 				 prev_fast);
+	/* the best rank given slow, without the holder's bonus: who was held */
+	for (i = k; i < m; i++)
+		rest = max(rest, sbridge_pc_raw(&sbridge_pc[sbridge_pc_order[i]]));
 	for (i = 0; i < m; i++) {
 		struct sbridge_pcand *c = &sbridge_pc[sbridge_pc_order[i]];
+		struct sbridge_hint *h = &d->task[sbridge_pc_order[i]];
 
-		d->task[sbridge_pc_order[i]].hint = i < k ? SBRIDGE_HINT_FAST :
-							   SBRIDGE_HINT_SLOW;
+		h->hint = i < k ? SBRIDGE_HINT_FAST : SBRIDGE_HINT_SLOW;
+		if (i >= k)
+			h->why = SBRIDGE_WHY_FULL;
+		else if (READ_ONCE(c->t->pref) == SBRIDGE_PREF_BIG)
+			h->why = SBRIDGE_WHY_RULE;
+		else if (c->prev == SBRIDGE_HINT_FAST && sbridge_pc_raw(c) < rest)
+			h->why = SBRIDGE_WHY_HOLD;
+		else
+			h->why = SBRIDGE_WHY_GAIN;
 		WRITE_ONCE(c->t->wait_ms, i < k ? 0 :
 			   min_t(u32, READ_ONCE(c->t->wait_ms) + period, U16_MAX));
 	}
 	/* The fast type full: keep everyone else off it. */
-	for (i = 0; i < d->n; i++)
-		if (sbridge_pc[i].kind == SB_PC_OTHER)
-			d->task[i].hint = k >= d->nfast ? SBRIDGE_HINT_SLOW :
-							  SBRIDGE_HINT_NONE;
+	for (i = 0; i < d->n; i++) {
+		if (sbridge_pc[i].kind != SB_PC_OTHER)
+			continue;
+		d->task[i].hint = k >= d->nfast ? SBRIDGE_HINT_SLOW :
+						  SBRIDGE_HINT_NONE;
+		d->task[i].why = k >= d->nfast ? SBRIDGE_WHY_FULL :
+						 SBRIDGE_WHY_LOW;
+	}
 	d->want_fast = m;
 	d->on_fast = k;
 	snprintf(d->why, sizeof(d->why),
 		 "%u hot, %u gain from fast: %u fast on %u cpus, load/cpu fast %u slow %u",
 		 d->n, m, k, d->nfast, d->load_fast, d->load_slow);
+}
+
+/*
+ * The sbridge_period event, then one sbridge_decide per task. Inside the
+ * decision's RCU section: the candidates' entries are valid.
+ */
+static void sbridge_policy_trace(const struct sbridge_decision *d)
+{
+	unsigned int i;
+
+	trace_sbridge_period(d);
+	if (!trace_sbridge_decide_enabled())
+		return;
+	for (i = 0; i < d->n; i++) {
+		struct sbridge_task *t = sbridge_pc[i].t;
+
+		trace_sbridge_decide(d, &d->task[i], sbridge_pc[i].prev,
+				     sbridge_task_factor_on(t, d->fast_type),
+				     sbridge_task_factor_on(t, 0));
+	}
 }
 
 /**
@@ -425,9 +471,11 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 			if (sbridge_pc[i].kind == SB_PC_SLEEPER)
 				continue;
 			d->task[i].hint = SBRIDGE_HINT_FAST;
+			d->task[i].why = SBRIDGE_WHY_SELFTEST;
 			WRITE_ONCE(sbridge_pc[i].t->hint, SBRIDGE_HINT_FAST);
 			WRITE_ONCE(sbridge_pc[i].t->hint_at, (u16)jiffies);
 		}
+		sbridge_policy_trace(d);
 		rcu_read_unlock();
 		snprintf(d->why, sizeof(d->why),
 			 "checker selftest: %u hot tasks to one CPU", d->n);
@@ -442,7 +490,9 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 		for (i = 0; i < d->n; i++) {
 			sbridge_policy_clear(sbridge_pc[i].t);
 			d->task[i].hint = SBRIDGE_HINT_NONE;
+			d->task[i].why = SBRIDGE_WHY_ONE_TYPE;
 		}
+		sbridge_policy_trace(d);
 		rcu_read_unlock();
 		return d->n;
 	}
@@ -458,6 +508,7 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 		if (d->task[i].hint != SBRIDGE_HINT_NONE)
 			WRITE_ONCE(c->t->hint_at, (u16)jiffies);
 	}
+	sbridge_policy_trace(d);
 	rcu_read_unlock();
 	return d->n;
 }

@@ -18,6 +18,7 @@
 #include <linux/jhash.h>
 #include <linux/string.h>
 #include "internal.h"
+#include "trace.h"
 
 #define SBRIDGE_SHARE_NONE	0xffff
 
@@ -311,7 +312,7 @@ static void sbridge_task_sample(struct sbridge_task *t, unsigned int type,
 {
 	struct sbridge_cpi c;
 	u32 khz = 0, pen;
-	unsigned int ph;
+	unsigned int ph, from;
 
 	if (src->effective_khz)
 		khz = src->effective_khz(cpu);
@@ -329,12 +330,18 @@ static void sbridge_task_sample(struct sbridge_task *t, unsigned int type,
 	WRITE_ONCE(t->win_n[type], t->win_n[type] + 1);
 	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
 	atomic64_inc(&sbridge_stats.samples);
+	from = t->ph.cur;
 	if (sbridge_phase_update(&t->ph, c.share_q,
 				 READ_ONCE(sbridge_params.phase_delta),
-				 READ_ONCE(sbridge_params.phase_windows)))
+				 READ_ONCE(sbridge_params.phase_windows))) {
 		atomic64_inc(&sbridge_stats.phase_changes);
+		trace_sbridge_phase(t, from, t->ph.cur,
+				    t->ph.share[t->ph.cur % SBRIDGE_MAX_PHASES]);
+	}
 	ph = t->ph.cur % SBRIDGE_MAX_PHASES;
 	WRITE_ONCE(t->ph_n[ph], t->ph_n[ph] + 1);
+	/* static key: the values are at hand, nothing more is computed */
+	trace_sbridge_window(t, cpu, type, &c, khz, t->ph.cur);
 }
 
 /* Adds the counts prev accumulated on @cpu to its window; samples if full. */
