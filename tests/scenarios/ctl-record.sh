@@ -1,0 +1,190 @@
+#!/bin/sh
+# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT and a tiny size limit end it cleanly; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
+# arch: any
+# topology: 1b1s
+# smp: 2
+# timeout: 360
+# icount: no
+. /sbridge/lib.sh
+
+T=/sys/kernel/tracing
+D=/tmp/rec
+rm -rf $D
+mkdir -p $D
+chmod 777 $D
+RATE=20
+ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+ncap=$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | sort -u | wc -l)
+
+# Run a command, keep its exit code in $crc and its output in $cout.
+run() {
+	cout=$("$@" 2>&1)
+	crc=$?
+}
+expect_rc() {
+	if [ "$crc" = "$1" ]; then ok "$2"; else not_ok "$2" "exit $crc, want $1: $cout"; fi
+}
+# no_instance WHEN: 1 TAP point: no sbridge-record instance in tracefs
+no_instance() {
+	_l=$(ls $T/instances 2>/dev/null | grep sbridge-record)
+	if [ -z "$_l" ]; then ok "no sbridge-record instance left ($1)"; else not_ok "no sbridge-record instance left ($1)" "$_l"; fi
+}
+# end_of FILE: its last line's reason ("" if it has no end line)
+end_of() { tail -n 1 "$1" | awk '$1 == "end" { print $3 }'; }
+# kv FILE KEY: a count of FILE's end line
+kv() { tail -n 1 "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# shape FILE: every line is a known record with its field count, meta
+# lines come first, times lie between the start and the end (all mono)
+shape() {
+	awk 'NR == 1 { if ($0 != "sbridge-record 1") { print "line 1: " $0; bad = 1 }; next }
+	$1 == "meta" { if (body) { print NR ": meta after records"; bad = 1 }
+		if ($2 == "start") t0 = $4; next }
+	$1 == "end" { if (NF != 7) { print NR ": end has " NF " fields"; bad = 1 }; te = $2; ended = NR; next }
+	{ body = 1
+	  if (ended) { print NR ": after the end line"; bad = 1 }
+	  if ($1 == "sample" && NF != 6) { print NR ": " $0; bad = 1 }
+	  else if ($1 == "switch" && NF != 7) { print NR ": " $0; bad = 1 }
+	  else if ($1 == "event" && (NF < 4 || $4 !~ /^sbridge_/)) { print NR ": " $0; bad = 1 }
+	  else if ($1 != "sample" && $1 != "switch" && $1 != "event") { print NR ": unknown " $0; bad = 1 }
+	  if ($2 + 0 < min || !min) min = $2 + 0
+	  if ($2 + 0 > max) max = $2 + 0 }
+	END { if (!ended) { print "no end line"; bad = 1 }
+	  # a trace event may predate the header by the setup time, not more
+	  if (min && min + 1e9 < t0) { print "earliest record " min " long before start " t0; bad = 1 }
+	  if (max > te) { print "record at " max " after the end " te; bad = 1 }
+	  exit bad }' "$1"
+}
+# counts FILE: the end line's counts are the records in the file
+counts() {
+	awk '$1 == "event" { e++ } $1 == "sample" { s++ } $1 == "switch" { w++ }
+	$1 == "end" { want = "events=" e + 0 " samples=" s + 0 " switches=" w + 0
+		got = $4 " " $5 " " $6
+		if (got != want) { print "end says " got ", file has " want; exit 1 } }' "$1"
+}
+
+plan 45
+
+sw0=$(cat $T/events/sched/sched_switch/enable)
+clk0=$(cat $T/trace_clock)
+
+# sbridge with placement on: spin is compute-bound by rule (no PMU here)
+if [ "$ncap" -gt 1 ]; then
+	check "sbridge loads (capacities from the device tree)" load_sbridge
+else
+	check "sbridge loads with cpu_types=0:1024;1-$((ncpu - 1)):446" \
+		load_sbridge "cpu_types=0:1024;1-$((ncpu - 1)):446"
+fi
+printf 'comm=spin class=compute\ncomm=chase class=memory\n' > /tmp/rec.rules
+check "rules: spin compute, chase memory" sbridgectl rules load /tmp/rec.rules
+check "placement on, 100 ms periods" sh -c 'sbridgectl set param act.placement 1 && sbridgectl set param act.period_ms 100'
+
+# 1. 4 s with a spinner and a chaser running.
+spin 20 >/dev/null &
+sp=$!
+chase 16 20 >/dev/null &
+cp=$!
+nap 1
+run sbridgectl record -d 4 -o $D/a.rec
+expect_rc 0 "record -d 4 exits 0"
+diag "$cout"
+A=$D/a.rec
+check "first line is 'sbridge-record 1'" test "$(head -n 1 $A)" = "sbridge-record 1"
+_o=$(shape $A) && ok "every line is a known record, meta first, times within start..end" || not_ok "every line is a known record, meta first, times within start..end" "$_o"
+check "meta kernel is $(uname -r)" grep -qx "meta kernel $(uname -r)" $A
+check "meta rate_hz $RATE" grep -qx "meta rate_hz $RATE" $A
+check "meta sbridge loaded" grep -qx "meta sbridge loaded" $A
+ncpus=$(awk '$1 == "meta" && $2 == "cpu" { print $3 }' $A | sort -un | wc -l)
+nmeta=$(grep -c '^meta cpu ' $A)
+check "one meta cpu per CPU ($nmeta lines, $ncpus CPUs, want $ncpu)" test "$nmeta" = "$ncpu" -a "$ncpus" = "$ncpu"
+# types as sbridge numbers them: status shows the same count
+nt=$(sbridgectl status | sed -n 's/^core types: *\([0-9]*\).*/\1/p')
+mt=$(awk '$1 == "meta" && $2 == "cpu" { print $4 }' $A | sort -u | wc -l)
+check "meta cpu types are sbridge's ($mt types, status $nt)" test "$mt" = "$nt"
+diag "$(grep '^meta' $A | tr '\n' ';')"
+# samples: per CPU about RATE a second over 4 s; under TCG a sample that
+# comes late is skipped, so at least 40% of them
+per=$(awk '$1 == "sample" { n[$3]++ } END { for (c in n) printf "%s:%d ", c, n[c] }' $A)
+diag "samples per CPU: $per"
+lo=$((RATE * 4 * 2 / 5)) hi=$((RATE * 4 + 2))
+odd=$(awk -v lo=$lo -v hi=$hi -v n=$ncpu '$1 == "sample" { c[$3]++ }
+	END { for (i = 0; i < n; i++) if (c[i] < lo || c[i] > hi) printf " cpu%d:%d", i, c[i] }' $A)
+check "samples of every CPU, $lo..$hi in 4 s:${odd:- yes}" test -z "$odd"
+check "samples' busy share 0..1000, a busy CPU among them" \
+	awk '$1 == "sample" { if ($5 < 0 || $5 > 1000) exit 1; if ($5 > 500) b = 1 } END { exit !b }' $A
+check "switch records name the spinner (pid $sp)" \
+	awk -v p=$sp '$1 == "switch" && (($4 == p && $5 == "spin") || ($6 == p && $7 == "spin")) { f = 1 } END { exit !f }' $A
+check "switch records name the chaser (pid $cp)" \
+	awk -v p=$cp '$1 == "switch" && (($4 == p && $5 == "chase") || ($6 == p && $7 == "chase")) { f = 1 } END { exit !f }' $A
+if [ -d $T/events/sbridge ]; then
+	ne=$(grep -c '^event ' $A)
+	diag "events: $(awk '$1 == "event" { n[$4]++ } END { for (e in n) printf "%s:%d ", e, n[e] }' $A)"
+	check "sbridge events recorded ($ne)" test "$ne" -gt 0
+	check "a decision about the spinner (pid=$sp ... comm=spin)" \
+		grep -q "^event [0-9]* [0-9]* sbridge_decide pid=$sp .* comm=spin\$" $A
+else
+	skip "sbridge events recorded" "no $T/events/sbridge: the module has no tracepoints yet"
+	skip "a decision about the spinner" "no $T/events/sbridge"
+fi
+check "end line: reason duration, dropped=0" test "$(end_of $A)" = duration -a "$(kv $A dropped)" = 0
+_o=$(counts $A) && ok "end line's counts match the file" || not_ok "end line's counts match the file" "$_o"
+no_instance "after -d"
+check "global sched_switch enable untouched ($sw0)" test "$(cat $T/events/sched/sched_switch/enable)" = "$sw0"
+check "global trace_clock untouched" test "$(cat $T/trace_clock)" = "$clk0"
+
+# 2. Stopped with SIGINT, stdout as the file.
+sbridgectl record -o - > $D/b.rec 2>$D/b.err &
+rp=$!
+nap 2
+kill -INT $rp
+wait $rp
+crc=$? cout=$(cat $D/b.err)
+expect_rc 0 "record to stdout, SIGINT: exits 0"
+check "SIGINT: end reason signal" test "$(end_of $D/b.rec)" = signal
+_o=$(shape $D/b.rec) && ok "SIGINT: a whole file" || not_ok "SIGINT: a whole file" "$_o"
+no_instance "after SIGINT"
+# SIGTERM too
+sbridgectl record -o $D/t.rec >/dev/null 2>&1 &
+rp=$!
+nap 1.5
+kill -TERM $rp
+wait $rp
+crc=$?
+check "SIGTERM: exit 0 ($crc), end reason signal" test "$crc" = 0 -a "$(end_of $D/t.rec)" = signal
+no_instance "after SIGTERM"
+
+# 3. A tiny size limit: stops at it, counts what it left out.
+run sbridgectl record -s 4096 -d 10 -o $D/c.rec
+expect_rc 0 "record -s 4096 exits 0"
+sz=$(wc -c < $D/c.rec)
+check "size limit: reason size, dropped $(kv $D/c.rec dropped) > 0" \
+	test "$(end_of $D/c.rec)" = size -a "$(kv $D/c.rec dropped)" -gt 0
+check "size limit: the file ($sz bytes) is within 4096" test "$sz" -le 4096
+no_instance "after the size limit"
+kill $sp $cp 2>/dev/null
+wait $sp $cp 2>/dev/null
+
+# 4. Refusals: nothing written, nothing left.
+run as_user sbridgectl record -d 1 -o $D/u.rec
+expect_rc 4 "non-root: exit 4"
+case "$cout" in
+*"needs root"*) ok "non-root: says it needs root" ;;
+*) not_ok "non-root: says it needs root" "$cout" ;;
+esac
+check "non-root: no file written" test ! -e $D/u.rec
+no_instance "after non-root"
+run sbridgectl record -d 1 -o $A
+expect_rc 2 "an existing file without --force: exit 2"
+check "the existing file is untouched" test "$(end_of $A)" = duration
+run sbridgectl record -r 500 -o $D/r.rec
+expect_rc 2 "rate 500: exit 2, nothing written"
+check "rate 500: no file" test ! -e $D/r.rec
+
+# 5. Without the module: switches and samples only.
+check "sbridge unloads" unload_sbridge
+run sbridgectl record -d 2 --no-switches -o $D/n.rec
+expect_rc 0 "record without sbridge, --no-switches: exit 0"
+check "meta sbridge absent" grep -qx "meta sbridge absent" $D/n.rec
+check "no events, no switches, samples ($(grep -c '^sample' $D/n.rec)), end duration" \
+	test "$(grep -c '^event\|^switch' $D/n.rec)" = 0 -a "$(grep -c '^sample' $D/n.rec)" -gt 0 \
+	-a "$(end_of $D/n.rec)" = duration
+no_instance "without the module"
