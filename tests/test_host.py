@@ -91,3 +91,83 @@ def test_kernel_packages_qualify_only_arch_specific(monkeypatch):
     assert kernels.packages(k) == ["linux-image-6.1.0-9-arm64-unsigned:arm64",
                                    "linux-headers-6.1.0-9-arm64:arm64",
                                    "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"]
+
+
+def _file_block(name, data, cut=0):
+    """A save_file block as lib.sh prints it (busybox base64 wraps at 76)."""
+    import base64
+    import gzip
+    b64 = base64.b64encode(gzip.compress(data)).decode()
+    lines = [b64[i:i + 76] for i in range(0, len(b64), 76)]
+    if cut:
+        return f"@@SB-FILE {name} {len(data)}\n" + "\n".join(lines[:cut]) + "\n"
+    return (f"@@SB-FILE {name} {len(data)}\n" + "\n".join(lines)
+            + f"\n@@SB-FILE-END {name}\n")
+
+
+def _console(middle, plan=2):
+    return (f"@@SB-BEGIN 6.1 2cpu\n1..{plan}\nok 1 - before\n{middle}ok 2 - after\n"
+            "@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n")
+
+
+def test_saved_files_round_trip():
+    """save_file blocks come back byte for byte, out of the TAP stream."""
+    import random
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    rnd = random.Random(16)
+    blobs = {f"blob{i}.bin": bytes(rnd.randrange(256) for _ in range(n))
+             for i, n in enumerate((0, 1, 77, 4096, 100000))}
+    r = vm.parse(_console("".join(_file_block(n, d) for n, d in blobs.items())), False)
+    assert r.files == blobs
+    assert r.passed == ["before", "after"]
+    assert r.problems == []
+
+
+def test_saved_file_cut_short_is_a_problem():
+    """A block without its end marker (the guest died mid-file) fails the run."""
+    import os
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    data = os.urandom(5000)
+    console = ("@@SB-BEGIN 6.1 2cpu\n1..1\nok 1 - before\n" + _file_block("rec", data, cut=3))
+    r = vm.parse(console, True)
+    assert "rec" not in r.files
+    assert any("file rec: cut short" in p for p in r.problems), r.problems
+    # a block whose size does not match is a problem too
+    block = _file_block("rec", data).replace(f"rec {len(data)}", f"rec {len(data) + 1}", 1)
+    r = vm.parse(_console(block), False)
+    assert "rec" not in r.files
+    assert any("announced" in p for p in r.problems), r.problems
+
+
+def test_saved_file_text_is_not_scanned():
+    """Base64 spelling 'Oops' or a TAP line inside a block neither fails nor
+    counts; a kernel message that lands inside one still fails the run."""
+    import base64
+    import gzip
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    # stored gzip (level 0): the data sits at byte 15 of the stream, a
+    # multiple of 3, so chosen bytes come out as chosen base64 text; the
+    # second line of 76 characters starts at byte 57 = data byte 42
+    data = bytearray(range(120))
+    data[0:3] = base64.b64decode("Oops")
+    data[42:45] = base64.b64decode("ok+/")
+    data = bytes(data)
+    b64 = base64.b64encode(gzip.compress(data, compresslevel=0, mtime=0)).decode()
+    assert "Oops" in b64
+    lines = [b64[i:i + 76] for i in range(0, len(b64), 76)]
+    assert lines[1].startswith("ok+/") and vm.TAP.match(lines[1])
+    block = f"@@SB-FILE f.bin {len(data)}\n" + "\n".join(lines) + "\n@@SB-FILE-END f.bin\n"
+    r = vm.parse(_console(block), False)
+    assert r.files == {"f.bin": data}
+    assert r.passed == ["before", "after"]
+    assert r.problems == []
+    # a kernel line on the shared console, inside a block: scanned, not data
+    oops = "[   12.345] Oops: 0000 [#1] SMP"
+    block = (f"@@SB-FILE f.bin {len(data)}\n{lines[0]}\n{oops}\n" + "\n".join(lines[1:])
+             + "\n@@SB-FILE-END f.bin\n")
+    r = vm.parse(_console(block), False)
+    assert r.files == {"f.bin": data}
+    assert r.kernel_errors == [oops]

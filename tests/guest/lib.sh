@@ -27,6 +27,21 @@ check_fail() {
 	if _o=$("$@" 2>&1); then not_ok "$_d" "expected failure, got: $_o"; else ok "$_d"; fi
 }
 
+# save_file PATH [NAME]: hand PATH to the host, which keeps it as
+# build/cells/<cell>/<scenario>.files/NAME (default: PATH's basename).
+# gzip then base64 between markers keeps the console ASCII; the harness
+# checks the size and keeps these lines out of the TAP and error scans.
+save_file() {
+	_sf=$1 _sn=${2:-${1##*/}}
+	case $_sn in
+	*[!A-Za-z0-9._-]* | "") echo "# save_file: bad name '$_sn'"; return 1 ;;
+	esac
+	[ -f "$_sf" ] || { echo "# save_file: no file $_sf"; return 1; }
+	echo "@@SB-FILE $_sn $(wc -c < "$_sf" | tr -d ' ')"
+	gzip -c "$_sf" | base64
+	echo "@@SB-FILE-END $_sn"
+}
+
 # Run as an unprivileged user (uid/gid 1000, no capabilities).
 as_user() { asuser 1000 "$@"; }
 

@@ -3,6 +3,9 @@ and turn its console into a verdict.
 
 Never KVM: /dev/kvm exists on the build machines but hangs.
 """
+import base64
+import binascii
+import gzip
 import json
 import os
 import re
@@ -27,6 +30,10 @@ KERNEL_BAD = re.compile(
 TAP = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$",
                  re.I)
 BOOT_ALLOWANCE = 30  # seconds for the kernel to boot before the scenario starts
+# lib.sh's save_file: a file between these lines, gzip then base64
+FILE_BEGIN = re.compile(r"^@@SB-FILE ([A-Za-z0-9._-]+) (\d+)$")
+FILE_END = "@@SB-FILE-END "
+BASE64_LINE = re.compile(r"^[A-Za-z0-9+/=]*$")
 
 
 @dataclass
@@ -42,6 +49,8 @@ class Result:
     dmesg: str = ""
     wall: float = 0.0
     throttle: str = ""  # how little vCPUs were slowed: "cgroup v1", "cgroup v2"
+    files: dict = field(default_factory=dict)        # save_file: name -> bytes
+    file_problems: list = field(default_factory=list)
 
     @property
     def problems(self):
@@ -59,12 +68,58 @@ class Result:
             p.append(f"plan says {self.plan}, ran "
                      f"{len(self.passed) + len(self.failed) + len(self.skipped)}")
         p += [f"not ok: {d}" for d in self.failed]
+        p += self.file_problems
         p += [f"kernel: {line}" for line in self.kernel_errors[:10]]
         return p
 
 
+def extract_files(console):
+    """Take lib.sh's save_file blocks out of @console.
+
+    Returns (console without them, {name: bytes}, [problems]). A block's
+    base64 never reaches the TAP parser or the kernel-error scan (it can
+    spell "ok" or "Oops"); a line inside one that is not base64 (a kernel
+    message on the shared console) stays in the console for the scan. A
+    block cut short, undecodable or of the wrong size is a problem, never
+    silently dropped.
+    """
+    keep, files, problems = [], {}, []
+    cur = None  # (name, size, base64 lines)
+    for line in console.split("\n"):
+        if cur is None:
+            m = FILE_BEGIN.match(line.strip())
+            if m:
+                cur = (m.group(1), int(m.group(2)), [])
+            else:
+                keep.append(line)
+            continue
+        s = line.strip()
+        if s == FILE_END + cur[0]:
+            name, size, lines = cur
+            cur = None
+            try:
+                data = gzip.decompress(base64.b64decode("".join(lines), validate=True))
+            except (binascii.Error, OSError, EOFError) as e:
+                problems.append(f"file {name}: does not decode ({e})")
+                continue
+            if len(data) != size:
+                problems.append(f"file {name}: {len(data)} bytes, announced {size}")
+            elif name in files:
+                problems.append(f"file {name}: saved twice")
+            else:
+                files[name] = data
+        elif BASE64_LINE.match(s):
+            cur[2].append(s)
+        else:
+            keep.append(line)
+    if cur is not None:
+        problems.append(f"file {cur[0]}: cut short (no {FILE_END}{cur[0]})")
+    return "\n".join(keep), files, problems
+
+
 def parse(console, timed_out, wall=0.0):
     r = Result(console=console, timed_out=timed_out, wall=wall)
+    console, r.files, r.file_problems = extract_files(console)
     body = console.split("@@SB-BEGIN", 1)[1] if "@@SB-BEGIN" in console else ""
     tap, _, rest = body.partition("@@SB-RC")
     last_failed = False
