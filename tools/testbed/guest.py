@@ -90,8 +90,9 @@ def base_initramfs(k, kos, progs, dest=None):
     return dest
 
 
-def scenario_initramfs(base, scenario, dest):
-    """@base with /scenario.sh appended (the kernel unpacks both archives)."""
+def scenario_initramfs(base, scenario, dest, extra=()):
+    """@base with /scenario.sh appended (the kernel unpacks every archive of
+    the concatenation), then the archives @extra (debpkgs)."""
     with tempfile.TemporaryDirectory() as d:
         Path(d).chmod(0o755)  # the archive's "." entry would reset / to 0700
         shutil.copy(scenario, Path(d) / "scenario.sh")
@@ -99,6 +100,8 @@ def scenario_initramfs(base, scenario, dest):
         with open(dest, "wb") as f:
             f.write(Path(base).read_bytes())
             f.write(Path(d).with_suffix(".tail").read_bytes())
+            for x in extra:
+                f.write(Path(x).read_bytes())
         Path(d).with_suffix(".tail").unlink()
     return dest
 

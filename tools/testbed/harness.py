@@ -18,10 +18,18 @@ say where and how it runs:
     #                      rig still runs each vCPU as its core type)
     # expect: pass|fail   (harness self-tests: the run must be judged failed)
     # reason: REGEX       (with expect: fail, a problem must match it)
+    # debs: perf trace-cmd  (Debian programs for the guest, on PATH:
+    #                        debpkgs.PROGRAMS names them; default none)
+    # runner: kernels|own   (own: a test of its own boots it, e.g.
+    #                        tests/test_record.py; test_kernels skips it)
+
+Files a scenario hands back with lib.sh's save_file land in
+build/cells/<cell>/<scenario>.files/.
 """
 import functools
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rig"))
 
 import build    # noqa: E402
+import debpkgs  # noqa: E402
 import guest    # noqa: E402
 import kernels  # noqa: E402
 import vm       # noqa: E402
@@ -55,6 +64,8 @@ class Scenario:
     capacities: bool = True
     expect: str = "pass"
     reason: str = ""
+    debs: tuple = ()
+    runner: str = "kernels"
 
     def runs_on(self, k):
         if self.arch not in ("any", k.arch):
@@ -107,6 +118,13 @@ def load_scenario(path):
         s.expect = meta.get("expect", "pass")
         s.reason = meta.get("reason", "")
         re.compile(s.reason)
+        s.debs = tuple(meta.get("debs", "").split())
+        unknown = set(s.debs) - set(debpkgs.PROGRAMS)
+        if unknown:
+            raise ValueError(f"debs: no entry in debpkgs.PROGRAMS for {sorted(unknown)}")
+        s.runner = meta.get("runner", "kernels")
+        if s.runner not in ("kernels", "own"):
+            raise ValueError(f"runner: {s.runner} is not kernels or own")
     except (ValueError, re.error) as e:
         raise ValueError(f"{path}: bad header: {e}") from e
     if s.arch not in ("any", "x86_64", "arm64") or s.topology not in guest.TOPOLOGIES \
@@ -155,7 +173,9 @@ def run(k, s, base, echo=None):
     """Boot cell @k with scenario @s; returns a vm.Result."""
     initrd = kernels.BUILD / "cells" / k.cell / f"{s.name}.cpio.gz"
     initrd.parent.mkdir(parents=True, exist_ok=True)  # DKMS test runs before any build
-    guest.scenario_initramfs(base, s.path, initrd)
+    # only scenarios that ask carry Debian programs: the others boot lean
+    extra = [debpkgs.archive(k.arch, s.debs)] if s.debs else []
+    guest.scenario_initramfs(base, s.path, initrd, extra)
     cmd = None
     if s.rig:
         import rig_launch  # tools/rig provides the command
@@ -165,12 +185,22 @@ def run(k, s, base, echo=None):
                 timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
                 icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq)
     console_log(k, s).write_text(r.console)
+    fdir = files_dir(k, s)
+    shutil.rmtree(fdir, ignore_errors=True)
+    for name, data in r.files.items():
+        fdir.mkdir(parents=True, exist_ok=True)
+        (fdir / name).write_bytes(data)
     return r
 
 
 def console_log(k, s):
     """Where the console of the last run of @s in cell @k is kept."""
     return kernels.BUILD / "cells" / k.cell / f"{s.name}.console"
+
+
+def files_dir(k, s):
+    """Where the files @s saved (lib.sh save_file) in cell @k are kept."""
+    return kernels.BUILD / "cells" / k.cell / f"{s.name}.files"
 
 
 def main():
@@ -203,6 +233,8 @@ def main():
             print("    console:", console_log(k, s))
         for sk in r.skipped:
             print("    skip:", sk)
+        for name in r.files:
+            print("    file:", files_dir(k, s) / name)
     return 1 if bad else 0
 
 
