@@ -194,6 +194,40 @@ static int drop_instance(struct rec *r)
 	return ret;
 }
 
+/*
+ * Removes instances a recorder killed by SIGKILL left behind. A live
+ * recorder's instance is safe: its pid answers, and its open trace_pipe
+ * would make rmdir fail with EBUSY anyway.
+ */
+static void reap_stale(struct rec *r)
+{
+	char dir[96], p[384];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/instances", r->tracefs);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+		char *end;
+
+		if (strncmp(e->d_name, "sbridge-record-", 15))
+			continue;
+		pid = strtol(e->d_name + 15, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || !kill((pid_t)pid, 0) ||
+		    errno != ESRCH)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/events/enable", dir, e->d_name);
+		write_file(p, "0");
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (!rmdir(p))
+			sb_err("record: removed %s, left by a recorder that was killed", p);
+	}
+	closedir(d);
+}
+
 static int make_instance(struct rec *r, int switches, int *sbridge_events)
 {
 	char p[256];
@@ -780,6 +814,7 @@ int cmd_record(int argc, char **argv)
 	ret = find_tracefs(r);
 	if (ret)
 		goto out_free;
+	reap_stale(r);
 	ret = make_instance(r, switches, &sbev);
 	if (ret)
 		goto out_inst;
