@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT and a tiny size limit end it cleanly; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
+# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT, SIGTERM and a tiny size limit end it cleanly, the next recorder removes a SIGKILLed one's instance; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
 # arch: any
 # topology: 1b1s
 # smp: 2
@@ -62,7 +62,7 @@ counts() {
 		if (got != want) { print "end says " got ", file has " want; exit 1 } }' "$1"
 }
 
-plan 45
+plan 46
 
 sw0=$(cat $T/events/sched/sched_switch/enable)
 clk0=$(cat $T/trace_clock)
@@ -179,9 +179,19 @@ run sbridgectl record -r 500 -o $D/r.rec
 expect_rc 2 "rate 500: exit 2, nothing written"
 check "rate 500: no file" test ! -e $D/r.rec
 
-# 5. Without the module: switches and samples only.
+# 5. Without the module: switches and samples only. Before it, a recorder
+# killed by SIGKILL (which cannot clean up): the next one removes its
+# instance.
 check "sbridge unloads" unload_sbridge
+sbridgectl record -o $D/k.rec >/dev/null 2>&1 &
+kp=$!
+nap 1.5
+kill -KILL $kp
+wait $kp 2>/dev/null
+test -d $T/instances/sbridge-record-$kp && left=yes || left=no
 run sbridgectl record -d 2 --no-switches -o $D/n.rec
+check "a SIGKILLed recorder's instance (left: $left) is removed by the next" \
+	test $left = yes -a ! -d $T/instances/sbridge-record-$kp
 expect_rc 0 "record without sbridge, --no-switches: exit 0"
 check "meta sbridge absent" grep -qx "meta sbridge absent" $D/n.rec
 check "no events, no switches, samples ($(grep -c '^sample' $D/n.rec)), end duration" \
