@@ -218,10 +218,9 @@ static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
 	if (!pc)
 		return -1;
 	for (q = pc; q < end && !nc; q++) {
-		const char *r = lit(q, end, " prev_pid="), *s;
+		const char *r = lit(q, end, " prev_pid=");
+		const char *s = r ? integer(r, end) : NULL;
 
-		if (!r || !(s = integer(r, end)))
-			continue;
 		s = lit(s, end, " prev_prio=");
 		s = s ? integer(s, end) : NULL;
 		s = lit(s, end, " prev_state=");
@@ -240,10 +239,9 @@ static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
 	if (!nc)
 		return -1;
 	for (q = nc; q < end && !np; q++) {
-		const char *r = lit(q, end, " next_pid="), *s;
+		const char *r = lit(q, end, " next_pid=");
+		const char *s = r ? integer(r, end) : NULL;
 
-		if (!r || !(s = integer(r, end)))
-			continue;
 		s = lit(s, end, " next_prio=");
 		s = s ? integer(s, end) : NULL;
 		if (s != end)
@@ -268,7 +266,8 @@ static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
 }
 
 /* sbridge_*: the key=value fields verbatim (each escaped as a word, so a
- * stray byte cannot break the line), "comm=" last and to the line end. */
+ * stray byte cannot break the line), "comm=" last and to the line end.
+ */
 static int fmt_event(const struct rec_trace *t, char *out, size_t outlen)
 {
 	const char *p = t->payload, *end = p + t->payload_len;

@@ -28,8 +28,10 @@ struct rec_trace {
 	size_t payload_len;
 };
 
-/* Parses @line (no newline). Returns 0, or -1 if it is not an event line
- * (e.g. "CPU:1 [LOST 12 EVENTS]"). */
+/*
+ * Parses @line (no newline). Returns 0, or -1 if it is not an event line
+ * (e.g. "CPU:1 [LOST 12 EVENTS]").
+ */
 int rec_parse_trace(const char *line, size_t len, struct rec_trace *t);
 
 /* The record kinds rec_format() makes. */
