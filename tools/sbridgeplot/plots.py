@@ -166,12 +166,22 @@ def _grid(rec):
     nb = max(1, math.ceil(span / width))
     tot = np.zeros((2, len(cpus), nb))
     cnt = np.zeros((len(cpus), nb))
-    for s in rec.samples:
-        b = min(nb - 1, max(0, int((s.ts - rec.t0 - 1) // width)))  # a sample closes its period
+    period = 1e9 / rec.meta["rate_hz"]
+    last = {}
+
+    def binof(ts):
+        return min(nb - 1, max(0, int((ts - rec.t0 - 1) // width)))
+
+    # A sample closes the interval since its CPU's previous one: a slow
+    # sampler (a loaded board) still fills every bin it speaks for.
+    for s in sorted(rec.samples, key=lambda s: s.ts):
         i = idx[s.cpu]
-        tot[0, i, b] += s.nr
-        tot[1, i, b] += (1000 - s.busy) / 10
-        cnt[i, b] += 1
+        first = binof(last.get(s.cpu, s.ts - period) + 1)
+        last[s.cpu] = s.ts
+        for b in range(first, binof(s.ts) + 1):
+            tot[0, i, b] += s.nr
+            tot[1, i, b] += (1000 - s.busy) / 10
+            cnt[i, b] += 1
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = tot / cnt
     edges = np.arange(nb + 1) * width / 1e9
