@@ -15,9 +15,11 @@ say() { echo; echo "== $*"; }
 SECS=${SECS:-12}
 big=$(big_cpus | cut -d' ' -f1)
 
-# Runs 2 spin (compute-bound) + 2 chase (memory-bound, 16 MB) for $SECS s;
-# prints each one's rate and how often it was seen on the big core.
+# Runs 2 spin (compute-bound) + 2 chase (memory-bound, 16 MB) for $SECS s
+# under `sbridgectl record` (NAME.rec, handed to the host for the demo's
+# picture); prints each one's rate and how often it was seen on the big core.
 workload() {
+	sbridgectl record -r 10 -o /tmp/$1.rec --force 2> /tmp/$1.err & rp=$!
 	spin $SECS > /tmp/s1 & p1=$!
 	spin $SECS > /tmp/s2 & p2=$!
 	chase 16 $SECS > /tmp/c1 & p3=$!
@@ -30,9 +32,15 @@ workload() {
 			[ "$(cut -d' ' -f39 /proc/$pid/stat 2>/dev/null)" = "$big" ] &&
 				eval "b$i=\$((b$i + 1))"
 		done
-		[ $n = $((SECS)) ] && [ -n "$1" ] && { echo "-- mid-run:"; $1; }
+		[ $n = $((SECS)) ] && [ -n "$2" ] && { echo "-- mid-run:"; $2; }
 	done
-	wait
+	wait $p1 $p2 $p3 $p4
+	kill -INT $rp
+	if wait $rp; then
+		save_file /tmp/$1.rec
+	else
+		echo "-- recorder failed: $(cat /tmp/$1.err)"
+	fi
 	echo "-- on big cpu$big (of $n looks): spin $((b1 * 100 / n))% $((b2 * 100 / n))%, chase $((b3 * 100 / n))% $((b4 * 100 / n))%"
 	for f in s1 s2 c1 c2; do echo "   $(cat /tmp/$f)"; done
 	spin_rate=$(cat /tmp/s1 /tmp/s2 | sed -n 's/.*rate=\([0-9.]*\).*/\1/p' | awk '{ s += $1 } END { printf "%d", s }')
@@ -51,7 +59,7 @@ for c in $big $(little_cpus); do
 done
 
 say "1. stock scheduler alone: 2 spin + 2 chase, $SECS s"
-workload
+workload stock
 s0=$spin_rate c0=$chase_rate
 
 say "2. load sbridge, placement on"
@@ -61,7 +69,7 @@ sbridgectl set param act.period_ms 100
 sbridgectl status
 
 say "3. the same workload with sbridge"
-workload mid
+workload sbridge mid
 say "result: spin total $s0 -> $spin_rate it/s ($(awk -v a=$spin_rate -v b=$s0 'BEGIN { printf "%.2fx", b ? a / b : 0 }')), chase total $c0 -> $chase_rate loads/s ($(awk -v a=$chase_rate -v b=$c0 'BEGIN { printf "%.2fx", b ? a / b : 0 }'))"
 grep '^placement_steers\|^placement_releases' /sys/kernel/sbridge/checker
 

@@ -1,7 +1,9 @@
 """`make demo`: boot an emulated big.LITTLE board (arm64, 1 big + 3 little on
 the rig: code-dependent core speeds and an emulated PMU, tools/rig), run a
-mixed workload without and with sbridge, show the console."""
+mixed workload without and with sbridge, show the console, and draw where
+every task ran in both runs (sbridgectl record -> tools/sbridge-plot)."""
 import argparse
+import subprocess
 import sys
 
 import harness
@@ -19,20 +21,54 @@ print(f"[demo] booting {k.cell} ({k.release}), topology {s.topology}, {how}",
 
 
 def echo(text):
-    # the guest's own lines only: skip the markers and the final dmesg dump.
+    # the guest's own lines only: skip the markers, the files handed to the
+    # host (base64) and the final dmesg dump.
     # Console chunks end anywhere: judge whole lines only.
     echo.part += text
     *lines, echo.part = echo.part.split("\n")
     for line in (ln.rstrip("\r") for ln in lines):
         echo.dmesg |= line.startswith("@@SB-DMESG")
-        if not echo.dmesg and not line.startswith("@@SB-"):
+        if line.startswith("@@SB-FILE "):
+            echo.file = True
+        elif line.startswith("@@SB-FILE-END"):
+            echo.file = False
+        elif not echo.dmesg and not echo.file and not line.startswith("@@SB-"):
             sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 
+def pictures(files):
+    """The stock run's timeline above sbridge's; returns the PNG or None."""
+    recs = [files / f"{n}.rec" for n in ("stock", "sbridge")]
+    missing = [p.name for p in recs if not p.exists()]
+    if missing:
+        print(f"[demo] no picture: the guest handed back no {', '.join(missing)}")
+        return None
+    out = harness.TOP / "build" / "demo"
+    out.mkdir(parents=True, exist_ok=True)
+    plot = str(harness.TOP / "tools" / "sbridge-plot")
+    png = out / "timeline.png"
+    cmds = [[plot, "compare", *map(str, recs), "-o", str(png)],
+            [plot, "heatmap", str(recs[1]), "-o", str(out / "heatmap.png")],
+            [plot, "perfetto", str(recs[1]), "-o", str(out / "sbridge.json")]]
+    for cmd in cmds:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            print(f"[demo] {' '.join(cmd[1:2])} failed: {p.stderr.strip()}")
+            return None
+    return png
+
+
 echo.dmesg = False
+echo.file = False
 echo.part = ""
 r = harness.run(k, s, base, echo=echo)
+png = pictures(harness.files_dir(k, s)) if not r.problems else None
 print(f"\n[demo] {'OK' if not r.problems else 'PROBLEMS: ' + '; '.join(r.problems)}"
       f" ({r.wall:.0f}s)")
-sys.exit(1 if r.problems else 0)
+if png:
+    print(f"[demo] where each task ran, stock scheduler above sbridge: {png}")
+    print(f"[demo] records: {harness.files_dir(k, s)}/{{stock,sbridge}}.rec; "
+          f"runqueues: {png.parent / 'heatmap.png'}; "
+          f"Perfetto trace: {png.parent / 'sbridge.json'}")
+sys.exit(1 if r.problems or not png else 0)
