@@ -1,7 +1,9 @@
 #!/bin/sh
 # scenario: Debian's perf and trace-cmd run in the guest with their own libraries and loader ("# debs:"), no ld.so.cache
 # arch: any
+# suite: backports
 # timeout: 120
+# Only the newest kernel: trace-events runs the same programs in every cell.
 # debs: perf trace-cmd
 . /sbridge/lib.sh
 plan 6
