@@ -45,12 +45,22 @@ static const char record_help[] =
 "  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
 "  -s, --max-size=BYTES    size limit, at least 4096, suffix K, M or G\n"
 "                          (default 16M); the end line fits within it\n"
-"  --no-switches           leave out sched_switch\n"
+"  --no-switches           leave out sched_switch (the runnable count\n"
+"                          then scans /proc per sample: costlier)\n"
 "  -f, --force             overwrite FILE\n";
 
 #define REC_LINE_MAX	8192	/* a longer trace_pipe line is skipped */
 #define REC_END_RESERVE	192	/* room always kept for the end line */
 #define REC_MAX_TICK_NS	100000000ULL
+/*
+ * The event-driven runnable count is reseeded from /proc this often: it
+ * only drifts when events are lost, and a scan costs tens of ms of CPU on
+ * a slow board (~0.1 s under TCG), so 5 s keeps it near 1-2 % of a CPU
+ * while bounding how long a missed event can skew the count. A LOST line
+ * brings the next reseed forward, but never closer than 1 s to the last.
+ */
+#define REC_RESYNC_NS	5000000000ULL
+#define REC_RESYNC_MIN_NS 1000000000ULL
 
 static volatile sig_atomic_t stop;
 
@@ -76,6 +86,10 @@ struct rec {
 	unsigned long long *busy, *total;	/* previous /proc/stat, per CPU */
 	unsigned long long *cbusy, *ctotal;	/* the current one */
 	unsigned int *nr;
+	struct rec_rq rq;		/* runnable tasks from the events */
+	int track;			/* rq follows the sched events */
+	uint64_t resync_at, resynced;	/* next and last /proc reseed */
+	unsigned long long resyncs;
 	int *khz_fd;
 	int stat_fd;
 	char *stat_buf;
@@ -230,7 +244,10 @@ static void reap_stale(struct rec *r)
 
 static int make_instance(struct rec *r, int switches, int *sbridge_events)
 {
-	char p[256];
+	static const char *const track[] = { "sched_wakeup", "sched_wakeup_new",
+					      "sched_migrate_task" };
+	char p[256], ev[64];
+	size_t i;
 	int ret;
 
 	snprintf(r->inst, sizeof(r->inst), "%s/instances/sbridge-record-%d",
@@ -257,6 +274,22 @@ static int make_instance(struct rec *r, int switches, int *sbridge_events)
 			sb_err("record: cannot enable sched/sched_switch: %s", strerror(-ret));
 			return SB_EXIT_ERR;
 		}
+		/*
+		 * Consumed for the runnable count, not written: with the
+		 * switches they follow every runqueue change. Without one of
+		 * them the count falls back to a /proc scan per sample.
+		 */
+		r->track = 1;
+		for (i = 0; i < sizeof(track) / sizeof(track[0]) && r->track; i++) {
+			snprintf(ev, sizeof(ev), "events/sched/%s/enable", track[i]);
+			if (inst_write(r, ev, "1"))
+				r->track = 0;
+		}
+		if (!r->track)
+			for (i = 0; i < sizeof(track) / sizeof(track[0]); i++) {
+				snprintf(ev, sizeof(ev), "events/sched/%s/enable", track[i]);
+				inst_write(r, ev, "0");
+			}
 	}
 	snprintf(p, sizeof(p), "%s/events/sbridge/enable", r->inst);
 	*sbridge_events = !access(p, F_OK);
@@ -292,18 +325,31 @@ static void emit(struct rec *r, const char *s, size_t len)
 
 static void trace_line(struct rec *r, const char *s, size_t len)
 {
-	int kind = rec_format(s, len, r->obuf, sizeof(r->obuf));
+	struct rec_trace tr;
+	int kind;
 
-	if (kind == REC_NONE)
-		return;
-	if (kind < 0) {
+	if (rec_parse_trace(s, len, &tr)) {
 		/* "CPU:1 [LOST 12 EVENTS]": the kernel's buffer overran */
 		const char *l = memmem(s, len, "[LOST ", 6);
 
-		if (l)
+		if (l) {
 			r->lost += strtoull(l + 6, NULL, 10);
-		else
+			/* the runnable count missed changes: reseed soon */
+			if (r->track && r->resync_at > r->resynced + REC_RESYNC_MIN_NS)
+				r->resync_at = r->resynced + REC_RESYNC_MIN_NS;
+		} else {
 			r->bad++;
+		}
+		return;
+	}
+	kind = rec_format_trace(&tr, r->obuf, sizeof(r->obuf));
+	/* a bad switch line counts once, below */
+	if (r->track && rec_rq_event(&r->rq, &tr) < 0 && kind >= 0)
+		r->bad++;
+	if (kind == REC_NONE)
+		return;
+	if (kind < 0) {
+		r->bad++;
 		return;
 	}
 	if (r->full) {
@@ -398,10 +444,12 @@ static int read_stat(struct rec *r, unsigned long long *busy, unsigned long long
 }
 
 /*
- * Tasks runnable per CPU: threads in state R by their last CPU (field 39
- * of /proc/PID/task/TID/stat), the recorder left out. No per-CPU runqueue
- * length is exported outside debugfs, whose dump walks every task under
- * the runqueue locks: reading stat perturbs the board less.
+ * Tasks runnable per CPU from /proc: threads in state R by their last CPU
+ * (field 39 of /proc/PID/task/TID/stat), the recorder left out, into the
+ * table the events then keep up to date. No per-CPU runqueue length is
+ * exported outside debugfs, whose dump walks every task under the
+ * runqueue locks. Opening every thread's stat is costly (~0.1 s under
+ * TCG for 140 threads), so it runs per sample only without the events.
  */
 static void count_runnable(struct rec *r)
 {
@@ -410,7 +458,8 @@ static void count_runnable(struct rec *r)
 	pid_t self = getpid();
 	char path[300], buf[1024];
 
-	memset(r->nr, 0, r->ncpu * sizeof(*r->nr));
+	rec_rq_clear(&r->rq);
+	r->resyncs++;
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -448,7 +497,7 @@ static void count_runnable(struct rec *r)
 				unsigned long cpu = strtoul(c, NULL, 10);
 
 				if (cpu < r->ncpu)
-					r->nr[cpu]++;
+					rec_rq_set(&r->rq, atoi(f->d_name), (unsigned int)cpu);
 			}
 		}
 		closedir(t);
@@ -466,8 +515,14 @@ static void sample(struct rec *r)
 
 	if (read_stat(r, busy, total, &seen))
 		return;
-	count_runnable(r);
 	ts = now_ns(CLOCK_MONOTONIC);
+	if (!r->track || ts >= r->resync_at) {
+		/* what the pipe holds is older than the scan: replayed after it */
+		count_runnable(r);
+		r->resynced = ts;
+		r->resync_at = ts + REC_RESYNC_NS;
+		ts = now_ns(CLOCK_MONOTONIC);
+	}
 	for (c = 0; c < r->ncpu; c++) {
 		unsigned long long db, dt, khz = 0;
 		int len;
@@ -522,6 +577,7 @@ static int setup_samples(struct rec *r)
 		sb_err("record: cannot read /proc/stat");
 		return SB_EXIT_ERR;
 	}
+	rec_rq_init(&r->rq, r->nr, r->ncpu, (int)getpid());
 	return 0;
 }
 
@@ -843,6 +899,12 @@ int cmd_record(int argc, char **argv)
 		ret = SB_EXIT_ERR;
 		goto out_close;
 	}
+	/* the seed; events from here on are replayed on top of it */
+	if (r->track) {
+		count_runnable(r);
+		r->resynced = now_ns(CLOCK_MONOTONIC);
+		r->resync_at = r->resynced + REC_RESYNC_NS;
+	}
 	start = now_ns(CLOCK_MONOTONIC);
 	period = 1000000000ULL / rate;
 	deadline = duration ? start + duration * 1000000000ULL : UINT64_MAX;
@@ -898,6 +960,9 @@ int cmd_record(int argc, char **argv)
 		       r->lost);
 	if (r->bad)
 		sb_err("record: %llu trace lines not understood, left out", r->bad);
+	if (r->rq.overflow)
+		sb_err("record: more than %d tasks runnable at once: %llu left out of "
+		       "the runnable count", REC_RQ_MAX, r->rq.overflow);
 	if (!ret && r->path)
 		printf("%s: %llu bytes, %llu events, %llu switches, %llu samples, "
 		       "%llu dropped (%s)%s\n", r->path, r->size, r->events, r->switches,

@@ -201,44 +201,50 @@ static size_t put(char *out, size_t o, size_t outlen, const char *s, size_t len)
 	return o + len;
 }
 
+/* sched_switch's fields: each [start, end) within the payload. */
+struct rec_switch {
+	const char *pc, *pce, *pp, *ppe, *ps, *pse, *nc, *nce, *np, *npe;
+};
+
 /*
  * sched_switch: "prev_comm=A prev_pid=N prev_prio=N prev_state=S ==>
  * next_comm=B next_pid=N next_prio=N", where A and B may hold spaces:
  * each comm ends where the rest of the fixed shape matches.
  */
-static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
+static int parse_switch(const struct rec_trace *t, struct rec_switch *w)
 {
-	const char *p = t->payload, *end = p + t->payload_len;
-	const char *pc, *pce = NULL, *pp = NULL, *ppe = NULL, *nc = NULL, *nce = NULL;
-	const char *np = NULL, *npe = NULL, *q;
-	char head[64];
-	size_t o;
+	const char *p = t->payload, *end = p + t->payload_len, *q;
 
-	pc = lit(p, end, "prev_comm=");
-	if (!pc)
+	memset(w, 0, sizeof(*w));
+	w->pc = lit(p, end, "prev_comm=");
+	if (!w->pc)
 		return -1;
-	for (q = pc; q < end && !nc; q++) {
+	for (q = w->pc; q < end && !w->nc; q++) {
 		const char *r = lit(q, end, " prev_pid=");
-		const char *s = r ? integer(r, end) : NULL;
+		const char *s = r ? integer(r, end) : NULL, *st;
 
 		s = lit(s, end, " prev_prio=");
 		s = s ? integer(s, end) : NULL;
 		s = lit(s, end, " prev_state=");
 		if (!s)
 			continue;
-		while (s < end && *s != ' ')
-			s++;
+		for (st = s; s < end && *s != ' '; s++)
+			;
+		if (s == st)
+			continue;
+		w->ps = st;
+		w->pse = s;
 		s = lit(s, end, " ==> next_comm=");
 		if (!s)
 			continue;
-		pce = q;
-		pp = r;
-		ppe = integer(r, end);
-		nc = s;
+		w->pce = q;
+		w->pp = r;
+		w->ppe = integer(r, end);
+		w->nc = s;
 	}
-	if (!nc)
+	if (!w->nc)
 		return -1;
-	for (q = nc; q < end && !np; q++) {
+	for (q = w->nc; q < end && !w->np; q++) {
 		const char *r = lit(q, end, " next_pid=");
 		const char *s = r ? integer(r, end) : NULL;
 
@@ -246,22 +252,31 @@ static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
 		s = s ? integer(s, end) : NULL;
 		if (s != end)
 			continue;
-		nce = q;
-		np = r;
-		npe = integer(r, end);
+		w->nce = q;
+		w->np = r;
+		w->npe = integer(r, end);
 	}
-	if (!np)
+	return w->np ? 0 : -1;
+}
+
+static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
+{
+	struct rec_switch w;
+	char head[64];
+	size_t o;
+
+	if (parse_switch(t, &w))
 		return -1;
 	snprintf(head, sizeof(head), "switch %llu %u ",
 		 (unsigned long long)t->ts_ns, t->cpu);
 	o = put(out, 0, outlen, head, strlen(head));
-	o = put(out, o, outlen, pp, (size_t)(ppe - pp));
+	o = put(out, o, outlen, w.pp, (size_t)(w.ppe - w.pp));
 	o = put(out, o, outlen, " ", 1);
-	o = put_esc(out, o, outlen, pc, (size_t)(pce - pc));
+	o = put_esc(out, o, outlen, w.pc, (size_t)(w.pce - w.pc));
 	o = put(out, o, outlen, " ", 1);
-	o = put(out, o, outlen, np, (size_t)(npe - np));
+	o = put(out, o, outlen, w.np, (size_t)(w.npe - w.np));
 	o = put(out, o, outlen, " ", 1);
-	o = put_esc(out, o, outlen, nc, (size_t)(nce - nc));
+	o = put_esc(out, o, outlen, w.nc, (size_t)(w.nce - w.nc));
 	return o == (size_t)-1 ? -1 : REC_SWITCH;
 }
 
@@ -297,6 +312,17 @@ static int fmt_event(const struct rec_trace *t, char *out, size_t outlen)
 	return o == (size_t)-1 ? -1 : REC_EVENT;
 }
 
+int rec_format_trace(const struct rec_trace *t, char *out, size_t outlen)
+{
+	if (outlen)
+		out[0] = '\0';
+	if (t->name_len == 12 && !memcmp(t->name, "sched_switch", 12))
+		return fmt_switch(t, out, outlen);
+	if (t->name_len > 8 && !memcmp(t->name, "sbridge_", 8))
+		return fmt_event(t, out, outlen);
+	return REC_NONE;
+}
+
 int rec_format(const char *line, size_t len, char *out, size_t outlen)
 {
 	struct rec_trace t;
@@ -305,9 +331,195 @@ int rec_format(const char *line, size_t len, char *out, size_t outlen)
 		out[0] = '\0';
 	if (rec_parse_trace(line, len, &t))
 		return -1;
-	if (t.name_len == 12 && !memcmp(t.name, "sched_switch", 12))
-		return fmt_switch(&t, out, outlen);
-	if (t.name_len > 8 && !memcmp(t.name, "sbridge_", 8))
-		return fmt_event(&t, out, outlen);
-	return REC_NONE;
+	return rec_format_trace(&t, out, outlen);
+}
+
+/* A decimal integer in [@p, @e) (a '-' allowed) that fits an int. */
+static int to_int(const char *p, const char *e, long *v)
+{
+	int neg = p < e && *p == '-';
+	long n = 0;
+
+	if (neg)
+		p++;
+	if (p == e || e - p > 9)
+		return -1;
+	for (; p < e; p++) {
+		if (!is_digit(*p))
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	*v = neg ? -n : n;
+	return 0;
+}
+
+static unsigned int rq_hash(int pid)
+{
+	return ((unsigned int)pid * 2654435761u) >> 20 & (REC_RQ_SLOTS - 1);
+}
+
+/* The slot holding @pid, or the free slot ending its probe run. */
+static unsigned int rq_find(const struct rec_rq *q, int pid)
+{
+	unsigned int i = rq_hash(pid);
+
+	while (q->slot[i].pid && q->slot[i].pid != pid)
+		i = (i + 1) & (REC_RQ_SLOTS - 1);
+	return i;
+}
+
+void rec_rq_init(struct rec_rq *q, unsigned int *nr, unsigned int ncpu, int self)
+{
+	memset(q, 0, sizeof(*q));
+	q->nr = nr;
+	q->ncpu = ncpu;
+	q->self = self;
+	memset(nr, 0, ncpu * sizeof(*nr));
+}
+
+void rec_rq_clear(struct rec_rq *q)
+{
+	memset(q->slot, 0, sizeof(q->slot));
+	memset(q->nr, 0, q->ncpu * sizeof(*q->nr));
+	q->used = 0;
+}
+
+void rec_rq_del(struct rec_rq *q, int pid)
+{
+	unsigned int i, j, h;
+
+	if (pid <= 0)
+		return;
+	i = rq_find(q, pid);
+	if (!q->slot[i].pid)
+		return;
+	q->nr[q->slot[i].cpu]--;
+	q->used--;
+	/* backward-shift deletion: no tombstones, probe runs stay short */
+	for (j = i;;) {
+		q->slot[i].pid = 0;
+		for (;;) {
+			j = (j + 1) & (REC_RQ_SLOTS - 1);
+			if (!q->slot[j].pid)
+				return;
+			h = rq_hash(q->slot[j].pid);
+			/* j's entry may move to i unless its home lies in (i, j] */
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+				break;
+		}
+		q->slot[i] = q->slot[j];
+		i = j;
+	}
+}
+
+void rec_rq_set(struct rec_rq *q, int pid, unsigned int cpu)
+{
+	unsigned int i;
+
+	if (pid <= 0 || pid == q->self)
+		return;
+	if (cpu >= q->ncpu) {
+		rec_rq_del(q, pid);
+		return;
+	}
+	i = rq_find(q, pid);
+	if (q->slot[i].pid) {
+		q->nr[q->slot[i].cpu]--;
+	} else if (q->used >= REC_RQ_MAX) {
+		q->overflow++;
+		return;
+	} else {
+		q->slot[i].pid = pid;
+		q->used++;
+	}
+	q->slot[i].cpu = cpu;
+	q->nr[cpu]++;
+}
+
+/*
+ * sched_wakeup[_new] and sched_migrate_task: "comm=C pid=N prio=N" then
+ * key=value words (target_cpu=, or orig_cpu= dest_cpu=; later kernels may
+ * add more). C may hold spaces: the last place where " pid=N prio=N" and
+ * only key=value words follow ends it. Gives pid and the CPU under @key.
+ */
+static int parse_task_cpu(const struct rec_trace *t, const char *key, long *pid, long *cpu)
+{
+	const char *p = t->payload, *end = p + t->payload_len, *q, *c;
+	size_t klen = strlen(key);
+	int found = 0;
+
+	c = lit(p, end, "comm=");
+	if (!c)
+		return -1;
+	for (q = c; q < end; q++) {
+		const char *pp = lit(q, end, " pid="), *ppe, *s, *w;
+		long v = -1, n;
+
+		ppe = pp ? integer(pp, end) : NULL;
+		s = lit(ppe, end, " prio=");
+		s = s ? integer(s, end) : NULL;
+		if (!s)
+			continue;
+		while (s && s < end) {
+			const char *eq = NULL;
+
+			s = lit(s, end, " ");
+			for (w = s; s && s < end && *s != ' '; s++)
+				if (*s == '=' && !eq)
+					eq = s;
+			if (!s || !eq || eq == w)
+				s = NULL;
+			else if ((size_t)(eq - w) == klen && !memcmp(w, key, klen) &&
+				 to_int(eq + 1, s, &n) == 0)
+				v = n;
+		}
+		if (s != end || v < 0 || to_int(pp, ppe, &n))
+			continue;
+		*pid = n;
+		*cpu = v;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+static int name_is(const struct rec_trace *t, const char *name)
+{
+	size_t n = strlen(name);
+
+	return t->name_len == n && !memcmp(t->name, name, n);
+}
+
+int rec_rq_event(struct rec_rq *q, const struct rec_trace *t)
+{
+	long pid, cpu, next;
+
+	if (name_is(t, "sched_switch")) {
+		struct rec_switch w;
+
+		if (parse_switch(t, &w) || to_int(w.pp, w.ppe, &pid) ||
+		    to_int(w.np, w.npe, &next))
+			return -1;
+		/* R or R+ (preempted): still on the runqueue; else it left */
+		if (*w.ps == 'R')
+			rec_rq_set(q, (int)pid, t->cpu);
+		else
+			rec_rq_del(q, (int)pid);
+		rec_rq_set(q, (int)next, t->cpu);
+		return 1;
+	}
+	if (name_is(t, "sched_wakeup") || name_is(t, "sched_wakeup_new")) {
+		if (parse_task_cpu(t, "target_cpu", &pid, &cpu))
+			return -1;
+		rec_rq_set(q, (int)pid, (unsigned int)cpu);
+		return 1;
+	}
+	if (name_is(t, "sched_migrate_task")) {
+		if (parse_task_cpu(t, "dest_cpu", &pid, &cpu))
+			return -1;
+		/* only a runnable task moves; a waking one is placed by its wakeup */
+		if (pid > 0 && q->slot[rq_find(q, (int)pid)].pid)
+			rec_rq_set(q, (int)pid, (unsigned int)cpu);
+		return 1;
+	}
+	return 0;
 }

@@ -47,4 +47,41 @@ enum { REC_NONE, REC_SWITCH, REC_EVENT };
  */
 int rec_format(const char *line, size_t len, char *out, size_t outlen);
 
+/* rec_format() of a line rec_parse_trace() has already parsed. */
+int rec_format_trace(const struct rec_trace *t, char *out, size_t outlen);
+
+/*
+ * Runnable tasks per CPU, kept from the scheduler's events: a task is in
+ * the table from its wakeup (on target_cpu) until it is switched out in a
+ * state other than R/R+, a migration moves it, the task a switch brings in
+ * runs on that CPU. pid 0 (the idle tasks) and @self are never counted.
+ * Open addressing keyed by pid, bounded: at most REC_RQ_MAX tasks, more
+ * are counted in @overflow and left out until the next reseed.
+ */
+#define REC_RQ_SLOTS	4096	/* a power of two */
+#define REC_RQ_MAX	2048	/* keeps probes short */
+
+struct rec_rq {
+	unsigned int *nr;		/* per CPU, @ncpu entries, the caller's */
+	unsigned int ncpu;
+	int self;
+	unsigned int used;
+	unsigned long long overflow;
+	struct { int pid; unsigned int cpu; } slot[REC_RQ_SLOTS];	/* pid 0: free */
+};
+
+void rec_rq_init(struct rec_rq *q, unsigned int *nr, unsigned int ncpu, int self);
+/* Empties the table (before a reseed from /proc). */
+void rec_rq_clear(struct rec_rq *q);
+/* @pid is runnable on @cpu (added or moved); a CPU past @ncpu removes it. */
+void rec_rq_set(struct rec_rq *q, int pid, unsigned int cpu);
+void rec_rq_del(struct rec_rq *q, int pid);
+
+/*
+ * Applies a parsed sched_switch, sched_wakeup, sched_wakeup_new or
+ * sched_migrate_task line. Returns 1 if it was one of them, 0 for any
+ * other event, -1 for one of them it cannot parse (nothing changed).
+ */
+int rec_rq_event(struct rec_rq *q, const struct rec_trace *t);
+
 #endif
