@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT, SIGTERM and a tiny size limit end it cleanly, the next recorder removes a SIGKILLed one's instance; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
+# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate counting the two busy tasks runnable, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT, SIGTERM and a tiny size limit end it cleanly, the next recorder removes a SIGKILLed one's instance; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
 # arch: any
 # topology: 1b1s
 # smp: 2
@@ -62,7 +62,7 @@ counts() {
 		if (got != want) { print "end says " got ", file has " want; exit 1 } }' "$1"
 }
 
-plan 46
+plan 47
 
 sw0=$(cat $T/events/sched/sched_switch/enable)
 clk0=$(cat $T/trace_clock)
@@ -111,6 +111,13 @@ odd=$(awk -v lo=$lo -v hi=$hi -v n=$ncpu '$1 == "sample" { c[$3]++ }
 check "samples of every CPU, $lo..$hi in 4 s:${odd:- yes}" test -z "$odd"
 check "samples' busy share 0..1000, a busy CPU among them" \
 	awk '$1 == "sample" { if ($5 < 0 || $5 > 1000) exit 1; if ($5 > 500) b = 1 } END { exit !b }' $A
+# the runnable count (kept from sched events): spin and chase are always
+# runnable, little else is; a count that leaks or loses tasks fails this
+nrs=$(awk '$1 == "sample" { n[$2] += $4 } END { for (t in n) { k++; if (n[t] >= 2 && n[t] <= 4) g++ }
+	printf "%d %d", g, k }' $A)
+diag "sample times counting 2..4 runnable tasks: ${nrs% *} of ${nrs#* }"
+check "runnable count: spin and chase in 3/4 of the samples (${nrs% *} of ${nrs#* } count 2..4)" \
+	test "${nrs#* }" -gt 0 -a "$(( ${nrs% *} * 4 ))" -ge "$(( ${nrs#* } * 3 ))"
 check "switch records name the spinner (pid $sp)" \
 	awk -v p=$sp '$1 == "switch" && (($4 == p && $5 == "spin") || ($6 == p && $7 == "spin")) { f = 1 } END { exit !f }' $A
 check "switch records name the chaser (pid $cp)" \

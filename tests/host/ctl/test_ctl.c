@@ -612,6 +612,134 @@ static void test_record(void)
 	result(1, "record lines from 20000 random inputs");
 }
 
+/*
+ * record: the runnable count kept from sched events. Each step feeds one
+ * trace_pipe line and states the per-CPU counts after it (4 CPUs); the
+ * recorder is pid 999.
+ */
+static void test_runnable(void)
+{
+	static const struct { const char *in; int ret; unsigned int nr[4]; } steps[] = {
+		/* 0: a wakeup puts pid 10 on CPU 1 (6.1: target_cpu=%03d) */
+		{ "  x-1 [000] 1.0: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001",
+		  1, { 0, 1, 0, 0 } },
+		/* 1: woken again while runnable: no double count */
+		{ "  x-1 [002] 1.1: sched_wakeup: comm=a pid=10 prio=120 target_cpu=001",
+		  1, { 0, 1, 0, 0 } },
+		/* 2: a new task, a comm with spaces and a fake field, 6.12+ extra field */
+		{ "  x-1 [000] 1.2: sched_wakeup_new: comm=b pid=3 prio=1 x pid=11 prio=120 "
+		  "target_cpu=002 reason=new", 1, { 0, 1, 1, 0 } },
+		/* 3: 10 runs on CPU 1, the idle task leaves nothing behind */
+		{ "  <idle>-0 [001] 1.3: sched_switch: prev_comm=swapper/1 prev_pid=0 "
+		  "prev_prio=120 prev_state=R ==> next_comm=a next_pid=10 next_prio=120",
+		  1, { 0, 1, 1, 0 } },
+		/* 4: 12 wakes on CPU 1 too */
+		{ "  x-1 [001] 1.4: sched_wakeup: comm=c pid=12 prio=120 target_cpu=001",
+		  1, { 0, 2, 1, 0 } },
+		/* 5: 10 preempted (R+) by 12: both stay runnable on CPU 1 */
+		{ "  a-10 [001] 1.5: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+		  "prev_state=R+ ==> next_comm=c next_pid=12 next_prio=120", 1, { 0, 2, 1, 0 } },
+		/* 6: the runnable 10 migrates to CPU 3 */
+		{ "  x-1 [003] 1.6: sched_migrate_task: comm=a pid=10 prio=120 orig_cpu=1 "
+		  "dest_cpu=3", 1, { 0, 1, 1, 1 } },
+		/* 7: a sleeping task's migration counts nothing */
+		{ "  x-1 [003] 1.7: sched_migrate_task: comm=z pid=50 prio=120 orig_cpu=1 "
+		  "dest_cpu=0", 1, { 0, 1, 1, 1 } },
+		/* 8: 12 blocks (S): it leaves, CPU 1 goes idle */
+		{ "  c-12 [001] 1.8: sched_switch: prev_comm=c prev_pid=12 prev_prio=120 "
+		  "prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+		  1, { 0, 0, 1, 1 } },
+		/* 9: 11 runs on CPU 2 then blocks in D (7.x "D|K" spelling too) */
+		{ "  b-11 [002] 1.9: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 "
+		  "prev_state=D|K ==> next_comm=swapper/2 next_pid=0 next_prio=120",
+		  1, { 0, 0, 0, 1 } },
+		/* 10: a task never woken in our view, switched in: running counts */
+		{ "  <idle>-0 [000] 2.0: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+		  "prev_prio=120 prev_state=R ==> next_comm=d next_pid=13 next_prio=120",
+		  1, { 1, 0, 0, 1 } },
+		/* 11: 13 yields runnable (R) to 10, which migrated here */
+		{ "  x-1 [000] 2.05: sched_migrate_task: comm=a pid=10 prio=120 orig_cpu=3 "
+		  "dest_cpu=0", 1, { 2, 0, 0, 0 } },
+		{ "  d-13 [000] 2.1: sched_switch: prev_comm=d prev_pid=13 prev_prio=120 "
+		  "prev_state=R ==> next_comm=a next_pid=10 next_prio=120", 1, { 2, 0, 0, 0 } },
+		/* 13: the recorder itself never counts */
+		{ "  x-1 [002] 2.2: sched_wakeup: comm=sbridgectl pid=999 prio=120 "
+		  "target_cpu=002", 1, { 2, 0, 0, 0 } },
+		/* 14: a dead task (X) leaves */
+		{ "  a-10 [000] 2.3: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 "
+		  "prev_state=X ==> next_comm=d next_pid=13 next_prio=120", 1, { 1, 0, 0, 0 } },
+		/* 15: a wakeup onto a CPU past the table: counted nowhere */
+		{ "  x-1 [000] 2.4: sched_wakeup: comm=e pid=14 prio=120 target_cpu=009",
+		  1, { 1, 0, 0, 0 } },
+		/* other events, and broken ones, change nothing */
+		{ "  x-1 [000] 2.5: sbridge_period: n=3 want_fast=1", 0, { 1, 0, 0, 0 } },
+		{ "  x-1 [000] 2.6: sched_wakeup: comm=e pid=15 prio=120", -1, { 1, 0, 0, 0 } },
+		{ "  x-1 [000] 2.7: sched_wakeup: comm=e pid=x prio=120 target_cpu=000",
+		  -1, { 1, 0, 0, 0 } },
+		{ "  x-1 [000] 2.8: sched_migrate_task: comm=d pid=13 prio=120 orig_cpu=0",
+		  -1, { 1, 0, 0, 0 } },
+		{ "  x-1 [000] 2.9: sched_switch: prev_comm=d prev_pid=13 prev_prio=120 "
+		  "prev_state=S ==> next_comm=b next_pid=2", -1, { 1, 0, 0, 0 } },
+	};
+	static struct rec_rq q;
+	unsigned int nr[4], want[4], i, k;
+	struct rec_trace t;
+	int ok;
+
+	rec_rq_init(&q, nr, 4, 999);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int ret = rec_parse_trace(steps[i].in, strlen(steps[i].in), &t) ? -2 :
+			  rec_rq_event(&q, &t);
+
+		result(ret == steps[i].ret && !memcmp(nr, steps[i].nr, sizeof(nr)),
+		       "runnable step %u -> %d [%u %u %u %u] (got %d [%u %u %u %u])", i,
+		       steps[i].ret, steps[i].nr[0], steps[i].nr[1], steps[i].nr[2],
+		       steps[i].nr[3], ret, nr[0], nr[1], nr[2], nr[3]);
+	}
+	/* a reseed starts from nothing */
+	rec_rq_clear(&q);
+	result(!nr[0] && !nr[1] && !nr[2] && !nr[3] && !q.used, "runnable clear empties it");
+	/* random churn against a plain model: deletions keep every pid findable */
+	{
+		static unsigned char model[5000];	/* cpu + 1, 0: not runnable */
+
+		memset(model, 0, sizeof(model));
+		for (i = 0, ok = 1; i < 200000 && ok; i++) {
+			int pid = 1 + (int)(rnd() % 2999);
+
+			/* about 1500 runnable: below the cap, a loaded table */
+			if (rnd() % 2) {
+				k = (unsigned int)(rnd() % 4);
+				rec_rq_set(&q, pid, k);
+				if (pid != 999)
+					model[pid] = (unsigned char)(k + 1);
+			} else {
+				rec_rq_del(&q, pid);
+				model[pid] = 0;
+			}
+			if (i % 997)
+				continue;
+			memset(want, 0, sizeof(want));
+			for (k = 1; k < 5000; k++)
+				if (model[k])
+					want[model[k] - 1]++;
+			ok = !memcmp(want, nr, sizeof(nr)) && !q.overflow;
+		}
+		result(ok, "runnable table matches a model over 200000 random changes");
+		/* more than REC_RQ_MAX runnable: bounded, the rest counted as left out */
+		rec_rq_clear(&q);
+		q.overflow = 0;
+		for (k = 1; k <= REC_RQ_MAX + 10; k++)
+			rec_rq_set(&q, (int)k * 7919, 0);
+		result(nr[0] == REC_RQ_MAX && q.used == REC_RQ_MAX && q.overflow == 10,
+		       "runnable table is capped at %d (got %u, %llu left out)", REC_RQ_MAX,
+		       nr[0], q.overflow);
+		for (k = 1; k <= REC_RQ_MAX + 10; k++)
+			rec_rq_del(&q, (int)k * 7919);
+		result(nr[0] == 0 && q.used == 0, "runnable table empties after the cap");
+	}
+}
+
 /* Runs the binary; returns its exit status and its stderr in @err. */
 static int run(const char *bin, char *err, size_t errlen, char *const *args)
 {
@@ -1024,6 +1152,7 @@ int main(int argc, char **argv)
 	test_includes();
 	test_shipped();
 	test_record();
+	test_runnable();
 	test_cli(argv[1]);
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
