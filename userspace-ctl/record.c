@@ -53,13 +53,14 @@ static const char record_help[] =
 #define REC_END_RESERVE	192	/* room always kept for the end line */
 #define REC_MAX_TICK_NS	100000000ULL
 /*
- * The event-driven runnable count is reseeded from /proc this often: it
- * only drifts when events are lost, and a scan costs tens of ms of CPU on
- * a slow board (~0.1 s under TCG), so 5 s keeps it near 1-2 % of a CPU
- * while bounding how long a missed event can skew the count. A LOST line
- * brings the next reseed forward, but never closer than 1 s to the last.
+ * The event-driven runnable count is reseeded from /proc this often. A
+ * LOST line (the usual cause of drift) brings the next reseed forward,
+ * never closer than 1 s to the last; the periodic one only bounds how
+ * long a rarer miss (events read out of order across CPUs) can skew the
+ * count. A scan costs 0.1-0.25 s of CPU on the TCG demo board (~140
+ * threads), so 10 s keeps it near 1-2 % of a CPU.
  */
-#define REC_RESYNC_NS	5000000000ULL
+#define REC_RESYNC_NS	10000000000ULL
 #define REC_RESYNC_MIN_NS 1000000000ULL
 
 static volatile sig_atomic_t stop;
@@ -444,6 +445,51 @@ static int read_stat(struct rec *r, unsigned long long *busy, unsigned long long
 }
 
 /*
+ * A stat file's word @k after the "(comm)" (0: the state, field 3);
+ * NULL if it is not there.
+ */
+static const char *stat_word(const char *buf, int k)
+{
+	const char *c = strrchr(buf, ')');
+
+	if (!c || c[1] != ' ')
+		return NULL;
+	for (c += 2; *c && k; c++)
+		if (*c == ' ')
+			k--;
+	return *c ? c : NULL;
+}
+
+/* Reads @rel's stat under @dirfd; adds the task if it is in state R. */
+static int stat_task(struct rec *r, int dirfd, const char *rel, int tid, char *buf,
+		     size_t len)
+{
+	const char *c;
+	ssize_t n;
+	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	c = stat_word(buf, 0);
+	if (c && *c == 'R' && tid != (int)getpid()) {
+		/* field 39, the CPU it last ran on */
+		c = stat_word(buf, 36);
+		if (c && *c >= '0' && *c <= '9') {
+			unsigned long cpu = strtoul(c, NULL, 10);
+
+			if (cpu < r->ncpu)
+				rec_rq_set(&r->rq, tid, (unsigned int)cpu);
+		}
+	}
+	return 0;
+}
+
+/*
  * Tasks runnable per CPU from /proc: threads in state R by their last CPU
  * (field 39 of /proc/PID/task/TID/stat), the recorder left out, into the
  * table the events then keep up to date. No per-CPU runqueue length is
@@ -455,7 +501,6 @@ static void count_runnable(struct rec *r)
 {
 	DIR *d = opendir("/proc"), *t;
 	struct dirent *e, *f;
-	pid_t self = getpid();
 	char path[300], buf[1024];
 
 	rec_rq_clear(&r->rq);
@@ -463,43 +508,27 @@ static void count_runnable(struct rec *r)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
+		const char *c;
+
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
+		/* most are single-threaded (kernel threads): their stat is the thread's */
+		snprintf(path, sizeof(path), "%s/stat", e->d_name);
+		if (stat_task(r, dirfd(d), path, atoi(e->d_name), buf, sizeof(buf)))
+			continue;
+		c = stat_word(buf, 17);		/* field 20, num_threads */
+		if (c && c[0] == '1' && c[1] == ' ')
+			continue;
+		rec_rq_del(&r->rq, atoi(e->d_name));	/* counted below as a thread */
 		snprintf(path, sizeof(path), "/proc/%s/task", e->d_name);
 		t = opendir(path);
 		if (!t)
 			continue;
-		while ((f = readdir(t))) {
-			const char *c;
-			ssize_t n;
-			int fd, k;
-
-			if (f->d_name[0] < '1' || f->d_name[0] > '9' ||
-			    atoi(f->d_name) == self)
-				continue;
-			snprintf(path, sizeof(path), "%s/stat", f->d_name);
-			fd = openat(dirfd(t), path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n <= 0)
-				continue;
-			buf[n] = '\0';
-			c = strrchr(buf, ')');
-			if (!c || c[1] != ' ' || c[2] != 'R')
-				continue;
-			/* field 3 (state) is word 0 after ')': 39 is word 36 */
-			for (c += 2, k = 0; *c && k < 36; c++)
-				if (*c == ' ')
-					k++;
-			if (k == 36 && *c >= '0' && *c <= '9') {
-				unsigned long cpu = strtoul(c, NULL, 10);
-
-				if (cpu < r->ncpu)
-					rec_rq_set(&r->rq, atoi(f->d_name), (unsigned int)cpu);
+		while ((f = readdir(t)))
+			if (f->d_name[0] >= '1' && f->d_name[0] <= '9') {
+				snprintf(path, sizeof(path), "%s/stat", f->d_name);
+				stat_task(r, dirfd(t), path, atoi(f->d_name), buf, sizeof(buf));
 			}
-		}
 		closedir(t);
 	}
 	closedir(d);
