@@ -169,12 +169,10 @@ def download(darch, pkgs):
                 if p.name.endswith((f"_{darch}.deb", "_all.deb"))]
     todo = [n for n, v in pkgs.items() if not have(n, v)]
     if todo:
-        specs = []
-        for n in todo:
-            spec = _pkg(n, darch)
-            if _policy([spec])[spec] is None:
-                spec = n
-            specs.append(f"{spec}={pkgs[n]}")
+        # one apt call: Architecture: all packages take no ":arm64" qualifier
+        pol = _policy([_pkg(n, darch) for n in todo])
+        specs = [f"{_pkg(n, darch) if pol[_pkg(n, darch)] else n}={pkgs[n]}"
+                 for n in todo]
         # -o ...: apt's sandbox user cannot write into root-owned build dirs
         run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", *specs],
             cwd=dest, stdout=subprocess.DEVNULL)
