@@ -27,6 +27,7 @@ struct sbridge_act_params sbridge_act_params = {
 	.up_util = 512,
 	.down_util = 256,
 	.gain = SBRIDGE_FP_ONE / 10,
+	.model = 1,
 	.hold_ms = 1000,
 	.checker = 1,
 	.check_period_ms = 1000,

@@ -62,6 +62,9 @@ static inline bool sbridge_task_runnable(const struct task_struct *p)
  *	leaves it (<= @up_util: two thresholds, no ping-pong)
  * @gain: act.gain, least predicted big/little speedup above 1.0 (fp) for
  *	a task to want the fast cores
+ * @model: act.model, 1 ranks tasks by the learned speedup; 0 gives every
+ *	hot task the fast/slow capacity ratio, so placement steers by load
+ *	alone (the HMP-style baseline of the evaluation)
  * @hold_ms: act.hold_ms, time a hint is kept through a sleep, and the
  *	aging step: a task kept off the fast cores gains 0.1 of priority per
  *	@hold_ms, so equal tasks take turns (0: no rotation)
@@ -85,6 +88,7 @@ struct sbridge_act_params {
 	u32 up_util;
 	u32 down_util;
 	u32 gain;
+	u32 model;
 	u32 hold_ms;
 	u32 checker;
 	u32 check_period_ms;

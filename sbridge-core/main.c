@@ -75,6 +75,7 @@ enum {
 	SB_P_ACT_UP_UTIL,
 	SB_P_ACT_DOWN_UTIL,
 	SB_P_ACT_GAIN,
+	SB_P_ACT_MODEL,
 	SB_P_ACT_HOLD_MS,
 	SB_P_CHECKER_ON,
 	SB_P_CHECKER_PERIOD_MS,
@@ -102,6 +103,7 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SB_P_ACT_UP_UTIL] = { "act.up_util", &sbridge_act_params.up_util, 1, SCHED_CAPACITY_SCALE },
 	[SB_P_ACT_DOWN_UTIL] = { "act.down_util", &sbridge_act_params.down_util, 0, SCHED_CAPACITY_SCALE },
 	[SB_P_ACT_GAIN] = { "act.gain", &sbridge_act_params.gain, 0, SBRIDGE_FACTOR_MAX },
+	[SB_P_ACT_MODEL] = { "act.model", &sbridge_act_params.model, 0, 1 },
 	[SB_P_ACT_HOLD_MS] = { "act.hold_ms", &sbridge_act_params.hold_ms, 0, 60000 },
 	[SB_P_CHECKER_ON] = { "checker.on", &sbridge_act_params.checker, 0, 1 },
 	[SB_P_CHECKER_PERIOD_MS] = { "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
@@ -228,6 +230,8 @@ module_param_cb(act_down_util, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_DOWN
 MODULE_PARM_DESC(act_down_util, "busy share below which a task leaves it (<= up_util)");
 module_param_cb(act_gain, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_GAIN], 0644);
 MODULE_PARM_DESC(act_gain, "least predicted speedup above 1.0 to want the fast cores (1024 = 1.0)");
+module_param_cb(act_model, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_MODEL], 0644);
+MODULE_PARM_DESC(act_model, "1 = rank by the learned speedup, 0 = by load alone (HMP-style)");
 module_param_cb(act_hold_ms, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_HOLD_MS], 0644);
 MODULE_PARM_DESC(act_hold_ms, "hint kept through a sleep; aging step for turns on the fast cores (0 = no turns)");
 module_param_cb(checker_on, &sbridge_mp_ops, &sbridge_param_tab[SB_P_CHECKER_ON], 0644);

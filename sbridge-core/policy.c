@@ -150,6 +150,21 @@ static void sbridge_policy_clear(struct sbridge_task *t)
 
 static cpumask_var_t sbridge_policy_tmp;
 
+/*
+ * act.model 0: every task gets the fast/slowest capacity ratio as its
+ * speedup, so the ranking and the split see load alone, as HMP's
+ * up/down migration thresholds did. The evaluation's util-only baseline.
+ */
+static u32 sbridge_policy_flat(const struct sbridge_decision *d)
+{
+	u32 slow = sbridge_topo.type_capacity[0];
+
+	if (!slow)
+		return SBRIDGE_FP_ONE;
+	return div_u64((u64)sbridge_topo.type_capacity[d->fast_type] <<
+		       SBRIDGE_FP_SHIFT, slow);
+}
+
 /* Adds the hot runnable tasks (and hinted short sleepers) to @d. */
 static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 {
@@ -161,7 +176,8 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 	struct sbridge_task *t;
 	struct sbridge_hint *h;
 	bool hinted, runnable, hot;
-	u32 busy;
+	u32 busy, flat = READ_ONCE(sbridge_act_params.model) ? 0 :
+			 sbridge_policy_flat(d);
 	u8 kind;
 
 	for_each_process_thread(g, p) {
@@ -201,7 +217,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		h = &d->task[d->n];
 		get_task_struct(p);
 		h->p = p;
-		h->speedup = sbridge_task_speedup(t, NULL, NULL);
+		h->speedup = flat ?: sbridge_task_speedup(t, NULL, NULL);
 		h->share = sbridge_task_share(t);
 		h->known = READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
 			   READ_ONCE(t->ph.nphases);

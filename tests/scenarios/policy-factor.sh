@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: the CPU factor drives decisions: factor 1.0 on every type steers nothing; little factor 1.4 steers the compute-bound task to big; a larger little-type factor makes a memory-leaning task want big too and it is steered there
+# scenario: the CPU factor drives decisions: factor 1.0 on every type steers nothing; little factor 1.4 steers the compute-bound task to big; a larger little-type factor makes a memory-leaning task want big too and it is steered there; with act.model 0 (load only) it is steered there whatever the factor
 # arch: arm64
 # topology: 3b1s
 # smp: 4
@@ -34,7 +34,7 @@ hot() {
 		[ "${u:-0}" -ge 200 ] && echo -n "${d#/proc/}:$(cat $d/comm):u$u:cpu$(cut -d' ' -f39 $d/stat):$(mask_of ${d#/proc/}) "
 	done
 }
-plan 14
+plan 19
 
 core_with "sbridge_fakesrc loads" sbridge_fakesrc
 check "placement is on by default with two core types" grep -qx 'placement: on' $S/actuators
@@ -59,6 +59,16 @@ diag "hot: $(hot)"
 diag "$(sbridgectl tasks --comm chase | tr -s ' ' | tr '\n' ';')"
 check "factor 1.4: compute-bound spin (speedup 1.4) steered to big ($(mask_of $s))" test "$(mask_of $s)" = "$bigmask"
 check "memory-leaning chase (speedup 1.08) left alone ($(mask_of $c))" test "$(mask_of $c)" = "$allmask"
+
+# act.model 0 (the evaluation's HMP-style baseline): every hot task gets
+# the capacity ratio as its speedup, so chase wants big by its load alone
+check "act.model 0: placement by load alone" sbridgectl set param act.model 0
+wait_mask $c $bigmask
+check "model off: memory-leaning chase steered to big too ($(mask_of $c))" test "$(mask_of $c)" = "$bigmask"
+check_fail "act.model 2 is refused" sbridgectl set param act.model 2
+check "act.model 1 again" sbridgectl set param act.model 1
+wait_mask $c $allmask
+check "model on: chase left alone again ($(mask_of $c))" test "$(mask_of $c)" = "$allmask"
 
 check "little factor 4.0" sbridgectl set cpu-factor $lit 4.0
 wait_mask $c $bigmask
