@@ -6,7 +6,9 @@ say where and how it runs:
     # scenario: what it checks, one line
     # arch: any | x86_64 | arm64
     # suite: any | bookworm | trixie | backports   (several, space-separated)
-    # topology: smp | sym | 1b1s | 1b3s | 3b1s   (x86_64 always boots smp)
+    # topology: smp | sym | 1b1s | 1b3s | 3b1s   (x86_64 always boots smp;
+    #                     rig: yes also takes any [topology] of
+    #                     tools/rig/rig.conf, e.g. x86_64's 2f2s)
     # smp: 2
     # timeout: 120
     # throttle: 0.45      (share of a host CPU per little vCPU; arm64 only)
@@ -26,6 +28,7 @@ say where and how it runs:
 Files a scenario hands back with lib.sh's save_file land in
 build/cells/<cell>/<scenario>.files/.
 """
+import configparser
 import functools
 import os
 import re
@@ -77,7 +80,24 @@ class Scenario:
         return True
 
     def topology_for(self, k):
-        return self.topology if k.arch == "arm64" else "smp"
+        # a rig-only topology is the rig's business (run-rig.sh); QEMU's
+        # own command and the throttle know only guest.TOPOLOGIES
+        if k.arch == "arm64" and self.topology in guest.TOPOLOGIES:
+            return self.topology
+        return "smp"
+
+
+def rig_topology(name):
+    """Core types of topology @name in tools/rig/rig.conf, or None.
+
+    x86 has no device tree: a rig board there is only what the rig runs
+    each vCPU as, so its topologies need not be guest.TOPOLOGIES ones.
+    """
+    ini = configparser.ConfigParser(comment_prefixes=("#", ";"))
+    ini.read(TOP / "tools" / "rig" / "rig.conf")
+    if name == "default" or not ini.has_option("topology", name):
+        return None
+    return ini["topology"][name].replace(",", " ").split()
 
 
 def _bool(v):
@@ -127,10 +147,15 @@ def load_scenario(path):
             raise ValueError(f"runner: {s.runner} is not kernels or own")
     except (ValueError, re.error) as e:
         raise ValueError(f"{path}: bad header: {e}") from e
-    if s.arch not in ("any", "x86_64", "arm64") or s.topology not in guest.TOPOLOGIES \
-            or s.expect not in ("pass", "fail"):
-        raise ValueError(f"{path}: bad arch/topology/expect header")
-    caps = guest.TOPOLOGIES[s.topology]
+    if s.topology in guest.TOPOLOGIES:
+        caps = guest.TOPOLOGIES[s.topology]
+    else:
+        caps = rig_topology(s.topology) if s.rig else None
+        if not caps:
+            raise ValueError(f"{path}: topology {s.topology} is neither the testbed's "
+                             "nor (rig: yes) a [topology] of tools/rig/rig.conf")
+    if s.arch not in ("any", "x86_64", "arm64") or s.expect not in ("pass", "fail"):
+        raise ValueError(f"{path}: bad arch/expect header")
     if caps and len(caps) != s.smp:
         raise ValueError(f"{path}: topology {s.topology} needs smp {len(caps)}")
     return s
