@@ -19,12 +19,18 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/io.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/perf_event.h>
+#include <linux/sched.h>
 #include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "rig_pmu_abi.h"
 
@@ -39,15 +45,19 @@ MODULE_PARM_DESC(pace, "Ask the rig to pace vCPUs in wall-clock time while loade
  * @nr_cpus: number of per-CPU records published by the plugin.
  * @pmu: the registered perf PMU.
  *
+ * @freq_lock: serialises frequency requests (read-modify-wait in freq_store).
+ *
  * Locking: set up once in probe before the PMU is registered and torn down
  * in remove after it is unregistered; read-only in between, so the perf
- * callbacks (IRQs off, any CPU) need no lock.
+ * callbacks (IRQs off, any CPU) need no lock.  The shared page's
+ * freq_req_mhz words are written only under @freq_lock.
  */
 struct rig_dev {
 	struct pci_dev *pdev;
 	void __iomem *base;
 	u32 nr_cpus;
 	struct pmu pmu;
+	struct mutex freq_lock;
 };
 
 static struct rig_dev *rig;
@@ -247,9 +257,134 @@ static ssize_t pace_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(pace);
 
+/*
+ * Frequency knob: one file for all CPUs, "CPU MHZ" per write (0 = the core
+ * type's configured frequency), one line per CPU on read (with the core
+ * type's capacity: the board's description in one place).  One file rather
+ * than one per CPU: a request is one write that names its CPU, and one read
+ * shows the whole board, like the counters table.
+ */
+static u32 rig_cpu_u32(struct rig_dev *r, unsigned int cpu, size_t off)
+{
+	return readl(rig_cpu_rec(r, cpu) + off);
+}
+
+#define RIG_FREQ(r, cpu, field) \
+	rig_cpu_u32(r, cpu, offsetof(struct rig_pmu_cpu, field))
+
+struct rig_freq_wait {
+	struct rig_dev *r;
+	unsigned int cpu;
+	u32 mhz;
+};
+
+/*
+ * Runs on the CPU whose frequency changes: the plugin applies a request at
+ * that vCPU's next pacing check, which comes only while the vCPU executes,
+ * so keep it executing (an idle vCPU would sit in WFI/HLT) until the new
+ * frequency is in force.  Checks come every check_us of wall time.
+ */
+static long rig_freq_wait_fn(void *arg)
+{
+	struct rig_freq_wait *w = arg;
+	unsigned long end = jiffies + msecs_to_jiffies(500);
+
+	while (RIG_FREQ(w->r, w->cpu, freq_mhz) != w->mhz) {
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		cond_resched();
+		cpu_relax();
+	}
+	return 0;
+}
+
+/* Write @mhz as @cpu's request and wait until the plugin applied it. */
+static int rig_freq_set(struct rig_dev *r, unsigned int cpu, u32 mhz)
+{
+	struct rig_freq_wait w = { .r = r, .cpu = cpu };
+	void __iomem *req = rig_cpu_rec(r, cpu) +
+			    offsetof(struct rig_pmu_cpu, freq_req_mhz);
+	int ret = 0;
+
+	w.mhz = mhz ? mhz : RIG_FREQ(r, cpu, freq_cfg_mhz);
+	writel(mhz, req);
+	cpus_read_lock();
+	/* an offline vCPU picks the request up when it comes back */
+	if (w.mhz && cpu_online(cpu))
+		ret = work_on_cpu(cpu, rig_freq_wait_fn, &w);
+	cpus_read_unlock();
+	return ret;
+}
+
+static ssize_t freq_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct rig_dev *r = pci_get_drvdata(to_pci_dev(dev));
+	char name[17];
+	int len;
+	u32 cpu;
+
+	len = sysfs_emit(buf, "cpu type capacity configured_mhz requested_mhz freq_mhz\n");
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		memcpy_fromio(name, rig_cpu_rec(r, cpu) +
+			      offsetof(struct rig_pmu_cpu, type_name), 16);
+		name[16] = '\0';
+		len += sysfs_emit_at(buf, len, "%u %s %u %u %u %u\n", cpu, name,
+				     RIG_FREQ(r, cpu, capacity),
+				     RIG_FREQ(r, cpu, freq_cfg_mhz),
+				     RIG_FREQ(r, cpu, freq_req_mhz),
+				     RIG_FREQ(r, cpu, freq_mhz));
+	}
+	return len;
+}
+
+/* "CPU MHZ": two decimal numbers and nothing else. */
+static int rig_freq_parse(const char *buf, u32 *cpu, u32 *mhz)
+{
+	char tmp[32], *s, *tok;
+
+	if (strscpy(tmp, buf, sizeof(tmp)) < 0)
+		return -EINVAL;
+	s = strim(tmp);
+	tok = strsep(&s, " \t");
+	if (!s)
+		return -EINVAL;
+	s = skip_spaces(s);
+	if (kstrtou32(tok, 10, cpu) || kstrtou32(s, 10, mhz))
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t freq_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct rig_dev *r = pci_get_drvdata(to_pci_dev(dev));
+	u32 cpu, mhz, old;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (rig_freq_parse(buf, &cpu, &mhz) || cpu >= r->nr_cpus ||
+	    (mhz && (mhz < RIG_PMU_FREQ_MIN_MHZ || mhz > RIG_PMU_FREQ_MAX_MHZ)))
+		return -EINVAL;
+	mutex_lock(&r->freq_lock);
+	old = RIG_FREQ(r, cpu, freq_req_mhz);
+	ret = rig_freq_set(r, cpu, mhz);
+	if (ret) {
+		/* leave things as they were: withdraw the request */
+		writel(old, rig_cpu_rec(r, cpu) +
+		       offsetof(struct rig_pmu_cpu, freq_req_mhz));
+		dev_warn(dev, "cpu%u: rig did not apply %u MHz\n", cpu, mhz);
+	}
+	mutex_unlock(&r->freq_lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(freq);
+
 static struct attribute *rig_attrs[] = {
 	&dev_attr_counters.attr,
 	&dev_attr_pace.attr,
+	&dev_attr_freq.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(rig);
@@ -268,6 +403,7 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!r)
 		return -ENOMEM;
 	r->pdev = pdev;
+	mutex_init(&r->freq_lock);
 	ret = pci_enable_device_mem(pdev);
 	if (ret)
 		goto err_free;
@@ -338,11 +474,16 @@ err_free:
 static void rig_remove(struct pci_dev *pdev)
 {
 	struct rig_dev *r = pci_get_drvdata(pdev);
+	u32 cpu;
 
 	perf_pmu_unregister(&r->pmu);
 	rig = NULL;
 	if (pace)
 		rig_set_pace(r, false);
+	/* sysfs is gone: no request can race; hand back the configured clocks */
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		writel(0, rig_cpu_rec(r, cpu) +
+		       offsetof(struct rig_pmu_cpu, freq_req_mhz));
 	pci_iounmap(pdev, r->base);
 	pci_disable_device(pdev);
 	kfree(r);

@@ -42,6 +42,13 @@ enum rig_pmu_counter {
 	RIG_NR_COUNTERS = 8		/* 7 reserved (reads as 0) */
 };
 
+/*
+ * Frequencies the plugin accepts, in a [type.*] section and in
+ * freq_req_mhz (a request outside them is ignored).
+ */
+#define RIG_PMU_FREQ_MIN_MHZ	10u
+#define RIG_PMU_FREQ_MAX_MHZ	10000u
+
 /* hdr.ctrl bits, written by the guest. */
 #define RIG_CTRL_PACE		0x1u	/* request wall-clock pacing */
 
@@ -78,9 +85,12 @@ struct rig_pmu_hdr {
  * @ctr: free-running modelled counters, see enum rig_pmu_counter.
  * @type: core type index in the rig configuration (0 = first [type.*]).
  * @freq_mhz: modelled frequency currently in force.
- * @freq_req_mhz: guest-written frequency request (0 = configured default).
+ * @freq_req_mhz: guest-written frequency request (0 = configured default),
+ *	applied by the vCPU's thread at its next pacing check.
  * @capacity: configured capacity-dmips-mhz of the core type.
  * @type_name: NUL-terminated core type name ("big", "little", ...).
+ * @freq_cfg_mhz: configured frequency of the core type (was reserved
+ *	space, so a plugin older than this field leaves it 0).
  */
 struct rig_pmu_cpu {
 	rig_u64 ctr[RIG_NR_COUNTERS];
@@ -89,6 +99,7 @@ struct rig_pmu_cpu {
 	rig_u32 freq_req_mhz;
 	rig_u32 capacity;
 	char type_name[16];
+	rig_u32 freq_cfg_mhz;
 };
 
 #endif /* RIG_PMU_ABI_H */

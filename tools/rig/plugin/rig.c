@@ -299,7 +299,11 @@ static void pace(struct vcpu *v)
 	int64_t now, model;
 	bool want;
 
-	if (req && req != v->freq_mhz && req >= 10 && req <= 10000) {
+	/* 0 withdraws the request: back to the core type's frequency. */
+	if (!req)
+		req = types[v->type].freq_mhz;
+	if (req != v->freq_mhz && req >= RIG_PMU_FREQ_MIN_MHZ &&
+	    req <= RIG_PMU_FREQ_MAX_MHZ) {
 		set_freq(v, req);
 		v->pacing = false;		/* re-anchor below */
 	}
@@ -511,7 +515,8 @@ static bool load_type(GKeyFile *kf, const char *group, struct core_type *t)
 	if (err)
 		goto bad;
 #undef GET_U
-	if (t->freq_mhz < 10 || t->freq_mhz > 10000) {
+	if (t->freq_mhz < RIG_PMU_FREQ_MIN_MHZ ||
+	    t->freq_mhz > RIG_PMU_FREQ_MAX_MHZ) {
 		fprintf(stderr, "rig: [%s] freq_mhz out of range\n", group);
 		return false;
 	}
@@ -753,6 +758,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		v->pub = pub;
 		pub->type = v->type;
 		pub->capacity = t->capacity;
+		pub->freq_cfg_mhz = t->freq_mhz;
 		g_strlcpy(pub->type_name, t->name, sizeof(pub->type_name));
 		set_freq(v, t->freq_mhz);
 		v->next_check_fp = v->check_fp;
