@@ -122,6 +122,49 @@ unload_sbridge() {
 	return $_r
 }
 
+# Emulation rig (tools/rig): sysfs directory of the bound rig_pmu device.
+rig_dev() {
+	for _d in /sys/bus/pci/drivers/rig_pmu/0000:*; do
+		[ -r "$_d/freq" ] && { echo "$_d"; return 0; }
+	done
+	echo "rig_dev: no rig_pmu device bound (insmod rig_pmu.ko?)" >&2
+	return 1
+}
+# rig_freq CPU MHZ: the rig runs CPU at MHZ from now on (0: its core type's
+# configured clock). Returns once the rig applied it; a bad CPU or MHZ is
+# refused (EINVAL) and changes nothing.
+rig_freq() {
+	_rd=$(rig_dev) || return 1
+	[ $# -eq 2 ] || { echo "usage: rig_freq CPU MHZ" >&2; return 1; }
+	echo "$1 $2" > "$_rd/freq"
+}
+# rig_cpu_types: sbridge_core's cpu_types= for the running rig board, from
+# the rig's own per-CPU records: one entry per configured capacity (what
+# rig.conf's capacity= gives, the arm64 device tree's capacity-dmips-mhz),
+# e.g. 0-1:1024;2-3:512 on 2f2s. For x86 rig boards, where the kernel sees
+# one capacity.
+rig_cpu_types() {
+	_rd=$(rig_dev) || return 1
+	awk 'NR > 1 {
+		if (!($3 in cpus)) order[++n] = $3
+		cpus[$3] = cpus[$3] " " $1
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = split(cpus[order[i]], a, " "); s = ""; j = 1
+			while (j <= k) {
+				e = j
+				while (e < k && a[e + 1] == a[e] + 1) e++
+				s = s (s == "" ? "" : ",") (e > j ? a[j] "-" a[e] : a[j])
+				j = e + 1
+			}
+			out = out (out == "" ? "" : ";") s ":" order[i]
+		}
+		if (out == "") exit 1
+		print out
+	}' "$_rd/freq"
+}
+
 # CPUs by capacity (arm64 device-tree topologies): "big" and "little" lists.
 cpus_with_capacity() {
 	for c in /sys/devices/system/cpu/cpu[0-9]*; do
