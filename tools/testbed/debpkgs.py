@@ -40,8 +40,10 @@ class Prog:
     extra: tuple = ()
 
 
-# One line per program. Issue 12's workloads go here the same way, e.g.
-# "xz": Prog("xz-utils"), "zstd": Prog("zstd"), "sqlite3": Prog("sqlite3").
+# One line per program. The evaluation's workloads (bench/eval/workloads.sh)
+# come after perf and trace-cmd. Several share a name with a busybox applet
+# (gzip, bzip2, xz, bc, sort...): the guest's PATH puts /usr/bin first, and
+# workloads.sh runs them by full path so busybox can never stand in.
 PROGRAMS = {
     # some linux-perf versions ship /usr/bin/perf as a shell wrapper that
     # execs perf_<kernel version> for the running kernel only: take the ELF
@@ -50,6 +52,18 @@ PROGRAMS = {
     "trace-cmd": Prog("trace-cmd",
                       extra=("usr/lib/{triplet}/traceevent/plugins/*.so",
                              "usr/lib/{triplet}/trace-cmd/plugins/*.so")),
+    "xz": Prog("xz-utils"),
+    "zstd": Prog("zstd"),
+    "bzip2": Prog("bzip2"),
+    "gzip": Prog("gzip"),
+    "lz4": Prog("lz4"),
+    "brotli": Prog("brotli"),
+    "sqlite3": Prog("sqlite3"),
+    "openssl": Prog("openssl"),
+    "stress-ng": Prog("stress-ng"),
+    "bc": Prog("bc"),
+    "gawk": Prog("gawk"),
+    "sort": Prog("coreutils"),
 }
 # Only shared-library packages are followed (Debian's "Section: libs"):
 # nothing an ELF links against lives in interpreters' module trees, data or
