@@ -13,6 +13,10 @@
 #                      generated from QEMU's own with capacity-dmips-mhz taken
 #                      from each vCPU's core type ("--dtb none": QEMU's own,
 #                      i.e. a symmetric-looking guest)
+#   --energy           arm64: generated tree with a clock, OPPs (with voltages)
+#                      and a dynamic-power-coefficient per cluster, so
+#                      cpufreq-dt registers an energy model (EAS); adds
+#                      sched_verbose to the default command line
 #   --append STR       kernel command line (default: console=... quiet panic=-1)
 #   --mem MB           guest memory (default 1024)
 #   --pace MODE        always | guest | off (overrides the config's pace=)
@@ -26,7 +30,7 @@ set -eu
 RIG=$(cd "$(dirname "$0")" && pwd)
 BUILD=${RIG_BUILD:-$(cd "$RIG/../.." && pwd)/build/rig}
 arch=arm64 smp= topo= config=$RIG/rig.conf dtb= append= mem=1024 pace=
-stats= timeout= kernel= initrd=
+stats= timeout= kernel= initrd= energy=
 
 die() { echo "run-rig: $*" >&2; exit 2; }
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
@@ -40,13 +44,14 @@ while [ $# -gt 0 ]; do
 	--topology) need "$@"; topo=$2; shift 2 ;;
 	--config) need "$@"; config=$2; shift 2 ;;
 	--dtb) need "$@"; dtb=$2; shift 2 ;;
+	--energy) energy=1; shift ;;
 	--append) need "$@"; append=$2; shift 2 ;;
 	--mem) need "$@"; mem=$2; shift 2 ;;
 	--pace) need "$@"; pace=$2; shift 2 ;;
 	--stats) need "$@"; stats=$2; shift 2 ;;
 	--timeout) need "$@"; timeout=$2; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) die "unknown option '$1' (see --help)" ;;
 	esac
 done
@@ -85,7 +90,8 @@ case $arch in
 arm64|aarch64)
 	qemu=qemu-system-aarch64
 	mach=virt cpu=cortex-a57,pmu=off
-	[ -n "$append" ] || append="console=ttyAMA0 quiet panic=-1" ;;
+	# sched_verbose: the kernel logs when EAS starts and stops
+	[ -n "$append" ] || append="console=ttyAMA0 quiet panic=-1${energy:+ sched_verbose}" ;;
 x86_64|amd64)
 	qemu=qemu-system-x86_64
 	mach=pc cpu=qemu64
@@ -109,6 +115,13 @@ trap 'rm -f "$shm"' EXIT INT TERM
 truncate -s 65536 "$shm"
 
 dtbargs=
+if [ -n "$energy" ]; then
+	[ -z "$dtb" ] || die "--energy generates the device tree: no --dtb with it"
+	[ "$qemu" = qemu-system-aarch64 ] || die "--energy is for arm64"
+	# one device-tree editor: the testbed's (tools/testbed/guest.py)
+	dtb=$(python3 "$RIG/rig_launch.py" energy-dtb --config "$config" \
+		--topology "$topo" --smp "$smp" --mem "$mem") || die "energy-model device tree failed"
+fi
 if [ "$arch" = arm64 ] || [ "$arch" = aarch64 ]; then
 	if [ -z "$dtb" ]; then
 		command -v dtc >/dev/null || die "dtc (device-tree-compiler) needed"

@@ -1,4 +1,5 @@
 """Guest images: initramfs per cell and device trees per topology."""
+import hashlib
 import re
 import shutil
 import subprocess
@@ -106,7 +107,8 @@ def scenario_initramfs(base, scenario, dest, extra=()):
     return dest
 
 
-def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False):
+def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False,
+        caps=None, opps=None, power=None):
     """Device tree for arm64 virt with big.LITTLE capacities and clusters.
 
     QEMU's own tree is dumped (so it matches -M/-cpu/-smp/-m exactly), each
@@ -114,12 +116,24 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
     and little CPUs sit in separate clusters, as on real boards. With
     @cpufreq each cluster also gets a clock and a shared OPP table, which
     the kernel's cpufreq-dt driver turns into one policy per cluster.
+
+    The emulation rig (tools/rig/rig_launch.py) passes its own per-CPU
+    capacity-dmips-mhz in @caps and, per capacity, OPPs as (MHz, uV) in
+    @opps (implies @cpufreq) and a dynamic-power-coefficient in @power:
+    with voltages and coefficients cpufreq-dt also registers an energy
+    model per cluster, which Energy Aware Scheduling needs.
     """
-    caps = TOPOLOGIES[topology]
+    caps = list(caps) if caps else TOPOLOGIES[topology]
     if caps and len(caps) != smp:
         raise ValueError(f"topology {topology} has {len(caps)} CPUs, smp is {smp}")
+    cpufreq = cpufreq or bool(opps)
     freq = "-cpufreq" if cpufreq else ""
-    out = BUILD / "dtb" / f"{machine}-{cpu}-{topology}-{smp}-{mem}{freq}.dtb"
+    if opps or power or caps != TOPOLOGIES.get(topology):
+        # same name for the same tree, another one for another model
+        key = repr((caps, sorted((opps or {}).items()), sorted((power or {}).items())))
+        freq += "-" + hashlib.sha1(key.encode()).hexdigest()[:10]
+    # no comma in the name: it ends up in -M virt,dumpdtb=
+    out = BUILD / "dtb" / f"{machine}-{cpu.replace(',', '_')}-{topology}-{smp}-{mem}{freq}.dtb"
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -147,7 +161,7 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
         if n != 1:
             raise RuntimeError("cpu-map not found in QEMU's device tree")
     if cpufreq:
-        dts = _add_opps(dts, list(caps or [BIG] * smp))
+        dts = _add_opps(dts, list(caps or [BIG] * smp), opps, power)
     subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)], input=dts,
                    text=True, check=True)
     raw.unlink()
@@ -163,23 +177,30 @@ def _add_to_cpu(dts, i, *props):
     return dts.replace(m.group(0), text, 1), m.group(1)
 
 
-def _add_opps(dts, caps):
-    """Clock and shared OPP table per capacity class; cpu@i points at its own."""
+def _add_opps(dts, caps, opps=None, power=None):
+    """Clock and shared OPP table per capacity class; cpu@i points at its own.
+
+    @opps {capacity: ((MHz, uV or None), ...)} replaces OPP_MHZ; @power
+    {capacity: dynamic-power-coefficient} adds that to the cpu nodes.
+    """
     nodes = ""
     for n, cap in enumerate(sorted(set(caps), reverse=True)):
-        mhz = OPP_MHZ[cap]
+        pts = opps[cap] if opps else [(f, None) for f in OPP_MHZ[cap]]
         nodes += (f"\n\tsbridge_clk{n}: sbridge-clk{n} {{\n\t\tcompatible = \"fixed-clock\";\n"
-                  f"\t\t#clock-cells = <0>;\n\t\tclock-frequency = <{mhz[-1] * 1000000}>;\n\t}};\n"
+                  f"\t\t#clock-cells = <0>;\n\t\tclock-frequency = <{pts[-1][0] * 1000000}>;\n\t}};\n"
                   f"\n\tsbridge_opp{n}: opp-table-{n} {{\n\t\tcompatible = \"operating-points-v2\";\n"
                   f"\t\topp-shared;\n")
-        for f in mhz:
+        for f, uv in pts:
+            volt = f"\t\t\topp-microvolt = <{uv}>;\n" if uv else ""
             nodes += (f"\t\topp-{f * 1000000} {{\n\t\t\topp-hz = /bits/ 64 <{f * 1000000}>;\n"
-                      f"\t\t\tclock-latency-ns = <100000>;\n\t\t}};\n")
+                      f"{volt}\t\t\tclock-latency-ns = <100000>;\n\t\t}};\n")
         nodes += "\t};\n"
+        props = [f"clocks = <&sbridge_clk{n}>;", f"operating-points-v2 = <&sbridge_opp{n}>;"]
+        if power:
+            props.append(f"dynamic-power-coefficient = <{power[cap]}>;")
         for i, c in enumerate(caps):
             if c != cap:
                 continue
-            dts, _ = _add_to_cpu(dts, i, f"clocks = <&sbridge_clk{n}>;",
-                                 f"operating-points-v2 = <&sbridge_opp{n}>;")
+            dts, _ = _add_to_cpu(dts, i, *props)
     end = dts.rstrip().rfind("};")
     return dts[:end] + nodes + dts[end:]
