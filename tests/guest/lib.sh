@@ -202,3 +202,56 @@ topo_check() {
 		check "no SD_ASYM_CPUCAPACITY on a symmetric board" sh -c "! cat $d/domain*/flags | grep -q SD_ASYM_CPUCAPACITY"
 	fi
 }
+
+# Energy Aware Scheduling on a '# eas: yes' rig board, whose device tree has
+# per-cluster OPPs with voltages and dynamic-power-coefficient
+# (tools/rig/rig_launch.py): cpufreq-dt registers an energy model per
+# cluster from them. EAS then needs schedutil on every policy, asymmetric
+# capacities and (6.1) frequency-invariant load tracking, which cpufreq-dt
+# provides. The emulated speed does not follow the OPP schedutil picks.
+CPUFREQ=/sys/devices/system/cpu/cpufreq
+# eas_setup: sched_verbose on (the kernel then logs when EAS starts and
+# stops, which eas_active reads), cpufreq-dt loaded, schedutil on every
+# policy. Non-zero with a message when any of it is impossible.
+eas_setup() {
+	grep -qs ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
+	[ -w /sys/kernel/debug/sched/verbose ] && echo Y > /sys/kernel/debug/sched/verbose
+	if ! grep -q '^cpufreq_dt ' /proc/modules; then
+		insmod /sbridge/kmod/cpufreq-dt.ko || { echo "eas_setup: cpufreq-dt.ko does not load"; return 1; }
+	fi
+	_i=0
+	while [ $_i -lt 20 ] && [ "$(cat $CPUFREQ/policy*/related_cpus 2>/dev/null | wc -w)" -lt "$(nproc)" ]; do
+		nap 0.25; _i=$((_i + 1))
+	done
+	_c=$(cat $CPUFREQ/policy*/related_cpus 2>/dev/null | wc -w)
+	[ "$_c" -ge "$(nproc)" ] || { echo "eas_setup: cpufreq policies cover $_c of $(nproc) CPUs (no OPPs in the device tree?)"; return 1; }
+	for _p in $CPUFREQ/policy*; do
+		[ "$(cat $_p/scaling_governor)" = schedutil ] && continue
+		grep -qw schedutil $_p/scaling_available_governors ||
+			{ echo "eas_setup: ${_p##*/}: no schedutil governor"; return 1; }
+		echo schedutil > $_p/scaling_governor || { echo "eas_setup: ${_p##*/}: schedutil refused"; return 1; }
+	done
+}
+# eas_active: 0 only when EAS is in force, as the kernel says it: the last
+# "sched_energy_set: starting|stopping EAS" line (6.1, 6.12, 7.x, logged
+# under sched_verbose) is a start and sched_energy_aware reads 1.
+eas_active() {
+	case $(dmesg | grep -E 'sched_energy_set: (starting|stopping) EAS' | tail -n 1) in
+	*"starting EAS") [ "$(cat /proc/sys/kernel/sched_energy_aware 2>/dev/null)" = 1 ] ;;
+	*) return 1 ;;
+	esac
+}
+# eas_set 0|1: write sched_energy_aware, then wait (up to 10 s) until
+# eas_active agrees; non-zero with the kernel's last EAS lines if it never does.
+eas_set() {
+	echo "$1" > /proc/sys/kernel/sched_energy_aware ||
+		{ echo "eas_set: cannot write /proc/sys/kernel/sched_energy_aware"; return 1; }
+	_i=0
+	while [ $_i -lt 40 ]; do
+		if eas_active; then _a=1; else _a=0; fi
+		[ "$_a" = "$1" ] && return 0
+		nap 0.25; _i=$((_i + 1))
+	done
+	echo "eas_set $1: EAS did not follow: $(dmesg | grep EAS | tail -n 3 | tr '\n' ';')"
+	return 1
+}

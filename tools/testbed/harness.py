@@ -18,6 +18,10 @@ say where and how it runs:
     # capacities: yes|no  (rig only: no boots QEMU's own device tree, so the
     #                      kernel sees one capacity and one cluster while the
     #                      rig still runs each vCPU as its core type)
+    # eas: yes|no         (arm64 rig boards with two core types: the rig's tree
+    #                      gets OPPs with voltages and power coefficients, an
+    #                      energy model for EAS (run-rig.sh --energy), and
+    #                      sched_verbose; lib.sh eas_setup/eas_set/eas_active)
     # expect: pass|fail   (harness self-tests: the run must be judged failed)
     # reason: REGEX       (with expect: fail, a problem must match it)
     # debs: perf trace-cmd  (Debian programs for the guest, on PATH:
@@ -65,6 +69,7 @@ class Scenario:
     rig: bool = False
     cpufreq: bool = False
     capacities: bool = True
+    eas: bool = False
     expect: str = "pass"
     reason: str = ""
     debs: tuple = ()
@@ -131,10 +136,15 @@ def load_scenario(path):
         s.rig = _bool(meta.get("rig", "no"))
         s.cpufreq = _bool(meta.get("cpufreq", "no"))
         if s.cpufreq and s.rig:
-            raise ValueError("cpufreq: the rig writes its own device tree")
+            raise ValueError("cpufreq: the rig writes its own device tree (eas: yes has OPPs)")
         s.capacities = _bool(meta.get("capacities", "yes"))
         if not s.capacities and not s.rig:
             raise ValueError("capacities: no is a rig board (rig: yes)")
+        s.eas = _bool(meta.get("eas", "no"))
+        if s.eas and (not s.rig or s.arch != "arm64" or not s.capacities
+                      or len(set(rig_topology(meta.get("topology", "")) or ())) < 2):
+            raise ValueError("eas: yes is an arm64 rig board with two core types "
+                             "(rig: yes, arch: arm64, a rig.conf topology mixing types)")
         s.expect = meta.get("expect", "pass")
         s.reason = meta.get("reason", "")
         re.compile(s.reason)
@@ -205,7 +215,7 @@ def run(k, s, base, echo=None):
     if s.rig:
         import rig_launch  # tools/rig provides the command
         cmd = rig_launch.command(k, initrd, s.smp, s.topology,
-                                 capacities=s.capacities)
+                                 capacities=s.capacities, eas=s.eas)
     r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
                 timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
                 icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq)

@@ -31,7 +31,7 @@ SUITES = {
 GCC = {"bookworm": "12", "trixie": "14"}
 # Debian's own modules a scenario may load, copied from the image package
 # to the guest's /sbridge/kmod (decompressed: busybox insmod reads plain .ko).
-# cpufreq-dt turns the "# cpufreq: yes" device tree's OPP tables into policies.
+# cpufreq-dt turns the OPP tables of "# cpufreq: yes" and "# eas: yes" trees into policies.
 DISTRO_MODULES = {"arm64": ("cpufreq-dt",), "x86_64": ()}
 
 
