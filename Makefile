@@ -7,7 +7,7 @@ VERSION := $(shell scripts/version.sh .)
 DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 
-.PHONY: all modules install load unload clean check ctl test demo bench \
+.PHONY: all modules install load unload clean check ctl test demo bench eval eval-quick \
 	dkms-add dkms-build dkms-install dkms-remove
 
 all: modules ctl
@@ -48,6 +48,17 @@ bench:
 	for c in $(BENCH_CELLS); do for b in bench/core-*.sh; do \
 		python3 tools/testbed/harness.py $$b --cell $$c -v | grep -a -E 'bench:|^# |PASS|FAIL' | tr -d '\r'; \
 	done; done
+
+# The evaluation (bench/README.md): every board in one boot each, against
+# every baseline; results in build/eval/. Not part of `make test`.
+# EVAL_ARGS passes options on, e.g. EVAL_ARGS="--board 3b1s".
+eval:
+	tools/testbed/setup-host.sh
+	/usr/bin/python3 bench/eval/run.py $(EVAL_ARGS)
+
+eval-quick:
+	tools/testbed/setup-host.sh
+	/usr/bin/python3 bench/eval/run.py --quick $(EVAL_ARGS)
 
 # DKMS: the tree is copied to /usr/src/sbridge-<version> with its version
 # frozen in a VERSION file, since DKMS builds from there without git.

@@ -71,6 +71,9 @@ def base_initramfs(k, kos, progs, dest=None):
         text = (d / "init").read_text().replace("#!/bin/sh", "#!/bin/busybox sh", 1)
         (d / "init").write_text(text)
         shutil.copy(TOP / "tests/guest/lib.sh", d / "sbridge/lib.sh")
+        # the evaluation's workloads (bench/eval), for make eval and its check
+        (d / "sbridge/eval").mkdir()
+        shutil.copy(TOP / "bench/eval/workloads.sh", d / "sbridge/eval/workloads.sh")
         for ko in kos:
             shutil.copy(ko, d / "sbridge/modules" / ko.name)
         for p in progs:
