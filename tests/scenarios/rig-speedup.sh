@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: on the rig, spin and chase run alternately on the big and the little CPU; the measured big/little speedup of compute-bound spin clearly exceeds memory-bound chase's, reaches the matrix and seeds the next run; predicted and measured are shown side by side
 # arch: arm64
+# suite: bookworm backports
 # topology: 1b1s
 # smp: 2
 # timeout: 300
