@@ -9,7 +9,8 @@
 #   wl_exec NAME DIR   execs the program: its comm is the program's own
 #                      (xz, gzip, sqlite3...; stress-ng forks one worker
 #                      that does the work, comm stress-ng-cpu,
-#                      stress-ng-matri, stress-ng-strea), output to
+#                      stress-ng-matri, stress-ng-strea, stress-ng-vm,
+#                      stress-ng-randl), output to
 #                      /dev/null, exit status kept
 #   wl_kind NAME       compute | memory | mixed: an EXPECTATION, which the
 #                      eval measures rather than trusts
@@ -18,7 +19,7 @@
 # bc, sort..., and one standing in for a missing deb would go unnoticed.
 
 WL_DEBS="xz zstd bzip2 gzip lz4 brotli sqlite3 openssl stress-ng bc gawk sort"
-WL_NAMES="xz zstd bzip2 gzip lz4 brotli sqlite openssl-sha stress-cpu stress-matrix stress-stream bc gawk sort"
+WL_NAMES="xz zstd bzip2 gzip lz4 brotli sqlite openssl-sha stress-cpu stress-matrix stress-stream bc gawk sort stress-vm stress-randlist sqlite-lookup"
 WL_CALIB="spin chase"
 
 # Work per workload, the one place to size them. Target: 2-3 s alone on the
@@ -43,6 +44,15 @@ WL_BC_DIGITS=330         # bc -l: pi to this many digits [2.33/4.54]
 WL_GAWK_BYTES=143360     # gawk word counts over this much text, read twice [2.37/4.66]
 WL_SORT_BYTES=262144     # coreutils sort (C locale) of this much text...
 WL_SORT_TIMES=10         # ...named this many times (in memory: -S 16M) [2.51/5.22]
+# Memory-bound ones: working sets of 8-16 MiB, far over both LLCs (the rig
+# has no prefetcher: sequential misses cost like random ones).
+WL_VM_BYTES=16M          # stress-ng --vm read64 over a populated 16 MiB mapping...
+WL_VM_OPS=14             # ...of 1 MiB each (bogo op = 4096 x 256 bytes) [2.41/3.22]
+WL_RANDLIST_ITEMS=65536  # stress-ng --randlist: items linked in random order,
+WL_RANDLIST_SIZE=120     # 8+120 bytes each, in one 8 MiB block (compact)...
+WL_RANDLIST_OPS=1        # ...walked twice (memset, bytewise sum) per op [3.32/4.92]
+WL_LOOKUP_ROWS=16000     # sqlite3 file db (tmpfs) of this many 1000-byte rows: 16 MiB,
+WL_LOOKUP_KEYS=3600      # rowid lookups at LCG-random keys, default 2 MiB page cache [2.65/3.34]
 WL_SPIN_ITERS=350        # spin: 100k-step iterations (~150/s on big) [2.43/4.66]
 WL_CHASE_LOADS=300000    # chase 16 MiB: dependent loads (~180 k/s on big) [3.03/4.46]
                          #   after building its 16 MiB list (~1.7 s)
@@ -110,6 +120,21 @@ wl_prepare() {
 	SELECT count(*) FROM t x JOIN t y ON x.b = y.a % 1009 WHERE y.a % 7 = 0;
 	SELECT max(c) FROM t WHERE c LIKE '%A%';
 	EOF
+	# sqlite-lookup: the table (16 MiB, 4 rows a page) and the keys: ~1.5 s
+	# of wl_prepare's ~5.8 s on arm64
+	rm -f "$_wl_d/lookup.db"
+	/usr/bin/sqlite3 -batch "$_wl_d/lookup.db" > /dev/null <<-EOF || return 1
+	PRAGMA journal_mode = OFF;
+	PRAGMA synchronous = OFF;
+	CREATE TABLE t(a INTEGER PRIMARY KEY, b INTEGER, c BLOB);
+	WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < $WL_LOOKUP_ROWS)
+	INSERT INTO t SELECT i, (i * 7919) % 1009, zeroblob(1000) FROM s;
+	CREATE TABLE k(x INTEGER);
+	WITH RECURSIVE s(n, x) AS (SELECT 1, 1 UNION ALL
+		SELECT n + 1, (x * 1103515245 + 12345) % 2147483648 FROM s WHERE n < $WL_LOOKUP_KEYS)
+	INSERT INTO k SELECT 1 + x % $WL_LOOKUP_ROWS FROM s;
+	EOF
+	echo "SELECT count(*), sum(t.b), sum(length(t.c)) FROM k JOIN t ON t.a = k.x;" > "$_wl_d/lookup.sql"
 	echo "scale=$WL_BC_DIGITS; 4 * a(1)" > "$_wl_d/bc.in"
 	cat > "$_wl_d/gawk.awk" <<-'EOF'
 	{ for (i = 1; i <= NF; i++) { c[$i]++; s += length($i) * i } }
@@ -121,7 +146,7 @@ wl_prepare() {
 	_wl_i=0 _wl_a=
 	while [ $_wl_i -lt $WL_SORT_TIMES ]; do _wl_a="$_wl_a $_wl_d/sort.in"; _wl_i=$((_wl_i + 1)); done
 	echo "$_wl_a" > "$_wl_d/sort.args"
-	[ -s "$_wl_d/corpus" ]
+	[ -s "$_wl_d/corpus" ] && [ -s "$_wl_d/lookup.db" ]
 }
 
 # wl_exec NAME DIR: exec NAME's program on its fixed work; never returns
@@ -145,6 +170,12 @@ wl_exec() {
 		--matrix-ops $WL_MATRIX_OPS > /dev/null ;;
 	stress-stream) exec $_wl_sng --stream 1 --stream-l3-size $WL_STREAM_L3 \
 		--stream-ops $WL_STREAM_OPS > /dev/null ;;
+	stress-vm) exec $_wl_sng --vm 1 --vm-bytes $WL_VM_BYTES --vm-keep --vm-populate \
+		--vm-madvise normal --vm-method read64 --vm-ops $WL_VM_OPS > /dev/null ;;
+	stress-randlist) exec $_wl_sng --seed 1 --randlist 1 --randlist-compact \
+		--randlist-items $WL_RANDLIST_ITEMS --randlist-size $WL_RANDLIST_SIZE \
+		--randlist-ops $WL_RANDLIST_OPS > /dev/null ;;
+	sqlite-lookup) exec /usr/bin/sqlite3 -batch "$_wl_d/lookup.db" < "$_wl_d/lookup.sql" > /dev/null ;;
 	bc)	exec /usr/bin/bc -lq "$_wl_d/bc.in" < /dev/null > /dev/null ;;
 	gawk)	exec /usr/bin/gawk -f "$_wl_d/gawk.awk" "$_wl_d/gawk.in" "$_wl_d/gawk.in" > /dev/null ;;
 	sort)	exec /usr/bin/sort --parallel=1 -S 16M $(cat "$_wl_d/sort.args") > /dev/null ;;
@@ -157,11 +188,12 @@ wl_exec() {
 
 # Expectations from what each does; on the rig (1b1s) the compressors, sqlite
 # and sort measured big/little 1.7-2.2 like spin (their inputs fit the big
-# LLC), stress-stream and chase 1.4-1.5.
+# LLC), stress-stream and chase 1.4-1.5, stress-vm, stress-randlist and
+# sqlite-lookup (8-16 MiB working sets) 1.34, 1.48, 1.26.
 wl_kind() {
 	case $1 in
 	spin | stress-cpu | stress-matrix | bc | gzip | lz4 | openssl-sha | gawk) echo compute ;;
-	chase | stress-stream) echo memory ;;
+	chase | stress-stream | stress-vm | stress-randlist | sqlite-lookup) echo memory ;;
 	*) echo mixed ;;	# xz zstd bzip2 brotli: big windows; sqlite; sort
 	esac
 }

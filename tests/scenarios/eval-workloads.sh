@@ -8,7 +8,7 @@
 # timeout: 1200
 # runner: own
 # debs: xz zstd bzip2 gzip lz4 brotli sqlite3 openssl stress-ng bc gawk sort
-# Not in the default test run (runner: own): about 5 minutes on the rig.
+# Not in the default test run (runner: own): about 6 minutes on the rig.
 # The '# debs:' line must match WL_DEBS. The guest has no bench/: like
 # bench/eval/run.py, inline workloads.sh after the lib.sh line, then boot it:
 #   mkdir -p /tmp/ew && sed '/^\. \/sbridge\/lib.sh$/r bench/eval/workloads.sh' \
