@@ -110,3 +110,11 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert "## Board 1b1s" in text and "**missed**" in text and "failed" in text
     assert (d / "speedup.png").stat().st_size > 1000
     assert (d / "speedups.csv").exists()
+
+
+def test_workloads_check_scenario_carries_every_deb():
+    """eval-workloads.sh (booted by hand, runner: own) needs WL_DEBS."""
+    s = harness.load_scenario(TOP / "tests" / "scenarios" / "eval-workloads.sh")
+    names, calib, debs = run.workloads()
+    assert set(s.debs) == set(debs) and s.runner == "own"
+    assert len(names) >= 12 and calib == ["spin", "chase"]

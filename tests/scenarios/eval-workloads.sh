@@ -9,21 +9,12 @@
 # runner: own
 # debs: xz zstd bzip2 gzip lz4 brotli sqlite3 openssl stress-ng bc gawk sort
 # Not in the default test run (runner: own): about 6 minutes on the rig.
-# The '# debs:' line must match WL_DEBS. The guest has no bench/: like
-# bench/eval/run.py, inline workloads.sh after the lib.sh line, then boot it:
-#   mkdir -p /tmp/ew && sed '/^\. \/sbridge\/lib.sh$/r bench/eval/workloads.sh' \
-#     tests/scenarios/eval-workloads.sh > /tmp/ew/eval-workloads.sh
-#   harness.py /tmp/ew/eval-workloads.sh --cell arm64-bookworm -v
-# (x86_64: the same with '# arch: x86_64', no rig.)
+# The '# debs:' line must match WL_DEBS. Every guest carries
+# bench/eval/workloads.sh as /sbridge/eval/workloads.sh (guest.py), so:
+#   tools/testbed/harness.py eval-workloads --cell arm64-bookworm -v
+# (x86_64: a copy with '# arch: x86_64' and no rig.)
 . /sbridge/lib.sh
-if ! command -v wl_exec > /dev/null 2>&1; then
-	if [ ! -f /sbridge/eval/workloads.sh ]; then
-		plan 1
-		not_ok "bench/eval/workloads.sh in the guest" "not inlined (see this file's header)"
-		exit 0
-	fi
-	. /sbridge/eval/workloads.sh
-fi
+. /sbridge/eval/workloads.sh
 big=$(big_cpus | cut -d' ' -f1) lit=$(little_cpus | cut -d' ' -f1)
 # x86_64 (smp, no capacities): cpu0 and cpu1, the same speed
 big=${big:-0} lit=${lit:-1}
