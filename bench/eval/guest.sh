@@ -104,12 +104,13 @@ mix() {
 	rm -f /tmp/mixres
 	set -- "$1" "$2" "$3" "$4" $(jiffies "$BIG") $(jiffies "$BIG $LITTLE")
 	_t0=$(now_cs)
-	_i=0
+	_i=0 _pids=
 	for _p in $_progs; do
 		run_one $_i $_p /tmp/mixres &
+		_pids="$_pids $!"
 		_i=$((_i + 1))
 	done
-	wait
+	wait $_pids	# not a bare wait: a recorder may run in the background
 	_mk=$(( $(now_cs) - _t0 ))
 	set -- "$@" $(jiffies "$BIG") $(jiffies "$BIG $LITTLE")
 	# big share: busy on big / busy on all; big busy: of the big CPUs' time
@@ -139,6 +140,10 @@ case " $CONFIGS " in
 esac
 HAS_CAPS=0
 [ -e /sys/devices/system/cpu/cpu0/cpu_capacity ] && HAS_CAPS=1
+# the stock scheduler the timelines and sweeps compare with: capacity-aware
+# where the board declares capacities, else the one view the kernel has
+STOCK=sym
+case " $CONFIGS " in *" cap "*) STOCK=cap ;; esac
 BOOT_CAPS=$(caps_now)
 if [ -n "$CPU_TYPES" ]; then
 	load_sbridge "cpu_types=$CPU_TYPES" || { not_ok "sbridge loads"; exit 0; }
@@ -191,9 +196,9 @@ save_file $O/runs.csv
 save_file $O/mixes.csv
 RUNS=runs-extra.csv MIXCSV=mixes-extra.csv
 
-# 3. Timelines: one mix recorded under stock (capacity-aware) and sbridge.
+# 3. Timelines: one mix recorded under stock and under sbridge.
 if [ -n "$RECORD_MIX" ]; then
-	for c in cap sbridge; do
+	for c in $STOCK sbridge; do
 		cfg $c
 		sbridgectl record -o $O/record-$c.txt -r 10 -s 6000000 --force > /dev/null 2>&1 &
 		rp=$!
@@ -208,14 +213,14 @@ fi
 # 4. CPU-factor sweep: the little CPUs' factor, deciding on the prediction
 # (the measured speedup does not depend on the factor).
 if [ -n "$FACTORS" ]; then
-	cfg cap
+	cfg $STOCK
 	sbridgectl set param learn.measured 0 > /dev/null
 	for f in $FACTORS; do
 		sbridgectl set cpu-factor $LITTLE_LIST $f > /dev/null
-		cfg cap; mix factor-$f cap $SWEEP_MIX 1
+		cfg $STOCK; mix factor-$f $STOCK $SWEEP_MIX 1
 		cfg sbridge; mix factor-$f sbridge $SWEEP_MIX 1
 	done
-	cfg cap
+	cfg $STOCK
 	sbridgectl set cpu-factor $LITTLE_LIST 0 > /dev/null
 	sbridgectl set param learn.measured 1 > /dev/null
 fi
@@ -225,12 +230,12 @@ fi
 if [ -n "$FREQS" ]; then
 	for mhz in $FREQS; do
 		for c in $LITTLE; do rig_freq $c $mhz; done
-		cfg cap; mix freq-$mhz cap $SWEEP_MIX 1
+		cfg $STOCK; mix freq-$mhz $STOCK $SWEEP_MIX 1
 		cfg sbridge; mix freq-$mhz sbridge $SWEEP_MIX 1
 	done
 	for c in $LITTLE; do rig_freq $c 0; done
 fi
-cfg cap
+cfg $STOCK
 save_file $O/runs-extra.csv
 save_file $O/mixes-extra.csv
 

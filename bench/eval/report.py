@@ -208,14 +208,17 @@ def analyse(d):
     # prediction error
     pred = predictions(d, list(times))
     res["pred"] = {p: (pv, mv, times[p]["little"] / times[p]["big"]) for p, (pv, mv) in pred.items()}
-    # sweeps: makespan stock/sbridge and geometric mean per-program speedup
+    # sweeps: makespan stock/sbridge and geometric mean per-program speedup;
+    # stock is capacity-aware where the board declares capacities (guest.sh)
+    stock = "cap" if any(r["config"] == "cap" for r in mixes) else "sym"
+    res["stock"] = stock
     for sweep in ("factor", "freq"):
         pts = []
         kinds = sorted({r["kind"] for r in mixes if r["kind"].startswith(sweep + "-")},
                        key=lambda k: float(k.split("-", 1)[1]))
         for k in kinds:
-            a, b = makespans(mixes, k, "cap"), makespans(mixes, k, "sbridge")
-            pa, pb = mean_by_slot(runs, k, "cap"), mean_by_slot(runs, k, "sbridge")
+            a, b = makespans(mixes, k, stock), makespans(mixes, k, "sbridge")
+            pa, pb = mean_by_slot(runs, k, stock), mean_by_slot(runs, k, "sbridge")
             v = [pa[s][1] / pb[s][1] for s in pa if s in pb]
             if a and b:
                 m = next(iter(a))
@@ -275,7 +278,7 @@ def plots(res, out):
             ax.plot(xs, [p[2] for p in r[sweep]], "s--", label=f"{r['board']} geo. mean per program")
         ax.axhline(1.0, color="black", lw=0.8)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("stock (capacity-aware) / sbridge")
+        ax.set_ylabel("stock / sbridge (stock: capacity-aware where\nthe board declares capacities)")
         ax.set_title(f"{sweep} sweep, one boot per board")
         ax.legend(fontsize=8)
         fig.tight_layout()
@@ -285,7 +288,7 @@ def plots(res, out):
         pics.append(p)
     for r in res:
         d = r["files"]
-        a, b = d / "record-cap.txt", d / "record-sbridge.txt"
+        a, b = d / f"record-{r['stock']}.txt", d / "record-sbridge.txt"
         if a.exists() and b.exists():
             p = d / "timeline.png"
             q = subprocess.run([sys.executable, str(TOP / "tools" / "sbridge-plot"), "compare",
@@ -364,7 +367,7 @@ def summary(res, pics, out):
         for sweep, what in (("factor", "little CPU factor"), ("freq", "little clock MHz")):
             if r.get(sweep):
                 L += ["", f"{sweep.capitalize()} sweep ({what}; mix {next(iter(sorted(r['mixprogs'])))}, "
-                      "one stock and one sbridge run per point):", "",
+                      f"one stock ({r['stock']}) and one sbridge run per point):", "",
                       "| " + what + " | " + " | ".join(fmt(p[0], 1) for p in r[sweep]) + " |",
                       "| --- |" + " --- |" * len(r[sweep]),
                       "| makespan stock/sbridge | " + " | ".join(fmt(p[1]) for p in r[sweep]) + " |",
