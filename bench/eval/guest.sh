@@ -240,15 +240,24 @@ save_file $O/runs-extra.csv
 save_file $O/mixes-extra.csv
 
 # 6. Overhead in the paper's form: SHORT_N short processes, and a pinned
-# pipe ping-pong, with sbridge's hooks off (modules out) and on, alternated.
+# pipe ping-pong, with sbridge's modules out (off), sbridge_core alone
+# (core: the hooks, no counters read) and with its counter source (on),
+# alternated. On the rig a counter read is an emulated device access, far
+# dearer than on hardware: core apart from on tells the two costs apart.
 if [ "$SHORT_N" -gt 0 ]; then
 	echo "board,round,config,short_secs,pingpong_ns" > $O/overhead.csv
 	r=1
 	while [ $r -le $OVH_ROUNDS ]; do
-		for c in off on; do
-			if [ $c = off ]; then unload_sbridge; else
-				if [ -n "$CPU_TYPES" ]; then load_sbridge "cpu_types=$CPU_TYPES"; else load_sbridge; fi
-			fi
+		for c in off core on; do
+			case $c in
+			off) unload_sbridge ;;
+			core) if [ -n "$CPU_TYPES" ]; then
+				insmod $MODDIR/sbridge_core.ko "cpu_types=$CPU_TYPES"
+			      else
+				insmod $MODDIR/sbridge_core.ko
+			      fi ;;
+			on) insmod $MODDIR/sbridge_pmu.ko ;;
+			esac
 			nap 1
 			_t0=$(now_cs)
 			wl_short $D $SHORT_N

@@ -116,7 +116,8 @@ def predictions(d, progs):
             f[ty] = sum(x * s for x, s in v) / w if w else v[0][0]
         if len(f) < 2:
             continue
-        out[p] = (1 + f[min(f)] - f[max(f)], meas.get(key))
+        # as sbridge_task_speedup(): FP_ONE + LF(little) - LF(big), at least 1
+        out[p] = (max(1.0, 1 + f[min(f)] - f[max(f)]), meas.get(key))
     return out
 
 
@@ -238,9 +239,9 @@ def analyse(d):
     if ov:
         med = {c: (statistics.median(float(r["short_secs"]) for r in ov if r["config"] == c),
                    statistics.median(float(r["pingpong_ns"]) for r in ov if r["config"] == c and r["pingpong_ns"]))
-               for c in ("off", "on")}
+               for c in ("off", "core", "on") if any(r["config"] == c for r in ov)}
         res["overhead"] = dict(off=med["off"], on=med["on"], short=med["on"][0] / med["off"][0],
-                               pp=med["on"][1] / med["off"][1],
+                               pp=med["on"][1] / med["off"][1], core=med.get("core"),
                                n=len([r for r in ov if r["config"] == "on"]))
     return res
 
@@ -394,6 +395,10 @@ def summary(res, pics, out):
                   f"{fmt(o['short'], 4)} (target <= 1.01: {verdict(o['short'] <= 1.01)}); "
                   f"pinned ping-pong {o['off'][1]:.0f} vs {o['on'][1]:.0f} ns per round trip, "
                   f"ratio {fmt(o['pp'], 4)}."]
+            if o["core"]:
+                L[-1] += (f" sbridge_core alone (hooks, no counter source): short processes "
+                          f"{fmt(o['core'][0], 2)} s (ratio {fmt(o['core'][0] / o['off'][0], 4)}), "
+                          f"ping-pong {o['core'][1]:.0f} ns (ratio {fmt(o['core'][1] / o['off'][1], 4)}).")
         L.append("")
     if pics:
         L += ["## Pictures", ""] + [f"- `{p.relative_to(out)}`" for p in pics] + [""]
