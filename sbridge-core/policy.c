@@ -32,9 +32,11 @@
  * when every CPU is busy anyway (the fast CPUs are shared when that
  * balances better) or stay below them. When the fast type is full,
  * every other hot task is kept slow so the stock scheduler does not hand
- * a fast CPU to a task that gains less; when it is not full, they are
- * left to the stock scheduler, so a fast CPU never idles while a task
- * that could use it runs slow: once a fast task ends, the next run (one
+ * a fast CPU to a task that gains less; when it is not full, its free
+ * CPUs go to the other hot tasks that gain anything, best first, and the
+ * rest are left to the stock scheduler, so a fast CPU never idles while a
+ * task that could use it runs slow (a kernel that sees one capacity would
+ * not move it up by itself): once a fast task ends, the next run (one
  * period) moves the best candidate up.
  *
  * Rules come first: prefer=big ranks above every learned task, prefer=
@@ -353,6 +355,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 	u32 hold_ms = READ_ONCE(sbridge_act_params.hold_ms);
 	u32 period = READ_ONCE(sbridge_act_params.period_ms);
 	unsigned int i, m = 0, k, prev_fast = 0, base_n = 0, base_fast_n = 0;
+	unsigned int n_other, nfree;
 	u64 base = 0, base_fast = 0;
 	u32 rest = 0;
 
@@ -423,14 +426,38 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 		WRITE_ONCE(c->t->wait_ms, i < k ? 0 :
 			   min_t(u32, READ_ONCE(c->t->wait_ms) + period, U16_MAX));
 	}
-	/* The fast type full: keep everyone else off it. */
+	/*
+	 * The fast type full: keep everyone else off it. Not full: its free
+	 * CPUs go to the others that gain most (any gain, best first). The
+	 * stock scheduler would move them up only where the kernel knows the
+	 * capacities differ (misfit); where it sees one capacity (x86 cores
+	 * that differ in clock, boards declared with cpu_types=) a task left
+	 * running on a slow CPU stays there while a fast CPU idles.
+	 */
+	n_other = 0;
 	for (i = 0; i < d->n; i++) {
 		if (sbridge_pc[i].kind != SB_PC_OTHER)
 			continue;
-		d->task[i].hint = k >= d->nfast ? SBRIDGE_HINT_SLOW :
-						  SBRIDGE_HINT_NONE;
-		d->task[i].why = k >= d->nfast ? SBRIDGE_WHY_FULL :
-						 SBRIDGE_WHY_LOW;
+		sbridge_pc[i].prio = d->task[i].speedup;
+		sbridge_pc_order[m + n_other++] = i;
+	}
+	sort(sbridge_pc_order + m, n_other, sizeof(sbridge_pc_order[0]),
+	     sbridge_pc_cmp, NULL);
+	nfree = d->nfast > k + base_fast_n ? d->nfast - k - base_fast_n : 0;
+	for (i = m; i < m + n_other; i++) {
+		struct sbridge_hint *h = &d->task[sbridge_pc_order[i]];
+
+		if (k >= d->nfast) {
+			h->hint = SBRIDGE_HINT_SLOW;
+			h->why = SBRIDGE_WHY_FULL;
+		} else if (nfree && h->speedup > SBRIDGE_FP_ONE) {
+			h->hint = SBRIDGE_HINT_FAST;
+			h->why = SBRIDGE_WHY_GAIN;
+			nfree--;
+		} else {
+			h->hint = SBRIDGE_HINT_NONE;
+			h->why = SBRIDGE_WHY_LOW;
+		}
 	}
 	d->want_fast = m;
 	d->on_fast = k;

@@ -38,7 +38,7 @@ refused() {
 			{ echo "no cpu_types: message for '$_s'"; return 1; }
 	done
 }
-plan 16
+plan 17
 
 check "every CPU reports one capacity (symmetric view): $(cat /sys/devices/system/cpu/cpu*/cpu_capacity | sort -u | tr '\n' ' ')" \
 	test "$(cat /sys/devices/system/cpu/cpu*/cpu_capacity | sort -u | wc -l)" = 1
@@ -91,5 +91,21 @@ diag "$(sbridgectl tasks --comm spin 2>&1 | head -n 3)"
 check "memory-bound chase never restricted to the big CPU (mask $(mask_of $cp))" \
 	sh -c "[ $(mask_of $cp) = e ] || [ $(mask_of $cp) = f ]"
 kill $sp $cp
+wait 2> /dev/null
+
+# --- an idle big CPU is filled -----------------------------------------------
+# With a gain no task reaches nobody wants the big CPU, but a compute-bound
+# task left running on a little CPU while the big one idles gains from it.
+# This kernel sees one capacity, so its balancer never moves a lone running
+# task up (no misfit): sbridge must.
+sbridgectl set param act.gain 8192 > /dev/null
+taskset -c 1-3 spin 120 > /dev/null & fp=$!
+sleep 1
+taskset -p f $fp > /dev/null
+wait_mask $fp 1
+diag "$(sbridgectl tasks --comm spin 2>&1 | head -n 3)"
+check "a task on a little CPU fills the idle big CPU, no gain threshold met (mask $(mask_of $fp))" \
+	test "$(mask_of $fp)" = 1
+kill $fp
 wait 2> /dev/null
 check "sbridge unloads" unload_sbridge
