@@ -75,9 +75,13 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
 	sbridge_task_tick(p, smp_processor_id());
 }
 
-/* A comm change (prctl(PR_SET_NAME), /proc/PID/comm, exec) re-matches rules. */
+/*
+ * A comm change (prctl(PR_SET_NAME), /proc/PID/comm, exec) re-matches
+ * rules; what was learned under the old name is folded first, under it.
+ */
 static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 {
+	sbridge_task_renamed(task);
 	sbridge_rules_renamed(task, comm);
 }
 

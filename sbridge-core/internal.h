@@ -115,7 +115,7 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  *	workload key of the matrix
  * @exe_hash: jhash of the executable path at the last exec, 0 if unknown
  * @uid: real uid at the last exec/fork (with SBRIDGE_TF_PRIVATE: who may
- *	see the entry without CAP_PERFMON)
+ *	see the entry without CAP_PERFMON); also its matrix scope
  * @pid: pid, for reporting
  * @class: enum sbridge_task_class in force (rule or AUTO)
  * @pref: enum sbridge_pref from a rule
@@ -269,6 +269,7 @@ int sbridge_tasks_adopt(void);
 struct sbridge_task *sbridge_task_lookup(struct task_struct *p);
 void sbridge_task_fork(struct task_struct *child);
 void sbridge_task_exec(struct task_struct *p, const char *exe);
+void sbridge_task_renamed(struct task_struct *p);
 void sbridge_task_free(struct task_struct *p);
 void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
 			 int cpu);

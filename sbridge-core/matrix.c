@@ -4,6 +4,15 @@
  * x phase, so that a program seen before starts from its learned factor
  * instead of 1. Bounded; the least recently used entry is evicted.
  *
+ * Cells are scoped by the real uid that started the program (a set-id
+ * program learns for the user who ran it): a task learns into its own
+ * scope and is seeded from it, else from scope 0 (root's programs and
+ * loaded cells), so no user can train what seeds root's or another user's
+ * program of the same name. Unprivileged scopes hold at
+ * most half the matrix and evict only each other's cells, never root's;
+ * one workload (comm, scope) holds at most SBRIDGE_MX_PER_KEY cells, so
+ * no hash chain walked with IRQs off grows with the matrix.
+ *
  * One spinlock (IRQ-safe: the free hook runs in softirq context) protects
  * the hash, the LRU list and every entry, and serialises all folds of
  * tasks into the matrix. It is never taken in the context-switch path,
@@ -27,7 +36,9 @@
 #include <net/genetlink.h>
 #include "internal.h"
 
-#define SBRIDGE_MX_HASH_BITS	9
+#define SBRIDGE_MX_HASH_BITS	11
+/* Cells of one (comm, scope), all executables, types and phases. */
+#define SBRIDGE_MX_PER_KEY	(4 * SBRIDGE_MAX_CORE_TYPES * SBRIDGE_MAX_PHASES)
 /* A cell's share averages over at most this many past windows ... */
 #define SBRIDGE_MX_HIST		32
 /* ... and one fold counts as at most this many: it moves a cell <= 20 %. */
@@ -39,11 +50,16 @@
 
 /**
  * struct sbridge_mx - one matrix cell
- * @hnode: hash linkage (hash of @key)
- * @lru: LRU linkage, most recent first
+ * @hnode: hash linkage (hash of @key and @scope)
+ * @lru: LRU linkage (scope 0 or user list), most recent first
  * @key: workload key (comm)
  * @exe: jhash of the executable path, 0 if unknown (adopted tasks, cells
  *	loaded without one)
+ * @scope: real uid of the tasks it learned from, 0 for root's and for
+ *	loaded cells without a uid
+ * @used: jiffies of the last fold or seed (least recently used of a key)
+ * @id: when it was linked (sbridge_mx_seq): a bucket's chain runs from
+ *	the newest down, which a dump resumes by
  * @type: core type
  * @phase: phase index
  * @share: learned CPI_B share (fp), the mean over the windows folded in;
@@ -60,6 +76,9 @@ struct sbridge_mx {
 	struct list_head lru;
 	char key[SBRIDGE_KEY_LEN];
 	u32 exe;
+	u32 scope;
+	unsigned long used;
+	u64 id;
 	u8 type;
 	u8 phase;
 	u16 share;
@@ -71,27 +90,42 @@ struct sbridge_mx {
 
 static DEFINE_SPINLOCK(sbridge_mx_lock);
 static DEFINE_HASHTABLE(sbridge_mx_hash, SBRIDGE_MX_HASH_BITS);
-static LIST_HEAD(sbridge_mx_lru);
+static LIST_HEAD(sbridge_mx_lru);	/* scope 0 */
+static LIST_HEAD(sbridge_mx_lru_user);	/* every other scope */
 static u32 sbridge_mx_count;
+static u32 sbridge_mx_user_count;
+static u64 sbridge_mx_seq;
 static struct kmem_cache *sbridge_mx_cache;
 /* Where the next refresh resumes its walk; only the housekeeping work. */
 static unsigned long sbridge_mx_cursor;
 
-static u32 sbridge_mx_hashkey(const char *key)
+static u32 sbridge_mx_hashkey(const char *key, u32 scope)
 {
-	return jhash(key, strnlen(key, SBRIDGE_KEY_LEN), 0);
+	return jhash(key, strnlen(key, SBRIDGE_KEY_LEN), scope);
 }
 
-static struct sbridge_mx *sbridge_mx_find(const char *key, u32 exe, u8 type,
-					  u8 phase)
+static bool sbridge_mx_is(const struct sbridge_mx *m, const char *key, u32 scope)
+{
+	return m->scope == scope && !strncmp(m->key, key, SBRIDGE_KEY_LEN);
+}
+
+static struct sbridge_mx *sbridge_mx_find(const char *key, u32 exe, u32 scope,
+					  u8 type, u8 phase)
 {
 	struct sbridge_mx *m;
 
-	hash_for_each_possible(sbridge_mx_hash, m, hnode, sbridge_mx_hashkey(key))
+	hash_for_each_possible(sbridge_mx_hash, m, hnode,
+			       sbridge_mx_hashkey(key, scope))
 		if (m->type == type && m->phase == phase && m->exe == exe &&
-		    !strncmp(m->key, key, SBRIDGE_KEY_LEN))
+		    sbridge_mx_is(m, key, scope))
 			return m;
 	return NULL;
+}
+
+static void sbridge_mx_touch(struct sbridge_mx *m)
+{
+	list_move(&m->lru, m->scope ? &sbridge_mx_lru_user : &sbridge_mx_lru);
+	m->used = jiffies;
 }
 
 static void sbridge_mx_unlink(struct sbridge_mx *m)
@@ -99,13 +133,68 @@ static void sbridge_mx_unlink(struct sbridge_mx *m)
 	hash_del(&m->hnode);
 	list_del(&m->lru);
 	sbridge_mx_count--;
+	if (m->scope)
+		sbridge_mx_user_count--;
 }
 
 static void sbridge_mx_link(struct sbridge_mx *m)
 {
-	hash_add(sbridge_mx_hash, &m->hnode, sbridge_mx_hashkey(m->key));
-	list_add(&m->lru, &sbridge_mx_lru);
+	m->id = ++sbridge_mx_seq;
+	hash_add(sbridge_mx_hash, &m->hnode, sbridge_mx_hashkey(m->key, m->scope));
+	list_add(&m->lru, m->scope ? &sbridge_mx_lru_user : &sbridge_mx_lru);
 	sbridge_mx_count++;
+	if (m->scope)
+		sbridge_mx_user_count++;
+}
+
+static void sbridge_mx_evict(struct sbridge_mx *m)
+{
+	sbridge_mx_unlink(m);
+	kmem_cache_free(sbridge_mx_cache, m);
+}
+
+/*
+ * Makes room for one new cell of (@key, @scope) in a matrix of at most
+ * @max cells. A workload at SBRIDGE_MX_PER_KEY cells gives up its least
+ * recently used one; else a full matrix gives up its least recently used
+ * user cell, or root's when there is none and the new cell is root's. A
+ * user scope beyond half the matrix evicts user cells only. Under
+ * sbridge_mx_lock. Return: false if there is no room for the cell.
+ */
+static bool sbridge_mx_room(const char *key, u32 scope, u32 max)
+{
+	struct sbridge_mx *m, *old = NULL;
+	unsigned int n = 0;
+
+	hash_for_each_possible(sbridge_mx_hash, m, hnode,
+			       sbridge_mx_hashkey(key, scope)) {
+		if (!sbridge_mx_is(m, key, scope))
+			continue;
+		n++;
+		if (!old || time_before(m->used, old->used))
+			old = m;
+	}
+	if (n >= SBRIDGE_MX_PER_KEY) {
+		sbridge_mx_evict(old);
+		return true;
+	}
+	if (scope && sbridge_mx_user_count >= max / 2) {
+		if (list_empty(&sbridge_mx_lru_user))
+			return false;
+		sbridge_mx_evict(list_last_entry(&sbridge_mx_lru_user,
+						 struct sbridge_mx, lru));
+		return true;
+	}
+	if (sbridge_mx_count < max)
+		return true;
+	if (!list_empty(&sbridge_mx_lru_user))
+		old = list_last_entry(&sbridge_mx_lru_user, struct sbridge_mx, lru);
+	else if (!scope && !list_empty(&sbridge_mx_lru))
+		old = list_last_entry(&sbridge_mx_lru, struct sbridge_mx, lru);
+	else
+		return false;
+	sbridge_mx_evict(old);
+	return true;
 }
 
 /**
@@ -114,9 +203,10 @@ static void sbridge_mx_link(struct sbridge_mx *m)
  *
  * Copies the learned share of each phase of @t's workload into its phase
  * tracker; the current phase is the one with most samples. The workload
- * is (comm, executable): cells of the same executable win; if there are
- * none, cells of the same comm with any executable are used.
- *
+ * is (comm, executable) in @t's scope: cells of the same executable win;
+ * if there are none, cells of the same comm with any executable are used.
+ * A scope with no cells of the comm falls back to scope 0 (root's
+ * programs, loaded cells); scope 0 never looks at a user's.
  *
  * Context: any but hard IRQ; takes sbridge_mx_lock.
  * Return: true if @t was seeded.
@@ -124,33 +214,42 @@ static void sbridge_mx_link(struct sbridge_mx *m)
 bool sbridge_matrix_seed(struct sbridge_task *t)
 {
 	u32 psum[SBRIDGE_MAX_PHASES] = { 0 }, pn[SBRIDGE_MAX_PHASES] = { 0 };
+	u32 psamp[SBRIDGE_MAX_PHASES] = { 0 };
 	u16 pmeas[SBRIDGE_MAX_PHASES] = { 0 }, pmw[SBRIDGE_MAX_PHASES] = { 0 };
 	struct sbridge_mx *m;
 	unsigned long flags;
 	unsigned int p, best = 0, np = 0;
 	bool found = false, any_exe = false;
+	u32 scope = t->uid;
 
 	spin_lock_irqsave(&sbridge_mx_lock, flags);
 again:
 	hash_for_each_possible(sbridge_mx_hash, m, hnode,
-			       sbridge_mx_hashkey(t->comm)) {
-		if (strncmp(m->key, t->comm, SBRIDGE_KEY_LEN) ||
+			       sbridge_mx_hashkey(t->comm, scope)) {
+		if (!sbridge_mx_is(m, t->comm, scope) ||
 		    m->phase >= SBRIDGE_MAX_PHASES ||
 		    (!any_exe && m->exe != t->exe_hash))
 			continue;
 		psum[m->phase] += m->share;
 		pn[m->phase]++;
+		psamp[m->phase] = min_t(u32, U32_MAX - m->samples,
+					psamp[m->phase]) + m->samples;
 		if (m->type < SBRIDGE_MAX_CORE_TYPES)
 			t->share[m->type] = sbridge_model_quantise(m->share);
 		if (m->meas && m->meas_w >= pmw[m->phase]) {
 			pmeas[m->phase] = m->meas;
 			pmw[m->phase] = m->meas_w;
 		}
-		list_move(&m->lru, &sbridge_mx_lru);
+		sbridge_mx_touch(m);
 		found = true;
 	}
 	if (!found && !any_exe) {
 		any_exe = true;
+		goto again;
+	}
+	if (!found && scope) {
+		scope = 0;
+		any_exe = false;
 		goto again;
 	}
 	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
@@ -164,7 +263,7 @@ again:
 			continue;
 		t->ph.share[p] = sbridge_model_quantise(psum[p] / pn[p]);
 		np = p + 1;
-		if (pn[p] > pn[best] || !pn[best])
+		if (psamp[p] > psamp[best] || !pn[best])
 			best = p;
 	}
 	/* Holes get the best phase's share; they are real slots now. */
@@ -187,33 +286,32 @@ again:
 
 /*
  * Folds @k new windows of share @s and, if @sp, a measured speedup of
- * weight @sp_w into cell (@key, @exe, @type, @phase). Creates the cell only
- * for new windows. Under sbridge_mx_lock.
+ * weight @sp_w into cell (@key, @exe, @scope, @type, @phase). Creates the
+ * cell only for new windows and if there is room. Under sbridge_mx_lock.
  */
-static void sbridge_mx_fold(const char *key, u32 exe, u8 type, u8 phase, u32 s,
-			    u32 k, u32 sp, u32 sp_w, u32 max)
+static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
+			    u8 phase, u32 s, u32 k, u32 sp, u32 sp_w, u32 max)
 {
-	struct sbridge_mx *m = sbridge_mx_find(key, exe, type, phase);
+	struct sbridge_mx *m = sbridge_mx_find(key, exe, scope, type, phase);
 
 	if (m) {
-		list_move(&m->lru, &sbridge_mx_lru);
+		sbridge_mx_touch(m);
 	} else {
 		if (!k || !max)
 			return;
 		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_ATOMIC | __GFP_NOWARN);
 		if (!m)
 			return;
-		if (sbridge_mx_count >= max) {
-			struct sbridge_mx *old;
-
-			old = list_last_entry(&sbridge_mx_lru, struct sbridge_mx, lru);
-			sbridge_mx_unlink(old);
-			kmem_cache_free(sbridge_mx_cache, old);
+		if (!sbridge_mx_room(key, scope, max)) {
+			kmem_cache_free(sbridge_mx_cache, m);
+			return;
 		}
 		memcpy(m->key, key, SBRIDGE_KEY_LEN);
 		m->exe = exe;
+		m->scope = scope;
 		m->type = type;
 		m->phase = phase;
+		m->used = jiffies;
 		sbridge_mx_link(m);
 	}
 	if (k) {
@@ -310,11 +408,13 @@ void sbridge_matrix_learn_locked(struct sbridge_task *t)
 			if (!(phases & BIT(p)))
 				continue;
 			if (p == cur)
-				sbridge_mx_fold(t->comm, t->exe_hash, type, p,
-						t->share[type], k[type], sp, sp_w, max);
+				sbridge_mx_fold(t->comm, t->exe_hash, t->uid,
+						type, p, t->share[type], k[type],
+						sp, sp_w, max);
 			else if (k[type])
-				sbridge_mx_fold(t->comm, t->exe_hash, type, p,
-						t->ph.share[p], 1, 0, 0, max);
+				sbridge_mx_fold(t->comm, t->exe_hash, t->uid,
+						type, p, t->ph.share[p], 1, 0, 0,
+						max);
 		}
 	}
 }
@@ -407,7 +507,8 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
 			sbridge_model_quantise(m->share)) ||
 	    (m->meas && nla_put_u32(skb, SBRIDGE_A_MX_SPEEDUP_MEAS, m->meas)) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples) ||
-	    (m->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, m->exe))) {
+	    (m->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, m->exe)) ||
+	    (m->scope && nla_put_u32(skb, SBRIDGE_A_MX_UID, m->scope))) {
 		nla_nest_cancel(skb, e);
 		return -EMSGSIZE;
 	}
@@ -418,32 +519,50 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
 /**
  * sbridge_matrix_dump() - MATRIX_GET dump, one SBRIDGE_A_MX_ENTRY a message
  * @skb: dump buffer
- * @cb: cb->args[0] is the number of cells already sent (LRU order)
+ * @cb: cb->args[0] is the hash bucket the dump is in, cb->args[1] the id
+ *	of the last cell of it sent (0: none yet)
+ *
+ * Walks the hash bucket by bucket, so that each batch costs what it sends
+ * plus one bucket, with IRQs off only for one bucket at a time. Without
+ * CAP_PERFMON or CAP_SYS_ADMIN a requester sees only the cells of his own
+ * scope (what his programs taught), as with GET_TASKS. Every cell present
+ * throughout the dump is sent exactly once (a chain is ordered by id); one
+ * created during it may be left out.
  *
  * Context: process context; takes sbridge_mx_lock.
  * Return: skb->len, 0 when done, or a negative errno.
  */
 int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	unsigned long idx = 0, start = cb->args[0];
+	bool all = netlink_capable(cb->skb, CAP_PERFMON) ||
+		   netlink_capable(cb->skb, CAP_SYS_ADMIN);
+	u32 uid = from_kuid_munged(&init_user_ns, NETLINK_CB(cb->skb).creds.uid);
+	unsigned long bkt = cb->args[0];
 	struct sbridge_mx *m;
+	bool full = false;
 	void *hdr;
 
-	spin_lock_irq(&sbridge_mx_lock);
-	list_for_each_entry(m, &sbridge_mx_lru, lru) {
-		if (idx++ < start)
-			continue;
-		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_MATRIX_GET);
-		if (!hdr)
-			break;
-		if (sbridge_mx_fill(skb, m)) {
-			genlmsg_cancel(skb, hdr);
-			break;
+	for (; bkt < HASH_SIZE(sbridge_mx_hash) && !full; bkt++, cb->args[1] = 0) {
+		spin_lock_irq(&sbridge_mx_lock);
+		hlist_for_each_entry(m, &sbridge_mx_hash[bkt], hnode) {
+			if ((cb->args[1] && m->id >= cb->args[1]) ||
+			    (!all && m->scope != uid))
+				continue;
+			hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_MATRIX_GET);
+			if (!hdr || sbridge_mx_fill(skb, m)) {
+				if (hdr)
+					genlmsg_cancel(skb, hdr);
+				full = true;
+				break;
+			}
+			genlmsg_end(skb, hdr);
+			cb->args[1] = m->id;
 		}
-		genlmsg_end(skb, hdr);
-		cb->args[0] = idx;
+		spin_unlock_irq(&sbridge_mx_lock);
+		if (full)
+			break;
 	}
-	spin_unlock_irq(&sbridge_mx_lock);
+	cb->args[0] = bkt;
 	return skb->len;
 }
 
@@ -457,7 +576,7 @@ static void sbridge_mx_free_list(struct list_head *head)
 	}
 }
 
-#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_SPEEDUP_MEAS
+#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_UID
 
 static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
@@ -471,6 +590,7 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_EXE_HASH]	  = { .type = NLA_U32 },
 	[SBRIDGE_A_MX_SPEEDUP_MEAS] = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
 						       SBRIDGE_FACTOR_MAX),
+	[SBRIDGE_A_MX_UID]	  = { .type = NLA_U32 },
 };
 
 /**
@@ -539,6 +659,9 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 		m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
 		m->exe = tb[SBRIDGE_A_MX_EXE_HASH] ?
 			 nla_get_u32(tb[SBRIDGE_A_MX_EXE_HASH]) : 0;
+		m->scope = tb[SBRIDGE_A_MX_UID] ?
+			   nla_get_u32(tb[SBRIDGE_A_MX_UID]) : 0;
+		m->used = jiffies;
 		m->phase = tb[SBRIDGE_A_MX_PHASE] ?
 			   nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
 		m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
@@ -557,7 +680,7 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 		/* Duplicates would make the load order-dependent: refuse. */
 		list_for_each_entry(n, &fresh, lru) {
 			if (n->type == m->type && n->phase == m->phase &&
-			    n->exe == m->exe && !strncmp(n->key, m->key, SBRIDGE_KEY_LEN)) {
+			    n->exe == m->exe && sbridge_mx_is(n, m->key, m->scope)) {
 				kmem_cache_free(sbridge_mx_cache, m);
 				NL_SET_ERR_MSG_ATTR(extack, e,
 						    "duplicate matrix entry");
@@ -566,6 +689,7 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 			}
 		}
 		list_add_tail(&m->lru, &fresh);
+		cond_resched();	/* the duplicate check is quadratic */
 	}
 	if (rem) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "trailing bytes in matrix nest");
@@ -577,7 +701,9 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 	hash_for_each_safe(sbridge_mx_hash, bkt, tmp, m, hnode)
 		hash_del(&m->hnode);
 	list_splice_init(&sbridge_mx_lru, &old);
+	list_splice_init(&sbridge_mx_lru_user, &old);
 	sbridge_mx_count = 0;
+	sbridge_mx_user_count = 0;
 	list_for_each_entry_safe_reverse(m, n, &fresh, lru) {
 		list_del(&m->lru);
 		sbridge_mx_link(m);
@@ -618,7 +744,9 @@ void sbridge_matrix_exit(void)
 	hash_for_each_safe(sbridge_mx_hash, bkt, n, m, hnode)
 		hash_del(&m->hnode);
 	list_splice_init(&sbridge_mx_lru, &old);
+	list_splice_init(&sbridge_mx_lru_user, &old);
 	sbridge_mx_count = 0;
+	sbridge_mx_user_count = 0;
 	spin_unlock_irq(&sbridge_mx_lock);
 	sbridge_mx_free_list(&old);
 	kmem_cache_destroy(sbridge_mx_cache);

@@ -280,6 +280,29 @@ out:
 }
 
 /**
+ * sbridge_task_renamed() - fold a task's windows before its comm changes
+ * @p: the task being renamed; @p->comm and its entry's comm are the old name
+ *
+ * The matrix key is the comm, so windows learned under the old name are
+ * folded under it now. Exec renames the task before sbridge_task_exec():
+ * without this, what the old program learned would be folded under the
+ * new program's name (and in the old uid's scope).
+ *
+ * Context: task_rename probe: preemption off, IRQs on, task_lock(@p);
+ *	takes sbridge_mx_lock (IRQ-safe) and allocates atomically.
+ */
+void sbridge_task_renamed(struct task_struct *p)
+{
+	struct sbridge_task *t;
+
+	rcu_read_lock();
+	t = sbridge_task_lookup(p);
+	if (t && (READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))
+		sbridge_matrix_learn(t);
+	rcu_read_unlock();
+}
+
+/**
  * sbridge_task_free() - forget a task (sched_process_free)
  * @p: the task, about to be freed
  *

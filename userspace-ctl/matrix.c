@@ -14,9 +14,12 @@ static const char matrix_help[] =
 "save  write the learned scale-factor matrix to FILE (- for standard\n"
 "      output), one entry a line:\n"
 "        key=gcc type=1 phase=0 factor=1.25 cpib=0.7 samples=120 [exe=0xHASH]\n"
-"        [speedup=1.9]\n"
+"        [speedup=1.9] [uid=1000]\n"
 "      samples counts model windows; speedup is the big/little speedup\n"
-"      measured on both core types, absent until the workload ran on both.\n"
+"      measured on both core types, absent until the workload ran on both;\n"
+"      uid is the scope: the real uid that started the programs (absent: 0,\n"
+"      root's, which seeds every user). Without CAP_PERFMON only your own\n"
+"      scope is shown.\n"
 "load  replace the module's matrix with FILE's entries in one step (all or\n"
 "      nothing), e.g. to start a boot with what the last one learned.\n"
 "      Needs CAP_SYS_ADMIN.\n"
@@ -28,6 +31,7 @@ struct mx {
 	uint32_t exe_hash;	/* jhash of the executable path ... */
 	int has_exe;		/* ... if the cell is for one executable */
 	uint32_t meas;		/* measured speedup (fp), 0 if none */
+	uint32_t uid;		/* scope, 0 == root's */
 };
 
 struct mxlist {
@@ -64,6 +68,7 @@ static int mx_one(struct mxlist *l, const struct nlattr *const *tb)
 	e.has_exe = tb[SBRIDGE_A_MX_EXE_HASH] != NULL;
 	e.exe_hash = sb_u32(tb[SBRIDGE_A_MX_EXE_HASH], 0);
 	e.meas = sb_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS], 0);
+	e.uid = sb_u32(tb[SBRIDGE_A_MX_UID], 0);
 	return mx_add(l, &e);
 }
 
@@ -120,6 +125,8 @@ static void write_entries(FILE *f, const struct mxlist *l)
 			fprintf(f, " exe=0x%08x", e->exe_hash);
 		if (e->meas)
 			fprintf(f, " speedup=%s", sb_fp(e->meas));
+		if (e->uid)
+			fprintf(f, " uid=%u", e->uid);
 		fputc('\n', f);
 	}
 }
@@ -146,16 +153,16 @@ static int matrix_save(const char *path, int show)
 			js_obj_begin(NULL);
 			js_arr_begin("matrix");
 		} else {
-			printf("%-15s %4s %5s %7s %5s %8s %7s\n", "KEY", "TYPE", "PHASE",
-			       "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP");
+			printf("%-15s %4s %5s %7s %5s %8s %7s %6s\n", "KEY", "TYPE", "PHASE",
+			       "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID");
 		}
 		for (i = 0; i < l.n; i++) {
 			const struct mx *e = &l.v[i];
 
 			if (!sb_json) {
-				printf("%-15s %4u %5u %7s %5s %8u %7s\n", e->key, e->type,
+				printf("%-15s %4u %5u %7s %5s %8u %7s %6u\n", e->key, e->type,
 				       e->phase, sb_fp(e->factor), sb_fp(e->cpib),
-				       e->samples, e->meas ? sb_fp(e->meas) : "-");
+				       e->samples, e->meas ? sb_fp(e->meas) : "-", e->uid);
 				continue;
 			}
 			js_obj_begin(NULL);
@@ -169,6 +176,7 @@ static int matrix_save(const char *path, int show)
 				js_uint("exe_hash", e->exe_hash);
 			if (e->meas)
 				js_fp("speedup_meas", e->meas);
+			js_uint("uid", e->uid);
 			js_obj_end();
 		}
 		if (sb_json) {
@@ -318,9 +326,13 @@ static int parse_file(const char *path, struct mxlist *l)
 				    e.meas < SBRIDGE_FACTOR_MIN || e.meas > SBRIDGE_FACTOR_MAX)
 					ret = bad(path, lineno, t->vcol,
 						  "speedup must be a decimal in [0.125, 8], got", v);
+			} else if (!strcmp(t->key, "uid")) {
+				if (parse_u32(v, 0xfffffffeu, &e.uid))
+					ret = bad(path, lineno, t->vcol,
+						  "uid must be a number below 4294967295, got", v);
 			} else {
 				ret = bad(path, lineno, t->col,
-					  "unknown field (key, type, phase, factor, cpib, samples, exe, speedup):",
+					  "unknown field (key, type, phase, factor, cpib, samples, exe, speedup, uid):",
 					  t->key);
 			}
 		}
@@ -370,6 +382,8 @@ static int matrix_load(const char *path)
 			sb_put_u32(&m, SBRIDGE_A_MX_EXE_HASH, l.v[i].exe_hash);
 		if (l.v[i].meas)
 			sb_put_u32(&m, SBRIDGE_A_MX_SPEEDUP_MEAS, l.v[i].meas);
+		if (l.v[i].uid)
+			sb_put_u32(&m, SBRIDGE_A_MX_UID, l.v[i].uid);
 		sb_nest_end(&m, e);
 	}
 	sb_nest_end(&m, nest);

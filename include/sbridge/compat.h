@@ -38,7 +38,11 @@
 /*
  * CPU capacity the scheduler uses. All supported kernels (6.1 .. 7.x)
  * provide arch_scale_cpu_capacity(): arm64 reads the exported per-CPU
- * cpu_scale; x86 on 6.1 and 6.12 returns SCHED_CAPACITY_SCALE.
+ * cpu_scale. x86 6.1 returns SCHED_CAPACITY_SCALE; x86 6.12 .. 7.x
+ * (commit "x86/sched: Add basic support for CPU capacity scaling") makes
+ * it an exported function returning what intel_pstate set for hybrid
+ * parts with arch_set_cpu_capacity(), which may change at run time (see
+ * docs/reliability.md, L13), else SCHED_CAPACITY_SCALE.
  */
 static inline unsigned long sbridge_cpu_capacity(int cpu)
 {

@@ -29,76 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/socket.h>
-#include <linux/netlink.h>
-#include <linux/genetlink.h>
-#include "../../include/uapi/linux/sbridge.h"
-
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK 11
-#endif
-
-static int fd, family;
-static uint32_t seq = 1;
-static char tx[16384] __attribute__((aligned(8)));
-static char rx[65536] __attribute__((aligned(8)));
-static size_t txlen;
-
-static void msg_init(int type, int cmd, int flags)
-{
-	struct nlmsghdr *n = (void *)tx;
-	struct genlmsghdr *g = NLMSG_DATA(n);
-
-	memset(tx, 0, sizeof(tx));
-	n->nlmsg_type = type;
-	n->nlmsg_flags = NLM_F_REQUEST | flags;
-	n->nlmsg_seq = ++seq;
-	g->cmd = cmd;
-	g->version = 1;
-	txlen = NLMSG_HDRLEN + GENL_HDRLEN;
-}
-
-static struct nlattr *put(int type, const void *data, int len)
-{
-	struct nlattr *a = (void *)(tx + txlen);
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy((char *)a + NLA_HDRLEN, data, len);
-	txlen += NLA_ALIGN(a->nla_len);
-	return a;
-}
-
-static void put_u32(int type, uint32_t v) { put(type, &v, 4); }
-static void put_str(int type, const char *s) { put(type, s, strlen(s) + 1); }
-static struct nlattr *nest(int type) { return put(type | NLA_F_NESTED, NULL, 0); }
-static void nest_end(struct nlattr *a) { a->nla_len = tx + txlen - (char *)a; }
+#include "nl.h"
 
 typedef void (*cb_t)(struct nlattr **tb);
-
-static void parse(struct nlattr **tb, int max, void *p, int len)
-{
-	struct nlattr *a;
-
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	for (a = p; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
-	     a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len), a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
-		if ((a->nla_type & NLA_TYPE_MASK) <= max)
-			tb[a->nla_type & NLA_TYPE_MASK] = a;
-}
-
-static void *data(struct nlattr *a) { return (char *)a + NLA_HDRLEN; }
-static uint32_t u32(struct nlattr *a) { return a ? *(uint32_t *)data(a) : 0; }
-static uint64_t u64(struct nlattr *a)
-{
-	uint64_t v = 0;
-
-	if (a)
-		memcpy(&v, data(a), 8);
-	return v;
-}
 
 /* Sends tx, reads until ACK/DONE; calls cb for each data message. */
 static int xfer(cb_t cb)
@@ -152,47 +85,6 @@ static int xfer(cb_t cb)
 	}
 }
 
-static void family_cb(struct nlattr **tb)
-{
-	(void)tb;
-}
-
-static int resolve(void)
-{
-	struct nlmsghdr *h;
-	int len, one = 1;
-
-	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
-	if (fd < 0) {
-		perror("socket");
-		exit(2);
-	}
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	msg_init(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	put_str(CTRL_ATTR_FAMILY_NAME, SBRIDGE_GENL_NAME);
-	((struct nlmsghdr *)tx)->nlmsg_len = txlen;
-	if (send(fd, tx, txlen, 0) < 0)
-		return -1;
-	len = recv(fd, rx, sizeof(rx), 0);
-	h = (void *)rx;
-	if (len < 0 || !NLMSG_OK(h, len) || h->nlmsg_type == NLMSG_ERROR) {
-		fprintf(stderr, "family %s not found (module loaded?)\n",
-			SBRIDGE_GENL_NAME);
-		exit(2);
-	}
-	{
-		struct nlattr *tb[CTRL_ATTR_MAX + 1];
-
-		parse(tb, CTRL_ATTR_MAX, (char *)NLMSG_DATA(h) + GENL_HDRLEN,
-		      h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN);
-		if (!tb[CTRL_ATTR_FAMILY_ID])
-			exit(2);
-		family = *(uint16_t *)data(tb[CTRL_ATTR_FAMILY_ID]);
-	}
-	(void)family_cb;
-	return 0;
-}
-
 static void status_cb(struct nlattr **tb)
 {
 	printf("version=%s\n", tb[SBRIDGE_A_STATUS_VERSION] ?
@@ -231,11 +123,12 @@ static void matrix_cb(struct nlattr **top)
 	if (!e)
 		return;
 	parse(tb, SBRIDGE_A_MAX, data(e), e->nla_len - NLA_HDRLEN);
-	printf("%s %u %u %u %u %u 0x%x\n",
+	printf("%s %u %u %u %u %u 0x%x %u\n",
 	       tb[SBRIDGE_A_MX_KEY] ? (char *)data(tb[SBRIDGE_A_MX_KEY]) : "?",
 	       u32(tb[SBRIDGE_A_MX_TYPE]), u32(tb[SBRIDGE_A_MX_PHASE]),
 	       u32(tb[SBRIDGE_A_MX_FACTOR]), u32(tb[SBRIDGE_A_MX_CPIB_SHARE]),
-	       u32(tb[SBRIDGE_A_MX_SAMPLES]), u32(tb[SBRIDGE_A_MX_EXE_HASH]));
+	       u32(tb[SBRIDGE_A_MX_SAMPLES]), u32(tb[SBRIDGE_A_MX_EXE_HASH]),
+	       u32(tb[SBRIDGE_A_MX_UID]));
 }
 
 static void rules_cb(struct nlattr **top)
@@ -452,7 +345,7 @@ int main(int argc, char **argv)
 		return xfer(NULL) ? 1 : 0;
 	} else if (!strcmp(argv[1], "matrix-load-file") && argc == 3) {
 		FILE *f = fopen(argv[2], "r");
-		unsigned int t, p, fa, sh, sa, ex;
+		unsigned int t, p, fa, sh, sa, ex, uid;
 		struct nlattr *m, *e;
 		char key[64], line[256];
 
@@ -464,8 +357,9 @@ int main(int argc, char **argv)
 		m = nest(SBRIDGE_A_MATRIX);
 		while (fgets(line, sizeof(line), f)) {
 			ex = 0;
-			if (sscanf(line, "%63s %u %u %u %u %u %x", key, &t, &p,
-				   &fa, &sh, &sa, &ex) < 6)
+			uid = 0;
+			if (sscanf(line, "%63s %u %u %u %u %u %x %u", key, &t, &p,
+				   &fa, &sh, &sa, &ex, &uid) < 6)
 				continue;
 			if (txlen > sizeof(tx) - 256) {
 				fprintf(stderr, "matrix file too large for nltest\n");
@@ -480,6 +374,8 @@ int main(int argc, char **argv)
 			put_u32(SBRIDGE_A_MX_SAMPLES, sa);
 			if (ex)
 				put_u32(SBRIDGE_A_MX_EXE_HASH, ex);
+			if (uid)
+				put_u32(SBRIDGE_A_MX_UID, uid);
 			nest_end(e);
 		}
 		fclose(f);

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define SBRIDGE_GENL_NAME		"sbridge"
-#define SBRIDGE_GENL_VERSION		3
+#define SBRIDGE_GENL_VERSION		4
 #define SBRIDGE_GENL_MCGRP_EVENTS	"events"
 
 #define SBRIDGE_FP_SHIFT		10
@@ -53,16 +53,19 @@
  * @SBRIDGE_CMD_RULES_CLEAR: needs CAP_SYS_ADMIN
  * @SBRIDGE_CMD_MATRIX_GET: dump of the learned scale-factor matrix, one
  *	message per cell, each holding one SBRIDGE_A_MX_ENTRY nest (as in
- *	MATRIX_LOAD), most recently used first
+ *	MATRIX_LOAD), in no particular order; without CAP_PERFMON or
+ *	CAP_SYS_ADMIN only the cells of the requester's own scope (MX_UID)
  * @SBRIDGE_CMD_MATRIX_LOAD: needs CAP_SYS_ADMIN; nested SBRIDGE_A_MATRIX;
  *	atomic like RULES_LOAD: the loaded cells replace the whole matrix.
  *	Each entry needs MX_KEY, MX_TYPE (< the machine's core types) and
  *	MX_CPIB_SHARE; MX_PHASE defaults to 0, MX_SAMPLES to 1, MX_FACTOR is
  *	recomputed from the share when absent, MX_EXE_HASH to 0 (a cell for
  *	any executable of that comm), MX_SPEEDUP_MEAS is optional (none);
- *	MX_SAMPLES counts model windows; duplicates are refused. A workload is
- *	(comm, executable): a new task uses the cells of its own executable,
- *	else those of its comm
+ *	MX_SAMPLES counts model windows; MX_UID defaults to 0; duplicates are
+ *	refused. A workload is (comm, executable) in a scope, the real uid
+ *	that started its programs: a new task uses the cells of its own
+ *	executable, else those of its comm, in its own scope, else in scope 0
+ *	(root's programs and cells loaded without a uid)
  * @SBRIDGE_CMD_GET_REPORTS: dump of work-conserving invariant reports
  * @SBRIDGE_CMD_SET_PARAM: needs CAP_SYS_ADMIN; SBRIDGE_A_PARAM_NAME +
  *	SBRIDGE_A_PARAM_VALUE (actuator switches, checker periods, ...).
@@ -240,6 +243,9 @@ enum sbridge_attr {
 	SBRIDGE_A_CPU_DECLARED,		/* u8: 1 if the core type was declared by the user */
 	SBRIDGE_A_STATUS_MODE,		/* string: what is in force and why (one line) */
 	SBRIDGE_A_RULE_HITS,		/* u64: tasks this rule matched since it was loaded */
+
+	/* appended in SBRIDGE_GENL_VERSION 4 */
+	SBRIDGE_A_MX_UID,		/* u32: scope (real uid) of a cell; absent == 0 */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
