@@ -7,7 +7,7 @@ VERSION := $(shell scripts/version.sh .)
 DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 
-.PHONY: all modules install load unload clean check ctl test demo bench eval eval-quick \
+.PHONY: all modules install load unload clean check ctl test test-fuzz demo bench eval eval-quick \
 	dkms-add dkms-build dkms-install dkms-remove
 
 all: modules ctl
@@ -52,6 +52,13 @@ bench:
 # The evaluation (bench/README.md): every board in one boot each, against
 # every baseline; results in build/eval/. Not part of `make test`.
 # EVAL_ARGS passes options on, e.g. EVAL_ARGS="--board 3b1s".
+# Slow checks, not part of make test: the netlink fuzzer with 100 000
+# requests as root and 100 000 as a user in every cell it runs in (the
+# default suite sends 10 000 of each).
+test-fuzz:
+	tools/testbed/setup-host.sh
+	/usr/bin/python3 tools/testbed/harness.py core-fuzz-netlink --set FUZZ_N=100000 --timeout 5400
+
 eval:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 bench/eval/run.py $(EVAL_ARGS)

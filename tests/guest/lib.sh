@@ -62,6 +62,15 @@ load_sbridge() {
 	fi
 	insmod $MODDIR/sbridge_core.ko "$@" && insmod $MODDIR/sbridge_pmu.ko
 }
+# sb_state: what root can see of sbridge's control state (rule and matrix
+# counts, CPUs, parameters, the rules, the matrix), for "nothing changed"
+# checks: compare its output before and after.
+sb_state() {
+	echo "rules=$(cat /sys/kernel/sbridge/rules) matrix=$(cat /sys/kernel/sbridge/matrix)"
+	cat /sys/kernel/sbridge/cpus /sys/kernel/sbridge/params
+	nltest rules
+	nltest matrix
+}
 # core_with DESC MODULE [ARGS]: 2 TAP points: sbridge_core loads, then the
 # test module MODULE (tests/modules) with ARGS, described as DESC. Without
 # it the scenario cannot go on: the plan comes up short and the run fails.

@@ -12,14 +12,8 @@ plan 54
 
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 
-# State fingerprint: everything a bad request could have changed.
-state() {
-	echo "rules=$(cat $S/rules) matrix=$(cat $S/matrix)"
-	cat $S/cpus $S/params
-	nltest rules
-	nltest matrix
-}
-state > /tmp/s0
+# State fingerprint: everything a bad request could have changed (lib.sh).
+sb_state > /tmp/s0
 
 # --- unprivileged ------------------------------------------------------
 check "user may read status" as_user nltest status
@@ -34,7 +28,7 @@ for req in "cpu-factor 0 1536" "rule-comm spin 1" "rules-clear" \
 		not_ok "user refused (EPERM): $req" "rc=$rc $out"
 	fi
 done
-state > /tmp/s1
+sb_state > /tmp/s1
 check "refused requests changed nothing" cmp /tmp/s0 /tmp/s1
 
 # Without CAP_PERFMON a user sees his own tasks only, and not one running
@@ -73,7 +67,7 @@ for kind in factor-range factor-low factor-short mask-empty mask-nocpu \
 	fi
 	[ -z "$msg" ] && diag "  (no extack message for $kind)"
 done
-state > /tmp/s2
+sb_state > /tmp/s2
 check "rejected requests changed nothing" cmp /tmp/s0 /tmp/s2
 
 # --- valid changes ------------------------------------------------------

@@ -238,17 +238,48 @@ def files_dir(k, s):
     return kernels.BUILD / "cells" / k.cell / f"{s.name}.files"
 
 
+def with_settings(path, settings):
+    """A copy of scenario @path with NAME=VALUE lines after its header.
+
+    The copy keeps the name (results and consoles land where the
+    scenario's do) and lives under build/scenarios-set/.
+    """
+    lines = Path(path).read_text().splitlines(keepends=True)
+    n = 0
+    while n < len(lines) and lines[n].startswith("#"):
+        n += 1
+    for kv in settings:
+        name, eq, value = kv.partition("=")
+        if not eq or not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name) or "'" in value:
+            raise SystemExit(f"--set {kv!r}: expected NAME=VALUE (NAME in capitals, "
+                             "no single quote in VALUE)")
+        lines.insert(n, f"{name}='{value}'\n")
+        n += 1
+    dest = kernels.BUILD / "scenarios-set" / Path(path).name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text("".join(lines))
+    return dest
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser(description="boot one scenario in one or more cells")
     ap.add_argument("scenario", help="name or path of a tests/scenarios/*.sh file")
     ap.add_argument("--cell", action="append", help="e.g. arm64-bookworm (default: all)")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the console")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="shell variable the scenario reads (${NAME:-default}), e.g. "
+                         "FUZZ_N=100000; the run uses a copy under build/scenarios-set/")
+    ap.add_argument("--timeout", type=int, help="seconds, instead of the header's")
     a = ap.parse_args()
     path = Path(a.scenario)
     if not path.exists():
         path = SCENARIOS / f"{a.scenario}.sh"
+    if a.set:
+        path = with_settings(path, a.set)
     s = load_scenario(path)
+    if a.timeout:
+        s.timeout = a.timeout
     ks = [k for k in cells() if not a.cell or k.cell in a.cell]
     bad = 0
     for k in ks:
