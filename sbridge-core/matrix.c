@@ -122,9 +122,14 @@ static struct sbridge_mx *sbridge_mx_find(const char *key, u32 exe, u32 scope,
 	return NULL;
 }
 
+static struct list_head *sbridge_mx_lru_of(const struct sbridge_mx *m)
+{
+	return m->scope ? &sbridge_mx_lru_user : &sbridge_mx_lru;
+}
+
 static void sbridge_mx_touch(struct sbridge_mx *m)
 {
-	list_move(&m->lru, m->scope ? &sbridge_mx_lru_user : &sbridge_mx_lru);
+	list_move(&m->lru, sbridge_mx_lru_of(m));
 	m->used = jiffies;
 }
 
@@ -140,11 +145,27 @@ static void sbridge_mx_unlink(struct sbridge_mx *m)
 static void sbridge_mx_link(struct sbridge_mx *m)
 {
 	m->id = ++sbridge_mx_seq;
+	m->used = jiffies;
 	hash_add(sbridge_mx_hash, &m->hnode, sbridge_mx_hashkey(m->key, m->scope));
-	list_add(&m->lru, m->scope ? &sbridge_mx_lru_user : &sbridge_mx_lru);
+	list_add(&m->lru, sbridge_mx_lru_of(m));
 	sbridge_mx_count++;
 	if (m->scope)
 		sbridge_mx_user_count++;
+}
+
+/* Moves every cell to @old and empties the matrix. Under sbridge_mx_lock. */
+static void sbridge_mx_detach_all(struct list_head *old)
+{
+	struct sbridge_mx *m;
+	struct hlist_node *tmp;
+	unsigned int bkt;
+
+	hash_for_each_safe(sbridge_mx_hash, bkt, tmp, m, hnode)
+		hash_del(&m->hnode);
+	list_splice_init(&sbridge_mx_lru, old);
+	list_splice_init(&sbridge_mx_lru_user, old);
+	sbridge_mx_count = 0;
+	sbridge_mx_user_count = 0;
 }
 
 static void sbridge_mx_evict(struct sbridge_mx *m)
@@ -311,7 +332,6 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 		m->scope = scope;
 		m->type = type;
 		m->phase = phase;
-		m->used = jiffies;
 		sbridge_mx_link(m);
 	}
 	if (k) {
@@ -542,7 +562,7 @@ int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	bool full = false;
 	void *hdr;
 
-	for (; bkt < HASH_SIZE(sbridge_mx_hash) && !full; bkt++, cb->args[1] = 0) {
+	for (; bkt < HASH_SIZE(sbridge_mx_hash); bkt++, cb->args[1] = 0) {
 		spin_lock_irq(&sbridge_mx_lock);
 		hlist_for_each_entry(m, &sbridge_mx_hash[bkt], hnode) {
 			if ((cb->args[1] && m->id >= cb->args[1]) ||
@@ -609,11 +629,10 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 	struct nlattr *tb[SBRIDGE_MX_ATTR_MAX + 1];
 	u32 max = READ_ONCE(sbridge_params.matrix_max);
 	struct sbridge_mx *m, *n;
-	struct hlist_node *tmp;
 	struct nlattr *e;
 	LIST_HEAD(fresh);
 	LIST_HEAD(old);
-	unsigned int cnt = 0, bkt;
+	unsigned int cnt = 0;
 	int rem, ret;
 
 	nla_for_each_nested(e, nest, rem) {
@@ -661,7 +680,6 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 			 nla_get_u32(tb[SBRIDGE_A_MX_EXE_HASH]) : 0;
 		m->scope = tb[SBRIDGE_A_MX_UID] ?
 			   nla_get_u32(tb[SBRIDGE_A_MX_UID]) : 0;
-		m->used = jiffies;
 		m->phase = tb[SBRIDGE_A_MX_PHASE] ?
 			   nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
 		m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
@@ -698,12 +716,7 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 	}
 
 	spin_lock_irq(&sbridge_mx_lock);
-	hash_for_each_safe(sbridge_mx_hash, bkt, tmp, m, hnode)
-		hash_del(&m->hnode);
-	list_splice_init(&sbridge_mx_lru, &old);
-	list_splice_init(&sbridge_mx_lru_user, &old);
-	sbridge_mx_count = 0;
-	sbridge_mx_user_count = 0;
+	sbridge_mx_detach_all(&old);
 	list_for_each_entry_safe_reverse(m, n, &fresh, lru) {
 		list_del(&m->lru);
 		sbridge_mx_link(m);
@@ -736,17 +749,9 @@ int sbridge_matrix_init(void)
 void sbridge_matrix_exit(void)
 {
 	LIST_HEAD(old);
-	struct sbridge_mx *m;
-	struct hlist_node *n;
-	unsigned int bkt;
 
 	spin_lock_irq(&sbridge_mx_lock);
-	hash_for_each_safe(sbridge_mx_hash, bkt, n, m, hnode)
-		hash_del(&m->hnode);
-	list_splice_init(&sbridge_mx_lru, &old);
-	list_splice_init(&sbridge_mx_lru_user, &old);
-	sbridge_mx_count = 0;
-	sbridge_mx_user_count = 0;
+	sbridge_mx_detach_all(&old);
 	spin_unlock_irq(&sbridge_mx_lock);
 	sbridge_mx_free_list(&old);
 	kmem_cache_destroy(sbridge_mx_cache);

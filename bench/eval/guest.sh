@@ -145,11 +145,9 @@ HAS_CAPS=0
 STOCK=sym
 case " $CONFIGS " in *" cap "*) STOCK=cap ;; esac
 BOOT_CAPS=$(caps_now)
-if [ -n "$CPU_TYPES" ]; then
-	load_sbridge "cpu_types=$CPU_TYPES" || { not_ok "sbridge loads"; exit 0; }
-else
-	load_sbridge || { not_ok "sbridge loads"; exit 0; }
-fi
+# sbridge_core's arguments: the core types where the kernel sees one capacity
+CORE_ARGS=${CPU_TYPES:+cpu_types=$CPU_TYPES}
+load_sbridge $CORE_ARGS || { not_ok "sbridge loads"; exit 0; }
 sbridgectl set param act.period_ms $PERIOD_MS > /dev/null
 sbridgectl set param act.observe 1 > /dev/null
 log "board $BOARD kernel $(uname -r) big [$BIG] little [$LITTLE] capacities [$BOOT_CAPS] configs [$CONFIGS]"
@@ -251,11 +249,7 @@ if [ "$SHORT_N" -gt 0 ]; then
 		for c in off core on; do
 			case $c in
 			off) unload_sbridge ;;
-			core) if [ -n "$CPU_TYPES" ]; then
-				insmod $MODDIR/sbridge_core.ko "cpu_types=$CPU_TYPES"
-			      else
-				insmod $MODDIR/sbridge_core.ko
-			      fi ;;
+			core) insmod $MODDIR/sbridge_core.ko $CORE_ARGS ;;
 			on) insmod $MODDIR/sbridge_pmu.ko ;;
 			esac
 			nap 1
