@@ -233,8 +233,9 @@ void sbridge_task_fork(struct task_struct *child)
  * @p: the task, running its exec (== current)
  * @exe: absolute path of the new executable, or NULL if unknown
  *
- * Before the entry is re-keyed, what was learned under the old program
- * since the last fold is folded into the matrix. Then the identity, rules
+ * What the old program learned since the last fold is folded under its
+ * name before the entry is re-keyed: by the rename probe (exec renames
+ * first), or here if that probe did not run. Then the identity, rules
  * and model restart and the matrix seeds the new program if it is known.
  * The fold, re-key and model reset happen under the matrix lock, so a
  * periodic fold (sbridge_matrix_refresh()) sees the entry either before
@@ -259,7 +260,14 @@ void sbridge_task_exec(struct task_struct *p, const char *exe)
 			goto out;
 	}
 	flags = sbridge_matrix_lock();
-	if (t->flags & SBRIDGE_TF_LEARNED)
+	/*
+	 * Exec renames the task first, and the rename probe folded the old
+	 * program's windows under its name; the few since belong to neither
+	 * and go with the model reset. Without that probe the entry still
+	 * has the old name: fold them here.
+	 */
+	if ((t->flags & SBRIDGE_TF_LEARNED) &&
+	    strncmp(t->comm, p->comm, SBRIDGE_KEY_LEN))
 		sbridge_matrix_learn_locked(t);
 	t->exe_hash = hash;
 	sbridge_task_reset_model(t);
