@@ -264,8 +264,12 @@ static void sbridge_rules_eval(struct sbridge_task *t, struct task_struct *p,
 		lcomm = sbridge_leader_comm(p, lbuf);
 		raw_spin_lock(&t->rule_lock);
 		if (comm) {
-			memcpy(t->comm, comm, SBRIDGE_KEY_LEN);
-			t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
+			/*
+			 * The rename probe's name is the caller's string, not
+			 * a TASK_COMM_LEN buffer ("kworker/dying" is a
+			 * literal): never read past its end.
+			 */
+			strscpy_pad(t->comm, comm, SBRIDGE_KEY_LEN);
 			comm = NULL;
 		}
 		if (in->exe_known || !rs || !rs->has_exe) {
