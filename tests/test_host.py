@@ -171,3 +171,81 @@ def test_saved_file_text_is_not_scanned():
     r = vm.parse(_console(block), False)
     assert r.files == {"f.bin": data}
     assert r.kernel_errors == [oops]
+
+
+def _leak(addr, comm, jiffies, frames):
+    bt = "".join(f"    [<(____ptrval____)>] {f}\n" for f in frames)
+    return (f"unreferenced object {addr} (size 16):\n  comm \"{comm}\", pid 9, "
+            f"jiffies {jiffies}\n  hex dump (first 16 bytes):\n    00 00  ..\n"
+            f"  backtrace:\n{bt}")
+
+
+def test_kmemleak_report_counts_only_the_scenarios_objects():
+    """Objects from before the scenario are left out, the kernel's known
+    leaks are counted apart, anything else is a problem; no report (a stock
+    kernel) means no kmemleak at all."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    report = (_leak("0xa", "swapper", 100, ["kmalloc+0x1", "boot_thing+0x2"])
+              + _leak("0xb", "failnth", 600, ["kstrdup_const+0x4", "sysfs_slab_add+0x18a/0x200",
+                                              "kmem_cache_create+0xd"])
+              + _leak("0xc", "insmod", 700, ["kmalloc_trace+0x1", "0xffffffffa000c54f"]))
+    console = ("@@SB-BEGIN 6.1 2cpu\n1..1\nok 1 - x\n@@SB-RC 0\n"
+               f"@@SB-KMEMLEAK 500\n{report}@@SB-KMEMLEAK-END\n@@SB-TAINT 4096\n"
+               "@@SB-DMESG\n@@SB-END\n")
+    r = vm.parse(console, timed_out=False)
+    assert r.kernel_leaks == {"sysfs_slab_add+": 1}
+    assert len(r.leaks) == 1 and "by insmod" in r.leaks[0] and "0xffffffffa000c54f" in r.leaks[0]
+    assert r.taint == []
+    assert any(p.startswith("kmemleak: 0xc (size 16) by insmod") for p in r.problems)
+    stock = vm.parse(console.split("@@SB-KMEMLEAK")[0] + "@@SB-DMESG\n@@SB-END\n", False)
+    assert stock.leaks is None and not stock.problems
+
+
+def test_bad_taint_without_a_logged_report_is_a_problem():
+    """A warning whose report fell out of the kernel log still fails the run."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    console = ("@@SB-BEGIN 6.1 2cpu\n1..1\nok 1 - x\n@@SB-RC 0\n"
+               f"@@SB-TAINT {4096 | 512}\n@@SB-DMESG\n@@SB-END\n")
+    r = vm.parse(console, timed_out=False)
+    assert r.taint == ["W (warning)"]
+    assert r.problems == ["kernel tainted W (warning), its report not in the log"]
+
+
+def test_debug_fragments_are_settings_the_check_can_read():
+    """Every fragment line is a CONFIG_X=value the build's check compares
+    (a typo would otherwise be dropped by Kconfig without a word)."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import debugkernel
+    for arch in ("x86_64", "arm64"):
+        text = debugkernel.fragment(arch)
+        lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
+        assert len(debugkernel.wanted(text)) == len(lines), arch
+        assert debugkernel.wanted(text)["CONFIG_KASAN"] == "y"
+        assert debugkernel.wanted(text)["CONFIG_FAILSLAB"] == "y"
+
+
+def test_fault_warnings_tolerated_only_where_faults_are_injected():
+    """A listed kernel warning is counted apart in an injecting scenario,
+    a failure anywhere else; an unlisted warning fails both."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    warn = ("------------[ cut here ]------------\n"
+            "WARNING: CPU: 0 PID: 111 at kernel/trace/trace_events.c:2556 "
+            "event_define_fields+0x2d0/0x4a0\nCall Trace:\n x+0x1\n"
+            "---[ end trace 0000000000000000 ]---\n")
+    other = "WARNING: CPU: 1 PID: 5 at mm/slub.c:10 kfree+0x1\n---[ end trace 1 ]---\n"
+    base = "@@SB-BEGIN 6.1 2cpu\n1..1\nok 1 - x\n@@SB-RC 0\n@@SB-TAINT 4608\n@@SB-DMESG\n"
+    r = vm.parse(base + warn + "@@SB-END\n", False, injects=True)
+    assert r.fault_warnings == {"kernel/trace/trace_events.c event_define_fields": 1}
+    assert not r.problems
+    assert vm.parse(base + warn + "@@SB-END\n", False).problems
+    r = vm.parse(base + warn + other + "@@SB-END\n", False, injects=True)
+    assert any("mm/slub.c" in p for p in r.problems)
+    alloc = ("failnth: vmalloc error: size 706184, vm_struct allocation failed, "
+             "mode:0xcc0(GFP_KERNEL)\nCPU: 1 PID: 43 Comm: failnth\nHardware name: QEMU\n"
+             "Call Trace:\n <TASK>\n dump_stack_lvl+0x4c/0x5f\n</TASK>\n")
+    r = vm.parse(base.replace("4608", "4096") + alloc + "@@SB-END\n", False, injects=True)
+    assert r.fault_warnings == {"allocation-failure report": 1} and not r.problems
+    assert vm.parse(base.replace("4608", "4096") + alloc + "@@SB-END\n", False).problems

@@ -1,13 +1,19 @@
 """Every scenario in every kernel cell it is meant for, plus the build.
 
 A cell is (arch, Debian suite): x86_64/arm64 x bookworm (6.1), trixie
-(6.12), trixie-backports (newest 7.x), resolved from apt when tests start.
+(6.12), trixie-backports (newest 7.x), resolved from apt when tests start,
+plus x86_64-debug and arm64-debug (bookworm's source with the kernel's
+checkers, tools/testbed/debugkernel.py). The debug cells run the scenarios
+marked "# debug: sample"; SBRIDGE_DEBUG=all (make test-debug) runs every
+scenario there.
 """
+import os
 import re
 
 import pytest
 
 import build
+import debugkernel
 import harness
 from conftest import record
 
@@ -32,8 +38,18 @@ def test_build_w1_clean(cell):
     assert not warnings, "W=1 warnings:\n" + "\n".join(warnings)
 
 
+DEBUG_ALL = os.environ.get("SBRIDGE_DEBUG") == "all"
+
+
+def _case(k, s):
+    if not s.runs_on(k):
+        return False
+    return DEBUG_ALL or s.debug in ("sample", "only") \
+        or not isinstance(k, debugkernel.DebugKernel)
+
+
 CASES = [pytest.param(k.cell, s, id=f"{k.cell}-{s.name}")
-         for k in CELLS for s in SCENARIOS if s.runs_on(k)]
+         for k in CELLS for s in SCENARIOS if _case(k, s)]
 
 
 @pytest.mark.parametrize("cell,scenario", CASES)

@@ -30,7 +30,7 @@ check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 # at the end, but the root run's accepted changes log enough to push early
 # lines out of the ring; nlfuzz itself reads /dev/kmsg as it goes).
 kernel_clean() {
-	! dmesg | grep -E 'Oops|BUG:|WARNING:|Kernel panic|general protection|Unable to handle|scheduling while atomic|lockdep|circular locking|blocked for more than|soft lockup|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|Call Trace:'
+	! dmesg | grep -E 'Oops|BUG:|WARNING:|Kernel panic|general protection|Unable to handle|scheduling while atomic|lockdep is turned off|DEBUG_LOCKS_WARN_ON|circular locking|blocked for more than|soft lockup|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|Call Trace:'
 }
 
 # fuzz DESC CMD...: one TAP point; nlfuzz's lines and the wall time as diag.
@@ -42,6 +42,7 @@ fuzz() {
 	_t=$(($(date +%s) - _t0))
 	diag "$_o"
 	diag "$* took $_t s"
+	diag "rel: fuzzed=$N"
 	if [ $_rc -eq 0 ]; then ok "$_d"; else not_ok "$_d" "exit $_rc"; fi
 }
 

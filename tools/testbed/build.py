@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import kernels
 from kernels import BUILD, DEB_ARCH, TOP, _download, _pkg, _unpack, log, run
 
 # What of the tree a module build needs (copied into the build root).
@@ -30,13 +31,11 @@ def _ignore(_dir, names):
 
 
 def _kmake(k, mdir, log_lines, extra=()):
-    # objtool (7.x) reads /proc/self/limits: give it a private /proc
-    args = ["unshare", "--mount", "--fork", "sh", "-c",
-            'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"', str(k.root),
-            "make", f"-j{os.cpu_count() or 1}", "-C", k.headers, f"M={mdir}", "W=1", *extra]
-    if k.arch == "arm64":
+    args = ["make", f"-j{os.cpu_count() or 1}", "-C", k.headers, f"M={mdir}", "W=1",
+            *getattr(k, "make_vars", ()), *extra]
+    if k.arch == "arm64" and not hasattr(k, "make_vars"):
         args += ["ARCH=arm64", f"CROSS_COMPILE={k.cross}"]
-    r = subprocess.run(args + ["modules"], text=True, capture_output=True)
+    r = kernels.in_root(k, args + ["modules"], capture="keep")
     log_lines.extend((r.stdout + r.stderr).splitlines())
     if r.returncode:
         raise BuildError(f"{k.cell}: module build in {mdir} failed:\n"

@@ -28,6 +28,15 @@ say where and how it runs:
     #                        debpkgs.PROGRAMS names them; default none)
     # runner: kernels|own   (own: a test of its own boots it, e.g.
     #                        tests/test_record.py; test_kernels skips it)
+    # injects: yes|no       (the scenario injects allocation failures: the
+    #                        kernel's own warnings of vm.FAULT_WARNINGS are
+    #                        counted apart instead of failing the run)
+    # rt: no|only           (only: runs on the PREEMPT_RT cells, nowhere else;
+    #                        no other scenario runs there)
+    # debug: sample|all|only|no  (debug-kernel cells: sample and only run
+    #                        there in the default suite, all (the default)
+    #                        only in make test-debug, no never (e.g. timing-
+    #                        bound); only: on no other cell)
 
 Files a scenario hands back with lib.sh's save_file land in
 build/cells/<cell>/<scenario>.files/.
@@ -46,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rig"))
 
 import build    # noqa: E402
 import debpkgs  # noqa: E402
+import debugkernel  # noqa: E402
 import guest    # noqa: E402
 import kernels  # noqa: E402
 import vm       # noqa: E402
@@ -74,8 +84,16 @@ class Scenario:
     reason: str = ""
     debs: tuple = ()
     runner: str = "kernels"
+    debug: str = "all"   # sample | all (make test-debug only) | only | no
+    rt: bool = False     # runs on the PREEMPT_RT cells only
+    injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
 
     def runs_on(self, k):
+        if self.rt != (k.flavour == "rt"):
+            return False
+        dbg = isinstance(k, debugkernel.DebugKernel)
+        if (dbg and self.debug == "no") or (not dbg and self.debug == "only"):
+            return False
         if self.arch not in ("any", k.arch):
             return False
         if "any" not in self.suites and k.suite not in self.suites:
@@ -152,6 +170,13 @@ def load_scenario(path):
         unknown = set(s.debs) - set(debpkgs.PROGRAMS)
         if unknown:
             raise ValueError(f"debs: no entry in debpkgs.PROGRAMS for {sorted(unknown)}")
+        if meta.get("rt", "no") not in ("no", "only"):
+            raise ValueError(f"rt: {meta['rt']} is not no or only")
+        s.rt = meta.get("rt") == "only"
+        s.injects = _bool(meta.get("injects", "no"))
+        s.debug = meta.get("debug", "all")
+        if s.debug not in ("sample", "all", "only", "no"):
+            raise ValueError(f"debug: {s.debug} is not sample, all, only or no")
         s.runner = meta.get("runner", "kernels")
         if s.runner not in ("kernels", "own"):
             raise ValueError(f"runner: {s.runner} is not kernels or own")
@@ -175,9 +200,26 @@ def scenarios(pattern="*"):
     return [load_scenario(p) for p in sorted(SCENARIOS.glob(f"{pattern}.sh"))]
 
 
+# Debug-kernel cells (debugkernel.py) in the matrix: x86_64's by default
+# (its build, about 5 min, fits the default suite; arm64's takes 8), both
+# under make test-debug. Which scenarios run there is test_kernels'
+# business (a sample by default, all under make test-debug).
+DEBUG_CELLS = os.environ.get("SBRIDGE_DEBUG_CELLS", "x86_64")
+# Debian's PREEMPT_RT image of the bookworm kernel, where sbridge must refuse
+# to load (docs/reliability.md L9): x86_64's by default
+RT_CELLS = os.environ.get("SBRIDGE_RT_CELLS", "x86_64")
+# TCG runs a KASAN + lockdep kernel this many times slower: scenario
+# timeouts stretch by it there
+DEBUG_SLOWDOWN = 4
+
+
 def cells():
     """The kernel matrix; SBRIDGE_CELLS=x86_64-bookworm,arm64-trixie narrows it."""
     ks = kernels.kernels()
+    arches = [a for a in DEBUG_CELLS.split(",") if a in kernels.ARCHES]
+    ks += debugkernel.kernels_all(arches)
+    ks += [kernels.resolve(a, "bookworm", "rt") for a in RT_CELLS.split(",")
+           if a in kernels.ARCHES]
     only = os.environ.get("SBRIDGE_CELLS")
     if only:
         want = set(only.split(","))
@@ -196,29 +238,40 @@ def prepared(cell):
 
     Returns (Kernel, base initramfs, W=1 warnings). Raises build.BuildError.
     """
-    k = next(k for k in kernels.kernels() if k.cell == cell)
+    k = next(k for k in cells() if k.cell == cell)
     kernels.buildroot(kernels.SUITES[k.suite][1])
-    kernels.fetch(k)
+    if isinstance(k, debugkernel.DebugKernel):
+        debugkernel.fetch(k)
+    else:
+        kernels.fetch(k)
     kos, warnings = build.modules(k)
     base = guest.base_initramfs(k, kos, programs(k.arch))
     return k, base, tuple(warnings)
 
 
 def run(k, s, base, echo=None):
-    """Boot cell @k with scenario @s; returns a vm.Result."""
+    """Boot cell @k with scenario @s; returns a vm.Result.
+
+    SBRIDGE_SET="NAME=VALUE ..." in the environment sets those shell
+    variables in every scenario (as --set does for one), e.g. make
+    test-debug's NTH_STEP=1.
+    """
     initrd = kernels.BUILD / "cells" / k.cell / f"{s.name}.cpio.gz"
+    settings = os.environ.get("SBRIDGE_SET", "").split()
+    path = with_settings(s.path, settings) if settings else s.path
     initrd.parent.mkdir(parents=True, exist_ok=True)  # DKMS test runs before any build
     # only scenarios that ask carry Debian programs: the others boot lean
     extra = [debpkgs.archive(k.arch, s.debs)] if s.debs else []
-    guest.scenario_initramfs(base, s.path, initrd, extra)
+    guest.scenario_initramfs(base, path, initrd, extra)
     cmd = None
     if s.rig:
         import rig_launch  # tools/rig provides the command
         cmd = rig_launch.command(k, initrd, s.smp, s.topology,
                                  capacities=s.capacities, eas=s.eas)
+    slow = DEBUG_SLOWDOWN if isinstance(k, debugkernel.DebugKernel) else 1
     r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
-                timeout=s.timeout, throttle=s.throttle if k.arch == "arm64" else None,
-                icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq)
+                timeout=s.timeout * slow, throttle=s.throttle if k.arch == "arm64" else None,
+                icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq, injects=s.injects)
     console_log(k, s).write_text(r.console)
     fdir = files_dir(k, s)
     shutil.rmtree(fdir, ignore_errors=True)
@@ -299,6 +352,14 @@ def main():
             print("    console:", console_log(k, s))
         for sk in r.skipped:
             print("    skip:", sk)
+        if r.leaks is not None:
+            print(f"    kmemleak: {len(r.leaks)} objects of this run unreferenced")
+        for site, n in r.fault_warnings.items():
+            print(f"    kernel warning at {site} x{n} under injected failures "
+                  f"(not sbridge's: {vm.FAULT_WARNINGS[tuple(site.split())]})")
+        for frame, n in r.kernel_leaks.items():
+            print(f"    kmemleak: {n} kernel leaks at {frame} (not sbridge's: "
+                  f"{vm.KERNEL_LEAKS[frame]})")
         for name in r.files:
             print("    file:", files_dir(k, s) / name)
     return 1 if bad else 0

@@ -69,10 +69,11 @@ class Kernel:
     suite: str         # bookworm | trixie | backports
     release: str       # uname -r, e.g. 6.1.0-56-arm64
     version: str       # Debian package version
+    flavour: str = ""  # "" or Debian's "rt" (PREEMPT_RT) images
 
     @property
     def cell(self):
-        return f"{self.arch}-{self.suite}"
+        return f"{self.arch}-{self.flavour or self.suite}"
 
     @property
     def root(self):
@@ -101,10 +102,11 @@ class Kernel:
         return f"{self.cross}gcc-{GCC[SUITES[self.suite][1]]}"
 
 
-def resolve(arch, suite):
-    """Newest kernel of @suite for @arch, from apt's metadata."""
+def resolve(arch, suite, flavour=""):
+    """Newest kernel of @suite for @arch, from apt's metadata; @flavour "rt"
+    for Debian's PREEMPT_RT build of it."""
     darch = DEB_ARCH[arch]
-    meta = _pkg(f"linux-image-{darch}", darch)
+    meta = _pkg(f"linux-image-{flavour + '-' if flavour else ''}{darch}", darch)
     releases = SUITES[suite][0]
     for line in out(["apt-cache", "madison", meta]).splitlines():
         cols = [c.strip() for c in line.split("|")]
@@ -116,7 +118,7 @@ def resolve(arch, suite):
         for dep in _depends(_show(meta, cols[1])):
             m = re.fullmatch(rf"linux-image-(.+-{darch})", dep)
             if m:
-                return Kernel(arch, suite, m.group(1), cols[1])
+                return Kernel(arch, suite, m.group(1), cols[1], flavour)
     raise SystemExit(f"no {darch} kernel found in {suite}: run tools/testbed/setup-host.sh")
 
 
@@ -239,6 +241,26 @@ def _copy_module(image, dest):
         raise SystemExit(f"{found[0].name}: unknown module compression")
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(data)
+
+
+def in_root(k, argv, capture=False):
+    """Run @argv chrooted in @k's build root, with a private /proc (objtool
+    on 7.x reads /proc/self/limits) and @k's bind mounts (a debug kernel's
+    cached tree). Raises SystemExit with the output's tail on failure unless
+    @capture is "keep" (then the caller judges the CompletedProcess)."""
+    import shlex
+    script = 'mount -t proc proc "$0/proc"'
+    for src, dst in getattr(k, "binds", ()):
+        script += f' && mount --bind {shlex.quote(str(src))} "$0"{shlex.quote(dst)}'
+    r = subprocess.run(["unshare", "--mount", "--fork", "sh", "-c",
+                        script + ' && exec chroot "$0" "$@"', str(k.root), *argv],
+                       text=True, capture_output=bool(capture))
+    if capture == "keep":
+        return r
+    if r.returncode:
+        tail = "\n".join(((r.stdout or "") + (r.stderr or "")).splitlines()[-40:])
+        raise SystemExit(f"{k.cell}: {' '.join(argv[:4])} ... failed:\n{tail}")
+    return r
 
 
 def config_has(k, opt):

@@ -24,7 +24,8 @@ import guest
 KERNEL_BAD = re.compile(
     r"Oops|BUG:|WARNING:|Kernel panic|general protection fault|Unable to handle kernel"
     r"|scheduling while atomic|possible circular locking|possible recursive locking"
-    r"|inconsistent lock state|lockdep|INFO: task .* blocked for more than"
+    r"|inconsistent lock state|lockdep is turned off|DEBUG_LOCKS_WARN_ON"
+    r"|INFO: task .* blocked for more than"
     r"|soft lockup|hard LOCKUP|rcu_sched self-detected|rcu: INFO:|detected stall"
     r"|UBSAN:|KASAN:|refcount_t:|list_add corruption|list_del corruption|Call Trace:")
 TAP = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$",
@@ -51,6 +52,10 @@ class Result:
     throttle: str = ""  # how little vCPUs were slowed: "cgroup v1", "cgroup v2"
     files: dict = field(default_factory=dict)        # save_file: name -> bytes
     file_problems: list = field(default_factory=list)
+    leaks: list = None  # kmemleak objects made during the scenario (debug kernels)
+    kernel_leaks: dict = field(default_factory=dict)  # vm.KERNEL_LEAKS frame -> count
+    taint: list = field(default_factory=list)  # TAINT_BAD flags set at the end
+    fault_warnings: dict = field(default_factory=dict)  # FAULT_WARNINGS site -> count
 
     @property
     def problems(self):
@@ -70,6 +75,11 @@ class Result:
         p += [f"not ok: {d}" for d in self.failed]
         p += self.file_problems
         p += [f"kernel: {line}" for line in self.kernel_errors[:10]]
+        if self.taint and not self.kernel_errors:
+            p.append(f"kernel tainted {', '.join(self.taint)}, its report not in the log")
+        p += [f"kmemleak: {leak}" for leak in (self.leaks or [])[:5]]
+        if self.leaks and len(self.leaks) > 5:
+            p.append(f"kmemleak: {len(self.leaks) - 5} more unreferenced objects")
         return p
 
 
@@ -117,8 +127,95 @@ def extract_files(console):
     return "\n".join(keep), files, problems
 
 
-def parse(console, timed_out, wall=0.0):
+KMEMLEAK = re.compile(r"@@SB-KMEMLEAK (\d+)\n(.*?)@@SB-KMEMLEAK-END", re.S)
+LEAK_COMM = re.compile(r'comm "([^"]*)", pid \d+, jiffies (\d+)')
+# Leaks that are the kernel's, with the reason; a report whose backtrace has
+# the frame is counted apart, never as sbridge's.
+KERNEL_LEAKS = {
+    "sysfs_slab_add+": "6.1 mm/slub.c leaks a new cache's kobject name when "
+                       "kobject_init_and_add() fails (kmem_cache_create's error path, "
+                       "reached by an injected failure)",
+}
+
+
+def leaks(console):
+    """kmemleak's report from the init, objects allocated after the
+    scenario started: (sbridge's candidates, {kernel leak frame: count}),
+    one line each (size, comm, first backtrace frames); (None, {}) if the
+    guest made no report (not a debug kernel)."""
+    m = KMEMLEAK.search(console)
+    if not m:
+        return None, {}
+    start = int(m.group(1))
+    found, kernel = [], {}
+    for obj in re.split(r"^unreferenced object ", m.group(2), flags=re.M)[1:]:
+        a = LEAK_COMM.search(obj)
+        if not a:
+            found.append(f"unparsed report: {obj.strip()[:200]}")
+            continue
+        if int(a.group(2)) < start:
+            continue
+        frames = re.findall(r"\]\s+(\S+)", obj.partition("backtrace:")[2])
+        known = next((f for f in KERNEL_LEAKS if any(x.startswith(f) for x in frames)), None)
+        if known:
+            kernel[known] = kernel.get(known, 0) + 1
+            continue
+        size = obj.split("\n", 1)[0].strip().rstrip(":")
+        found.append(f"{size} by {a.group(1)}: {' < '.join(frames[:8])}")
+    return found, kernel
+
+
+# Kernel warnings an injected allocation failure provokes in the kernel's
+# own code, with the reason: tolerated only in "# injects: yes" scenarios,
+# counted apart (Result.fault_warnings), never as sbridge's. Keyed by the
+# WARNING line's "at FILE:LINE FUNCTION" with the line number left out.
+FAULT_WARNINGS = {
+    ("kernel/trace/trace_events.c", "event_define_fields"):
+        "6.1 WARN_ON_ONCE()s when a module's trace event field cannot be "
+        "allocated (trace_module_notify at load)",
+    ("allocation-failure", "report"):
+        "the allocator's report of a failed allocation or slab cache creation "
+        "(warn_alloc, kmem_cache_create: a stack dump, no warning, no taint)",
+}
+WARN_AT = re.compile(r"WARNING: CPU: \d+ PID: \d+ at (\S+):\d+ (\w+)")
+ALLOC_FAIL = re.compile(r": (vmalloc error: size \d+|page allocation failure: order:\d+)"
+                        r"|kmem_cache_create(_usercopy)?\(\S+\) failed with error")
+
+
+def strip_fault_warnings(text):
+    """@text without the FAULT_WARNINGS reports (from the WARNING line to
+    its "---[ end trace" line); returns (text, {site: count})."""
+    out, hits, skip, alloc = [], {}, False, 0
+    for line in text.split("\n"):
+        if ALLOC_FAIL.search(line):
+            hits["allocation-failure report"] = hits.get("allocation-failure report", 0) + 1
+            alloc = 6  # its stack dump's "Call Trace:" follows within a few lines
+        elif alloc:
+            alloc -= 1
+            if "Call Trace:" in line:
+                alloc = 0
+                continue
+        m = WARN_AT.search(line)
+        if m and (m.group(1), m.group(2)) in FAULT_WARNINGS:
+            site = f"{m.group(1)} {m.group(2)}"
+            hits[site] = hits.get(site, 0) + 1
+            skip = True
+            if out and "cut here" in out[-1]:
+                out.pop()
+            continue
+        if skip:
+            skip = "---[ end trace" not in line
+            continue
+        out.append(line)
+    return "\n".join(out), hits
+
+
+def parse(console, timed_out, wall=0.0, injects=False):
+    """The verdict of one boot's @console. @injects: the scenario injects
+    faults, FAULT_WARNINGS are the kernel's and not failures."""
     r = Result(console=console, timed_out=timed_out, wall=wall)
+    if injects:
+        console, r.fault_warnings = strip_fault_warnings(console)
     console, r.files, r.file_problems = extract_files(console)
     body = console.split("@@SB-BEGIN", 1)[1] if "@@SB-BEGIN" in console else ""
     tap, _, rest = body.partition("@@SB-RC")
@@ -151,6 +248,11 @@ def parse(console, timed_out, wall=0.0):
         else:
             r.failed.append(desc)
     # the console and the dmesg dump overlap: keep each line once
+    r.leaks, r.kernel_leaks = leaks(rest)
+    m = re.search(r"@@SB-TAINT (\d+)", rest)
+    if m:
+        r.taint = [name for bit, name in TAINT_BAD.items() if int(m.group(1)) >> bit & 1
+                   and not (bit == 9 and r.fault_warnings)]
     r.kernel_errors = list(dict.fromkeys(
         line.strip() for line in (console + "\n" + r.dmesg).splitlines()
         if KERNEL_BAD.search(line) and "@@SB-" not in line))
@@ -263,17 +365,27 @@ class Throttle:
                     time.sleep(0.1)
 
 
+# The kernel log is read back whole after the scenario (init's dmesg dump):
+# a buffer that wraps in a chatty scenario would drop the first warnings.
+LOG_BUF = "log_buf_len=4M"
+# Taint flags that mean something went wrong (the kernel's TAINT_* bits):
+# B bad page, D died, L soft lockup, W warning. O and E (an out-of-tree,
+# unsigned module: sbridge) are expected.
+TAINT_BAD = {5: "B (bad page)", 7: "D (oops)", 9: "W (warning)", 14: "L (soft lockup)"}
+
+
 def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append="",
              extra=(), cpufreq=False):
     if arch == "x86_64":
         cmd = ["qemu-system-x86_64", "-m", str(mem or 512), "-smp", str(smp),
-               "-cpu", "max", "-append", f"console=ttyS0 quiet panic=-1 {append}"]
+               "-cpu", "max", "-append", f"console=ttyS0 quiet panic=-1 {LOG_BUF} {append}"]
     else:
         mem = mem or 1024
         cpu = "cortex-a57"
         cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", cpu, "-smp", str(smp),
                "-m", str(mem),
-               "-append", f"console=ttyAMA0 quiet panic=-1 sched_verbose {append}"]
+               "-append",
+               f"console=ttyAMA0 quiet panic=-1 sched_verbose {LOG_BUF} {append}"]
         if topology not in ("smp", "sym") or cpufreq:
             cmd += ["-dtb", str(guest.dtb(topology, smp, cpu, mem, cpufreq=cpufreq))]
         if icount:
@@ -288,7 +400,8 @@ def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append
 
 
 def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None,
-         icount=False, append="", mem=None, extra=(), cmd=None, echo=None, cpufreq=False):
+         icount=False, append="", mem=None, extra=(), cmd=None, echo=None, cpufreq=False,
+         injects=False):
     """Boot and wait for the guest to power off; returns a parsed Result.
 
     @throttle: share of a host CPU given to each little vCPU (e.g. 0.45), or
@@ -348,6 +461,6 @@ def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None
             if thr:
                 thr.remove()
         console = b"".join(chunks).decode(errors="replace").replace("\r", "")
-        r = parse(console, timed_out, time.time() - t0)
+        r = parse(console, timed_out, time.time() - t0, injects)
         r.throttle = thr.mode if thr else ""
         return r
