@@ -27,6 +27,7 @@ while [ $r -lt $ROUNDS ]; do
 	check "round $r: unload under load" rmmod sbridge_core
 done
 
+diag "rel: cycles=$ROUNDS"
 # Every unload reported allocated == freed.
 bad=$(dmesg | grep 'sbridge_core: task entries:' |
       awk '{ if ($(NF-3) != $(NF-1)) print }')
