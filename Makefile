@@ -6,8 +6,10 @@ KDIR    ?= /lib/modules/$(KVER)/build
 VERSION := $(shell scripts/version.sh .)
 DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
+comma   := ,
 
-.PHONY: all modules install load unload clean check ctl test test-fuzz demo bench eval eval-quick \
+.PHONY: all modules install load unload clean check ctl test test-fuzz test-debug demo bench \
+	eval eval-quick \
 	dkms-add dkms-build dkms-install dkms-remove
 
 all: modules ctl
@@ -49,16 +51,30 @@ bench:
 		python3 tools/testbed/harness.py $$b --cell $$c -v | grep -a -E 'bench:|^# |PASS|FAIL' | tr -d '\r'; \
 	done; done
 
-# The evaluation (bench/README.md): every board in one boot each, against
-# every baseline; results in build/eval/. Not part of `make test`.
-# EVAL_ARGS passes options on, e.g. EVAL_ARGS="--board 3b1s".
 # Slow checks, not part of make test: the netlink fuzzer with 100 000
-# requests as root and 100 000 as a user in every cell it runs in (the
-# default suite sends 10 000 of each).
+# requests as root and 100 000 as a user in every cell it runs in, debug
+# cells included (the default suite sends 10 000 of each).
 test-fuzz:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 tools/testbed/harness.py core-fuzz-netlink --set FUZZ_N=100000 --timeout 5400
 
+# Every scenario on the debug-kernel cells (KASAN, lockdep, kmemleak, fault
+# injection; tools/testbed/debugkernel.py), with each allocation point of
+# the module loads failed in turn (the default suite: every 5th) and 100
+# stress cycles (default: 25), then the fuzzer's 100 000 there. The default
+# suite runs only the "# debug: sample" and "# debug: only" scenarios there.
+DEBUG_CELLS = x86_64-debug arm64-debug
+test-debug:
+	tools/testbed/setup-host.sh
+	SBRIDGE_DEBUG=all SBRIDGE_SET="NTH_STEP=1 CYCLES=100" SBRIDGE_DEBUG_CELLS=x86_64,arm64 \
+		SBRIDGE_CELLS=$(subst $(eval) ,$(comma),$(DEBUG_CELLS)) \
+		/usr/bin/python3 -m pytest tests/test_kernels.py -v -rs -p no:cacheprovider
+	SBRIDGE_DEBUG_CELLS=x86_64,arm64 /usr/bin/python3 tools/testbed/harness.py \
+		core-fuzz-netlink --set FUZZ_N=100000 --timeout 5400 $(addprefix --cell ,$(DEBUG_CELLS))
+
+# The evaluation (bench/README.md): every board in one boot each, against
+# every baseline; results in build/eval/. Not part of `make test`.
+# EVAL_ARGS passes options on, e.g. EVAL_ARGS="--board 3b1s".
 eval:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 bench/eval/run.py $(EVAL_ARGS)

@@ -31,3 +31,9 @@ def pytest_terminal_summary(terminalreporter):
                       f"not ok {t['not ok']:3}  skip {t['skip']:3}")
     for mode, n in sorted(THROTTLE.items()):
         tr.write_line(f"little vCPUs throttled with {mode}: {n} boots")
+    import kernels
+    import reliability
+    tr.section("reliability (tools/testbed/reliability.py; docs/testing.md)")
+    rows = [r for r in reliability.cell_rows(kernels.BUILD / "cells") if r[0] in TALLY]
+    for line in reliability.table(rows).splitlines():
+        tr.write_line(line)
