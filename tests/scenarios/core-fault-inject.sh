@@ -168,15 +168,20 @@ each_load() {
 	[ $_run -lt 15 ] && _bad="$_bad never 15 successes in a row;"
 	echo "$((_k - 1)) $_f $_d|$_bad"
 }
+# load_sweep WHAT BASE-CMD TARGET-CMD: each_load as one TAP point
+load_sweep() {
+	_ls=$(each_load "$@")
+	diag "$1: runs failed died-after-commit: ${_ls%%|*}"
+	set -- $1 ${_ls%%|*}
+	diag "rel: faults=$3"
+	check "$1 load: every failed run left the old $1, every success the new one" \
+		test -z "${_ls#*|}"
+	[ -n "${_ls#*|}" ] && diag "${_ls#*|}"
+}
 check "sbridge_core loads again (no counter source: the matrix holds still)" \
 	insmod $MODDIR/sbridge_core.ko
 printf 'comm=base-rule class=compute\n' > /tmp/base.rules
-out=$(each_load rules "sbridgectl rules load /tmp/base.rules" "sbridgectl rules load /sbridge/rules")
-diag "rules: runs failed died-after-commit: ${out%%|*}"
-set -- ${out%%|*}
-diag "rel: faults=$2"
-check "rules load: every failed run left the old rules, every success the new ones" test -z "${out#*|}"
-[ -n "${out#*|}" ] && diag "${out#*|}"
+load_sweep rules "sbridgectl rules load /tmp/base.rules" "sbridgectl rules load /sbridge/rules"
 
 printf 'key=base-mx type=0 phase=0 factor=1.25 cpib=0.5 samples=7\n' > /tmp/base.matrix
 : > /tmp/big.matrix
@@ -185,10 +190,5 @@ while [ $i -lt 40 ]; do
 	printf 'key=mx%d type=0 phase=%d factor=1.%02d cpib=0.5 samples=9\n' $i $((i % 2)) $i >> /tmp/big.matrix
 	i=$((i + 1))
 done
-out=$(each_load matrix "sbridgectl matrix load /tmp/base.matrix" "sbridgectl matrix load /tmp/big.matrix")
-diag "matrix: runs failed died-after-commit: ${out%%|*}"
-set -- ${out%%|*}
-diag "rel: faults=$2"
-check "matrix load: every failed run left the old matrix, every success the new one" test -z "${out#*|}"
-[ -n "${out#*|}" ] && diag "${out#*|}"
+load_sweep matrix "sbridgectl matrix load /tmp/base.matrix" "sbridgectl matrix load /tmp/big.matrix"
 check "sbridge unloads" unload_sbridge
