@@ -39,7 +39,9 @@ def cell_rows(cells_dir):
         release, findings, newest = "", [], 0.0
         for c in consoles:
             text = c.read_text(errors="replace")
-            r = vm.parse(text, timed_out=False)
+            injects = re.search(r"^#\s*injects:\s*yes", (SCENARIOS / f"{c.stem}.sh")
+                                .read_text(), re.M) is not None
+            r = vm.parse(text, timed_out=False, injects=injects)
             m = re.search(r"@@SB-BEGIN (\S+)", text)
             release = release or (m.group(1) if m else "")
             newest = max(newest, c.stat().st_mtime)
