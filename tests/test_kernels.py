@@ -13,7 +13,6 @@ import re
 import pytest
 
 import build
-import debugkernel
 import harness
 from conftest import record
 
@@ -45,7 +44,7 @@ def _case(k, s):
     if not s.runs_on(k):
         return False
     return DEBUG_ALL or s.debug in ("sample", "only") \
-        or not isinstance(k, debugkernel.DebugKernel)
+        or k.flavour != "debug"
 
 
 CASES = [pytest.param(k.cell, s, id=f"{k.cell}-{s.name}")

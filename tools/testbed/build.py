@@ -32,9 +32,7 @@ def _ignore(_dir, names):
 
 def _kmake(k, mdir, log_lines, extra=()):
     args = ["make", f"-j{os.cpu_count() or 1}", "-C", k.headers, f"M={mdir}", "W=1",
-            *getattr(k, "make_vars", ()), *extra]
-    if k.arch == "arm64" and not hasattr(k, "make_vars"):
-        args += ["ARCH=arm64", f"CROSS_COMPILE={k.cross}"]
+            *k.make_vars, *extra]
     r = kernels.in_root(k, args + ["modules"], capture="keep")
     log_lines.extend((r.stdout + r.stderr).splitlines())
     if r.returncode:

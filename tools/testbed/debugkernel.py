@@ -27,7 +27,6 @@ BASE_SUITE = "bookworm"
 FRAGMENTS = TOP / "tools" / "testbed" / "debug-kernel"
 MOUNT = "/usr/src/sbridge-debug"
 IMAGE = {"x86_64": "arch/x86/boot/bzImage", "arm64": "arch/arm64/boot/Image"}
-KARCH = {"x86_64": "x86_64", "arm64": "arm64"}
 
 
 @dataclass
@@ -54,7 +53,7 @@ class DebugKernel(Kernel):
     @property
     def make_vars(self):
         # no Debian header Makefile names the compiler here
-        return [f"ARCH={KARCH[self.arch]}", f"CC={self.gcc}",
+        return [f"ARCH={self.arch}", f"CC={self.gcc}",
                 f"HOSTCC=gcc-{kernels.GCC[BASE_SUITE]}"] + \
             ([f"CROSS_COMPILE={self.cross}"] if self.cross else [])
 
@@ -120,7 +119,6 @@ def build(k):
     if stamp.exists():
         return
     kernels.buildroot(BASE_SUITE)
-    (k.root / MOUNT.lstrip("/")).mkdir(parents=True, exist_ok=True)
     if not (k.tree / "Makefile").exists():
         log(f"{k.cell}: unpacking {source_package(k)} {k.version}")
         _unpack_source(k)
@@ -152,12 +150,6 @@ def fetch(k):
         (k.dir / "kmod").mkdir(exist_ok=True)
         shutil.copy(found[0], k.dir / "kmod" / f"{m}.ko")
     return k
-
-
-def release(k):
-    """uname -r of a built @k, or '' before its first build."""
-    f = k.tree / "include/config/kernel.release"
-    return f.read_text().strip() if f.exists() else ""
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ class Scenario:
     def runs_on(self, k):
         if self.rt != (k.flavour == "rt"):
             return False
-        dbg = isinstance(k, debugkernel.DebugKernel)
+        dbg = k.flavour == "debug"
         if (dbg and self.debug == "no") or (not dbg and self.debug == "only"):
             return False
         if self.arch not in ("any", k.arch):
@@ -240,7 +240,7 @@ def prepared(cell):
     """
     k = next(k for k in cells() if k.cell == cell)
     kernels.buildroot(kernels.SUITES[k.suite][1])
-    if isinstance(k, debugkernel.DebugKernel):
+    if k.flavour == "debug":
         debugkernel.fetch(k)
     else:
         kernels.fetch(k)
@@ -268,7 +268,7 @@ def run(k, s, base, echo=None):
         import rig_launch  # tools/rig provides the command
         cmd = rig_launch.command(k, initrd, s.smp, s.topology,
                                  capacities=s.capacities, eas=s.eas)
-    slow = DEBUG_SLOWDOWN if isinstance(k, debugkernel.DebugKernel) else 1
+    slow = DEBUG_SLOWDOWN if k.flavour == "debug" else 1
     r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
                 timeout=s.timeout * slow, throttle=s.throttle if k.arch == "arm64" else None,
                 icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq, injects=s.injects)

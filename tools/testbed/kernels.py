@@ -101,6 +101,16 @@ class Kernel:
     def gcc(self):
         return f"{self.cross}gcc-{GCC[SUITES[self.suite][1]]}"
 
+    @property
+    def make_vars(self):
+        """Variables every kbuild command against @headers needs."""
+        return ["ARCH=arm64", f"CROSS_COMPILE={self.cross}"] if self.arch == "arm64" else []
+
+    @property
+    def binds(self):
+        """(host dir, build-root path) pairs bind-mounted for in_root()."""
+        return ()
+
 
 def resolve(arch, suite, flavour=""):
     """Newest kernel of @suite for @arch, from apt's metadata; @flavour "rt"
@@ -250,8 +260,10 @@ def in_root(k, argv, capture=False):
     @capture is "keep" (then the caller judges the CompletedProcess)."""
     import shlex
     script = 'mount -t proc proc "$0/proc"'
-    for src, dst in getattr(k, "binds", ()):
-        script += f' && mount --bind {shlex.quote(str(src))} "$0"{shlex.quote(dst)}'
+    for src, dst in k.binds:
+        # the mount point is made here: a build root may predate the cache
+        d = f'"$0"{shlex.quote(dst)}'
+        script += f' && mkdir -p {d} && mount --bind {shlex.quote(str(src))} {d}'
     r = subprocess.run(["unshare", "--mount", "--fork", "sh", "-c",
                         script + ' && exec chroot "$0" "$@"', str(k.root), *argv],
                        text=True, capture_output=bool(capture))
