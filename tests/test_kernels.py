@@ -5,7 +5,9 @@ A cell is (arch, Debian suite): x86_64/arm64 x bookworm (6.1), trixie
 plus x86_64-debug and arm64-debug (bookworm's source with the kernel's
 checkers, tools/testbed/debugkernel.py). The debug cells run the scenarios
 marked "# debug: sample"; SBRIDGE_DEBUG=all (make test-debug) runs every
-scenario there.
+scenario there. The trixie (6.12) cells skip "# trixie: no" scenarios,
+which exercise nothing of the kernel that 6.1 and 7.x do not already;
+SBRIDGE_TRIXIE=all (make test-trixie) runs them there too.
 """
 import os
 import re
@@ -38,10 +40,13 @@ def test_build_w1_clean(cell):
 
 
 DEBUG_ALL = os.environ.get("SBRIDGE_DEBUG") == "all"
+TRIXIE_ALL = os.environ.get("SBRIDGE_TRIXIE") == "all"
 
 
 def _case(k, s):
     if not s.runs_on(k):
+        return False
+    if k.suite == "trixie" and not (s.trixie or TRIXIE_ALL):
         return False
     return DEBUG_ALL or s.debug in ("sample", "only") \
         or k.flavour != "debug"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: work-conserving checker stays quiet on a healthy busy system (20 s here; the 60 s of issue 5 is the bench length) and ignores violations pinning makes unavoidable
 # arch: any
+# trixie: no
 # topology: smp
 # smp: 2
 # timeout: 150

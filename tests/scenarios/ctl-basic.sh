@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridgectl drives every subcommand against the live module; set/rules need root; bad rules keep the old set
 # arch: any
+# trixie: no
 # topology: smp
 # smp: 2
 # timeout: 240

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate counting the two busy tasks runnable, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT, SIGTERM and a tiny size limit end it cleanly, the next recorder removes a SIGKILLed one's instance; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
 # arch: arm64
+# trixie: no
 # topology: 1b1s
 # smp: 2
 # timeout: 360

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: an idle big core is a loss: while the big CPU is taken the other compute-bound tasks are kept on the littles; when its holder exits, the next best candidate is moved up within a few periods and nothing that gains less takes its place
 # arch: arm64
+# trixie: no
 # topology: 1b3s
 # smp: 4
 # timeout: 180

@@ -87,6 +87,7 @@ class Scenario:
     debug: str = "all"   # sample | all (make test-debug only) | only | no
     rt: bool = False     # runs on the PREEMPT_RT cells only
     injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
+    trixie: bool = True  # in the default suite's 6.12 cells (docs/testing.md)
 
     def runs_on(self, k):
         if self.rt != (k.flavour == "rt"):
@@ -174,6 +175,9 @@ def load_scenario(path):
             raise ValueError(f"rt: {meta['rt']} is not no or only")
         s.rt = meta.get("rt") == "only"
         s.injects = _bool(meta.get("injects", "no"))
+        s.trixie = _bool(meta.get("trixie", "yes"))
+        if not s.trixie and "trixie" in s.suites:
+            raise ValueError("trixie: no contradicts suite: trixie")
         s.debug = meta.get("debug", "all")
         if s.debug not in ("sample", "all", "only", "no"):
             raise ValueError(f"debug: {s.debug} is not sample, all, only or no")
