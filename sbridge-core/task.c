@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/jhash.h>
@@ -755,19 +756,23 @@ int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
 	return ret;
 }
 
-/* Entries allocated (sleeping) ahead of each pass of the adoption walk. */
+/* Entries allocated (sleeping) ahead of each stretch of the adoption walk. */
 #define SBRIDGE_ADOPT_BATCH	64
 
 /**
  * sbridge_tasks_adopt() - track the tasks that existed before load
  *
  * Must run after the fork and free hooks are registered: a task seen in
- * the task list inside this RCU section cannot reach its free hook before
+ * the task list inside an RCU section cannot reach its free hook before
  * the section ends, so no adopted entry can be missed by the free hook.
  * Entries come from batches allocated with GFP_KERNEL outside the RCU
  * section (no drain of the atomic reserves, no long non-preemptible
- * stretch on hosts with many threads); when a batch runs out, the walk
- * ends its section and starts again, skipping tasks already tracked.
+ * stretch on hosts with many threads). When a batch runs out, the walk
+ * holds the thread it stands on, leaves the section to refill, and goes
+ * on from that thread if it is still hashed (as hung_task's
+ * rcu_lock_break() does); only if it died does the walk start again,
+ * skipping the tasks already tracked. Restarting on every batch made a
+ * load with 25 000 threads live take minutes.
  *
  * Context: process context, sleeps.
  * Return: number of tasks adopted.
@@ -777,39 +782,44 @@ int sbridge_tasks_adopt(void)
 	void *pool[SBRIDGE_ADOPT_BATCH];
 	struct task_struct *g, *p;
 	struct sbridge_task *t;
-	int n = 0, have, used;
-	bool again;
+	int n = 0, have = 0, used = 0;
+	bool alive;
 
-	do {
-		have = kmem_cache_alloc_bulk(sbridge_task_cache, GFP_KERNEL,
-					     SBRIDGE_ADOPT_BATCH, pool);
-		if (!have) {
-			atomic64_inc(&sbridge_stats.alloc_fail);
-			break;
-		}
-		used = 0;
-		again = false;
-		rcu_read_lock();
-		for_each_process_thread(g, p) {
-			if (sbridge_task_lookup(p))
-				continue;
-			if (used == have) {
-				again = true;
-				goto out;
+restart:
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (sbridge_task_lookup(p))
+			continue;
+		if (used == have) {
+			get_task_struct(g);
+			get_task_struct(p);
+			rcu_read_unlock();
+			have = kmem_cache_alloc_bulk(sbridge_task_cache, GFP_KERNEL,
+						     SBRIDGE_ADOPT_BATCH, pool);
+			used = 0;
+			cond_resched();
+			rcu_read_lock();
+			alive = pid_alive(g) && pid_alive(p);
+			put_task_struct(p);
+			put_task_struct(g);
+			if (!have) {
+				atomic64_inc(&sbridge_stats.alloc_fail);
+				break;
 			}
-			t = sbridge_task_setup(pool[used++], p);
-			sbridge_rules_apply(t, NULL);
-			sbridge_matrix_seed(t);
-			if (sbridge_task_insert(t))
-				n++;
+			if (!alive) {
+				rcu_read_unlock();
+				goto restart;
+			}
 		}
-out:
-		rcu_read_unlock();
-		if (used < have)
-			kmem_cache_free_bulk(sbridge_task_cache, have - used,
-					     pool + used);
-		cond_resched();
-	} while (again);
+		t = sbridge_task_setup(pool[used++], p);
+		sbridge_rules_apply(t, NULL);
+		sbridge_matrix_seed(t);
+		if (sbridge_task_insert(t))
+			n++;
+	}
+	rcu_read_unlock();
+	if (used < have)
+		kmem_cache_free_bulk(sbridge_task_cache, have - used, pool + used);
 	return n;
 }
 
