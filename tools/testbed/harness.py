@@ -88,6 +88,7 @@ class Scenario:
     rt: bool = False     # runs on the PREEMPT_RT cells only
     injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
     trixie: bool = True  # in the default suite's 6.12 cells (docs/testing.md)
+    mem: int = None      # guest MiB, instead of vm.qemu_cmd's default
 
     def runs_on(self, k):
         if self.rt != (k.flavour == "rt"):
@@ -150,6 +151,11 @@ def load_scenario(path):
         s.topology = meta.get("topology", "smp")
         s.smp = int(meta.get("smp", 2))
         s.timeout = int(meta.get("timeout", 120))
+        s.mem = int(meta["mem"]) if "mem" in meta else None
+        if s.mem is not None and not 256 <= s.mem <= 8192:
+            raise ValueError(f"mem: {s.mem} MiB is outside 256..8192")
+        if s.mem is not None and _bool(meta.get("rig", "no")):
+            raise ValueError("mem: the rig sizes its own guest")
         s.throttle = float(meta["throttle"]) if "throttle" in meta else None
         s.icount = _bool(meta.get("icount", "no"))
         s.rig = _bool(meta.get("rig", "no"))
@@ -275,7 +281,8 @@ def run(k, s, base, echo=None):
     slow = DEBUG_SLOWDOWN if k.flavour == "debug" else 1
     r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
                 timeout=s.timeout * slow, throttle=s.throttle if k.arch == "arm64" else None,
-                icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq, injects=s.injects)
+                icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq, injects=s.injects,
+                mem=s.mem)
     console_log(k, s).write_text(r.console)
     fdir = files_dir(k, s)
     shutil.rmtree(fdir, ignore_errors=True)
