@@ -1,0 +1,71 @@
+#!/bin/sh
+# scenario: rule and matrix files mutated (tests/progs/mutate.c: bit flips, hostile tokens, cut and doubled spans, swapped lines) and loaded through sbridgectl: a file refused (exit 2 by sbridgectl, 1 by the module) says why and changes nothing, an accepted one is taken and the base goes back in, sbridgectl never dies of a signal, a user's load changes nothing
+# arch: any
+# suite: backports
+# topology: smp
+# timeout: 400
+# icount: no
+. /sbridge/lib.sh
+
+N=${FILES_N:-150}
+S=/sys/kernel/sbridge
+plan 7
+
+# base files: every rule form the shipped sets use, and a matrix of three
+# workloads (one type: this board has one)
+cat /sbridge/rules/*.rules > /tmp/base.rules 2>/dev/null
+cat > /tmp/base.matrix <<'M'
+key=gcc type=0 phase=0 factor=1.25 cpib=0.7 samples=120
+key=make type=0 phase=1 factor=0.95 cpib=0.2 samples=40 exe=0x1234abcd speedup=1.4 uid=1000
+key=xz type=0 phase=0 factor=1.10 cpib=0.5 samples=7
+M
+rules_state() { cat $S/rules; nltest rules; }
+matrix_state() { cat $S/matrix; nltest matrix; }
+
+check "sbridge loads" load_sbridge
+check "the base rules load" sbridgectl rules load /tmp/base.rules
+check "the base matrix loads" sbridgectl matrix load /tmp/base.matrix
+rules_state > /tmp/rules0
+matrix_state > /tmp/matrix0
+
+# fuzz KIND: N mutants of /tmp/base.KIND through "sbridgectl KIND load";
+# after a refusal the state must be the base one, after an acceptance the
+# base goes back in. Prints "accepted refused" and the findings.
+fuzz() {
+	_acc=0 _ref=0 _bad=""
+	_i=0
+	while [ $_i -lt $N ]; do
+		_i=$((_i + 1))
+		mutate /tmp/base.$1 "$_i$1" > /tmp/m.$1
+		sbridgectl $1 load /tmp/m.$1 >/dev/null 2>/tmp/err
+		_rc=$?
+		case $_rc in
+		0)	_acc=$((_acc + 1))
+			sbridgectl $1 load /tmp/base.$1 >/dev/null 2>&1 || _bad="$_bad $_i:base-reload" ;;
+		1|2)	_ref=$((_ref + 1))
+			[ -s /tmp/err ] || _bad="$_bad $_i:silent"
+			${1}_state | cmp -s - /tmp/${1}0 || _bad="$_bad $_i:changed" ;;
+		*)	_bad="$_bad $_i:rc$_rc" ;;
+		esac
+	done
+	echo "$_acc $_ref$_bad" > /tmp/fuzz.$1
+}
+fuzz rules
+fuzz matrix
+for k in rules matrix; do
+	read -r acc ref bad < /tmp/fuzz.$k
+	diag "$k: $acc mutants accepted, $ref refused${bad:+; findings:$bad}"
+	check "$N mutated $k files: refusals say why and change nothing, no crash" test -z "$bad"
+done
+diag "rel: fuzzed=$((N * 2))"
+rules_state | cmp -s - /tmp/rules0 && matrix_state | cmp -s - /tmp/matrix0
+check "the base state is in force at the end" test $? = 0
+# a user's load of any file changes nothing
+chmod 644 /tmp/base.rules /tmp/base.matrix
+as_user sbridgectl rules load /tmp/base.rules >/dev/null 2>&1
+r1=$?
+as_user sbridgectl matrix load /tmp/base.matrix >/dev/null 2>&1
+r2=$?
+rules_state | cmp -s - /tmp/rules0 && matrix_state | cmp -s - /tmp/matrix0
+check "a user's loads are refused (exit $r1, $r2) and change nothing" \
+	test $? = 0 -a $r1 = 4 -a $r2 = 4
