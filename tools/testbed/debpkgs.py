@@ -64,6 +64,7 @@ PROGRAMS = {
     "bc": Prog("bc"),
     "gawk": Prog("gawk"),
     "sort": Prog("coreutils"),
+    "chrt": Prog("util-linux"),
 }
 # Only shared-library packages are followed (Debian's "Section: libs"):
 # nothing an ELF links against lives in interpreters' module trees, data or

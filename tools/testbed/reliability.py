@@ -4,7 +4,8 @@ Reads the console of the last run of every scenario in every cell
 (build/cells/<cell>/<scenario>.console, written by harness.run), judges it
 as the suite does (vm.parse) and sums what the scenarios report on
 "# rel: KEY=N" lines: faults injected (core-fault-inject), requests fuzzed
-(core-fuzz-netlink), load/unload cycles (core-unload-load).
+(core-fuzz-netlink), load/unload cycles (core-unload-load, stress-cycles),
+user and hotplug changes raced against the actuators (stress-races).
 
     python3 tools/testbed/reliability.py            prints the table
     python3 tools/testbed/reliability.py --write F  replaces it in F, between
@@ -25,7 +26,7 @@ import vm       # noqa: E402
 REL = re.compile(r"^#\s*rel: (\w+)=(\d+)\s*$", re.M)
 SCENARIOS = kernels.TOP / "tests" / "scenarios"
 BEGIN, END = "<!-- reliability-table: begin -->", "<!-- reliability-table: end -->"
-KEYS = ("faults", "fuzzed", "cycles")
+KEYS = ("faults", "fuzzed", "cycles", "races")
 
 
 def cell_rows(cells_dir):
@@ -62,12 +63,12 @@ def cell_rows(cells_dir):
 
 def table(rows):
     head = ("| cell | kernel | runs | faults injected | requests fuzzed | load/unload "
-            "cycles | kmemleak scans | leaks (sbridge / kernel's) | findings | last run |")
-    out = [head, "|" + "---|" * 10]
+            "cycles | races | kmemleak scans | leaks (sbridge / kernel's) | findings | last run |")
+    out = [head, "|" + "---|" * 11]
     for cell, rel, t, findings, day in rows:
         f = "; ".join(findings) if findings else "none"
         out.append(f"| {cell} | {rel} | {t['runs']} | {t['faults']} | {t['fuzzed']} | "
-                   f"{t['cycles']} | {t['kmemleak scans']} | {t['leaks']} / "
+                   f"{t['cycles']} | {t['races']} | {t['kmemleak scans']} | {t['leaks']} / "
                    f"{t['kernel leaks']} | {f} | {day} |")
     commit = subprocess.run(["git", "-C", str(kernels.TOP), "describe", "--always", "--dirty"],
                             text=True, capture_output=True).stdout.strip()
