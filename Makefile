@@ -68,8 +68,8 @@ test-trixie:
 
 # Every scenario on the debug-kernel cells (KASAN, lockdep, kmemleak, fault
 # injection; tools/testbed/debugkernel.py), with each allocation point of
-# the module loads failed in turn (the default suite: every 10th) and 100
-# stress cycles (default: 25), then the fuzzer's 100 000 there. The default
+# the module loads failed in turn (the default suite: every 20th) and 100
+# stress cycles (default: 15), then the fuzzer's 100 000 there. The default
 # suite runs only the "# debug: sample" and "# debug: only" scenarios there.
 DEBUG_CELLS = x86_64-debug arm64-debug
 test-debug:

@@ -12,7 +12,7 @@ S=/sys/kernel/sbridge
 NTH_MAX=${NTH_MAX:-4000}
 # every NTH_STEP-th point of a module load fails (1: each, make test-debug);
 # a load has about 1500 points, most of them kmemleak's and the loader's
-NTH_STEP=${NTH_STEP:-10}
+NTH_STEP=${NTH_STEP:-20}
 plan 14
 if [ ! -w /proc/self/fail-nth ] || [ ! -d $D/failslab ]; then
 	i=0

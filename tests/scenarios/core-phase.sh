@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: a running task whose CPI_B share shifts for good changes phase (after the hysteresis), and both phases reach the matrix
 # arch: any
+# trixie: no
 # topology: smp
 # smp: 2
 # timeout: 180

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridgectl config: a boot file of set values applies all or nothing (a refused last line puts every earlier change back), save writes what is in force and applies back to the same state, bad files and unprivileged users change nothing
 # arch: any
+# trixie: no
 # topology: smp
 # smp: 2
 # timeout: 120

@@ -9,7 +9,7 @@
 # debug: sample
 . /sbridge/lib.sh
 
-CYCLES=${CYCLES:-25}
+CYCLES=${CYCLES:-15}
 S=/sys/kernel/sbridge
 P=/sys/devices/system/cpu/cpufreq
 ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)

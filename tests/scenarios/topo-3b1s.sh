@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: arm64 3b1s board: the scheduler sees the device-tree capacities and clusters
 # arch: arm64
+# trixie: no
 # topology: 3b1s
 # smp: 4
 # timeout: 60
