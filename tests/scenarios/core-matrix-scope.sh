@@ -1,6 +1,6 @@
 #!/bin/sh
 # scenario: matrix cells are scoped by uid: a user cannot train root's program nor evict root's cells; one name's cells are capped
-# arch: any
+# arch: x86_64
 # topology: smp
 # smp: 2
 # timeout: 300

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: emulated big.LITTLE rig: compute-bound code is >= 1.7x slower on a little core, memory-bound <= 1.2x
 # arch: arm64
-# trixie: no
+# suite: bookworm
 # topology: 1b1s
 # smp: 2
 # timeout: 240

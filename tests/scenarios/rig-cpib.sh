@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: on the rig's emulated PMU, the unmodified pmu-monitor yields CPI stacks that put compute-bound spin's CPI_B share clearly above memory-bound chase's
 # arch: arm64
-# trixie: no
+# suite: bookworm
 # topology: 1b1s
 # smp: 2
 # timeout: 240

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: a board whose kernel sees one capacity (no capacity-dmips-mhz) on the rig's real 1 big + 3 little cores: without cpu_types= sbridge finds one core type and steers nothing; bad declarations fail the load; with cpu_types= matching the board it finds 2 types and placement steers a compute-bound task to the declared big CPU
 # arch: arm64
-# suite: bookworm backports
+# suite: bookworm
 # topology: 1b3s
 # smp: 4
 # timeout: 300
