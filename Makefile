@@ -8,13 +8,22 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all modules install load unload clean check ctl test test-fuzz test-debug test-trixie demo bench \
+.PHONY: all headers modules install load unload clean check ctl test test-fuzz test-debug test-trixie demo bench \
 	eval eval-quick \
 	dkms-add dkms-build dkms-install dkms-remove
 
 all: modules ctl
 
-modules:
+# Without the running kernel's headers kbuild only says "No such file or
+# directory": say what to install instead.
+headers:
+	@test -f $(KDIR)/Makefile || { \
+		echo "sbridge: no kernel headers in $(KDIR) (kernel $(KVER))." >&2; \
+		echo "  Debian/Ubuntu: apt install linux-headers-$(KVER)" >&2; \
+		echo "  or build against another tree: make KDIR=/path/to/kernel/build" >&2; \
+		exit 1; }
+
+modules: headers
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 install: modules
@@ -32,7 +41,7 @@ ctl:
 	$(MAKE) -C userspace-ctl
 
 # W=1 build plus checkpatch on our own sources (if the kernel tree has it).
-check:
+check: headers
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 	tools/checkpatch.sh
 
