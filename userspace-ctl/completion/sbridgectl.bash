@@ -54,7 +54,15 @@ _sbridgectl()
 	case $cmd in
 	"") COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
 	help) [[ -z $sub ]] && COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
-	set) [[ -z $sub ]] && COMPREPLY=($(compgen -W "cpu-factor param" -- "$cur")) ;;
+	set)
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W "cpu-factor param" -- "$cur"))
+		elif [[ $sub == param && $prev == param ]]; then
+			# the names the loaded module takes (none if it is not loaded)
+			local names
+			names=$(awk '{ print $1 }' /sys/kernel/sbridge/params 2>/dev/null)
+			COMPREPLY=($(compgen -W "$names" -- "$cur"))
+		fi ;;
 	get) [[ -z $sub ]] && COMPREPLY=($(compgen -W "cpu-factor" -- "$cur")) ;;
 	rules)
 		if [[ -z $sub ]]; then
