@@ -138,7 +138,7 @@ static int matrix_save(const char *path, int show)
 	struct sb_nl nl;
 	size_t i;
 	FILE *f;
-	int ret;
+	int ret, fail, err;
 
 	ret = sb_connect(&nl);
 	if (ret)
@@ -202,9 +202,19 @@ static int matrix_save(const char *path, int show)
 		goto out;
 	}
 	write_entries(f, &l);
-	if (fflush(f) || ferror(f) || fsync(fileno(f)) || fclose(f) ||
-	    rename(tmp, path)) {
-		sb_err("cannot write '%s': %s", path, strerror(errno));
+	/* fclose() on every path: the stream is gone whatever it returns */
+	fail = fflush(f) || ferror(f) || fsync(fileno(f));
+	err = errno;
+	if (fclose(f) && !fail) {
+		fail = 1;
+		err = errno;
+	}
+	if (!fail && rename(tmp, path)) {
+		fail = 1;
+		err = errno;
+	}
+	if (fail) {
+		sb_err("cannot write '%s': %s", path, strerror(err));
 		unlink(tmp);
 		ret = SB_EXIT_ERR;
 		goto out;
@@ -220,8 +230,23 @@ out:
 static int bad(const char *path, unsigned int line, unsigned int col,
 	       const char *msg, const char *what)
 {
+	char shown[3 * 64 + 4];
+	size_t n = 0;
+
+	/* the file's bytes, control ones as \xNN: never raw to a terminal */
+	for (; what && *what && n + 8 < sizeof(shown); what++) {
+		unsigned char c = (unsigned char)*what;
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(shown + n, sizeof(shown) - n, "\\x%02x", c);
+		else
+			shown[n++] = (char)c;
+	}
+	if (what && *what)
+		n += (size_t)snprintf(shown + n, sizeof(shown) - n, "...");
+	shown[n] = '\0';
 	sb_err("%s:%u:%u: %s%s%s%s", path, line, col, msg, what ? " '" : "",
-	       what ? what : "", what ? "'" : "");
+	       what ? shown : "", what ? "'" : "");
 	return SB_EXIT_USAGE;
 }
 

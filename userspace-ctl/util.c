@@ -177,40 +177,39 @@ const char *sb_fp(uint32_t v)
 static int js_depth;
 static int js_comma[32];
 
+/*
+ * A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8
+ * passed through and every other byte (overlong forms, surrogates, values
+ * past U+10FFFF, stray continuation bytes) replaced by U+FFFD, so that any
+ * task name a user can set with prctl() still makes valid JSON. Validity
+ * is the rules parser's (rp_utf8_len()).
+ */
 static void js_put_string(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), n;
 
 	putchar('"');
-	while (*p) {
+	while (left) {
 		unsigned char c = *p;
 
 		if (c == '"' || c == '\\') {
 			printf("\\%c", c);
-			p++;
+			n = 1;
 		} else if (c < 0x20 || c == 0x7f) {
 			printf("\\u%04x", c);
-			p++;
+			n = 1;
 		} else if (c < 0x80) {
 			putchar(c);
-			p++;
+			n = 1;
+		} else if ((n = rp_utf8_len(p, left))) {
+			fwrite(p, 1, n, stdout);
 		} else {
-			/* Pass valid UTF-8 through, replace anything else. */
-			int n = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 :
-				c >= 0xc2 && c <= 0xdf ? 1 : -1;
-			int k;
-
-			for (k = 1; n > 0 && k <= n; k++)
-				if ((p[k] & 0xc0) != 0x80)
-					n = -1;
-			if (n < 0 || (c >= 0xf5)) {
-				printf("\\ufffd");
-				p++;
-			} else {
-				fwrite(p, 1, (size_t)n + 1, stdout);
-				p += n + 1;
-			}
+			fputs("\\ufffd", stdout);
+			n = 1;
 		}
+		p += n;
+		left -= n;
 	}
 	putchar('"');
 }

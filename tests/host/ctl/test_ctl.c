@@ -1131,6 +1131,65 @@ static void test_cli(const char *bin)
 	}
 }
 
+/* Every byte of @s is valid UTF-8 (the rules parser's validator). */
+static int utf8_valid(const char *s)
+{
+	size_t left = strlen(s), n;
+
+	for (; left; s += n, left -= n)
+		if (!(n = rp_utf8_len((const unsigned char *)s, left)))
+			return 0;
+	return 1;
+}
+
+/*
+ * --json output stays valid UTF-8 whatever bytes it carries: a file name
+ * with an overlong form, a surrogate, a value past U+10FFFF and a stray
+ * continuation byte (a task name set with prctl() reaches the same writer).
+ */
+static void test_json_utf8(const char *bin)
+{
+	static const char *const names[] = {
+		"a\xe0\x80\xafz", "b\xed\xa0\x80z", "c\xf4\x90\x80\x80z", "d\x80z",
+		"e\xc3\xa9z",	/* valid: passed through */
+	};
+	char path[64], *out, *err;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *args[] = { "--json", "config", "check", path, NULL };
+		int rc;
+
+		/* a refused file: the error report names the file */
+		snprintf(path, sizeof(path), "/tmp/sb-json-%s.conf", names[i]);
+		write_file(path, "bogus\n");
+		rc = run_both(bin, args, &out, &err);
+		unlink(path);
+		result(rc == 2 && out && utf8_valid(out) &&
+		       (i == 4 ? strstr(out, "e\xc3\xa9z") != NULL :
+			strstr(out, "\\ufffd") != NULL),
+		       "--json: file name %zu comes out as valid UTF-8", i);
+		free(out);
+		free(err);
+	}
+}
+
+/* matrix load's errors show the file's control bytes as \xNN, never raw */
+static void test_matrix_error_escapes(const char *bin)
+{
+	char *args[] = { "matrix", "load", "/tmp/sb-ctrl.matrix", NULL }, *out, *err;
+	int rc;
+
+	write_file("/tmp/sb-ctrl.matrix",
+		   "key=gcc type=0 phase=0 factor=1.25 cpib=0.7 samples=1 bo\033[31mgus=1\n");
+	rc = run_both(bin, args, &out, &err);
+	unlink("/tmp/sb-ctrl.matrix");
+	result(rc == 2 && err && strstr(err, "bo\\x1b[31mgus") && !strchr(err, '\033'),
+	       "matrix load: a control byte in the error is shown as \\x1b");
+	free(out);
+	free(err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--show")) {
@@ -1156,6 +1215,8 @@ int main(int argc, char **argv)
 	test_cli(argv[1]);
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
+	test_json_utf8(argv[1]);
+	test_matrix_error_escapes(argv[1]);
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	else
