@@ -54,6 +54,9 @@ void sb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Connects to the module; returns 0 or an exit code after printing why. */
 int sb_connect(struct sb_nl *nl);
+/* 1 if modules.dep of the running kernel lists sbridge_core, 0 if not, -1
+ * if that cannot be told (no modules.dep, e.g. in a bare initramfs). */
+int sb_module_installed(void);
 
 /* Turns a failed request into a message and an exit code. */
 int sb_fail(struct sb_nl *nl, int err, const char *what);

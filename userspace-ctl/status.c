@@ -65,8 +65,21 @@ int cmd_status(int argc, char **argv)
 	if (optind < argc)
 		return sb_usage(status_help, "unexpected argument '%s'", argv[optind]);
 	ret = sb_connect(&nl);
-	if (ret)
+	if (ret) {
+		/* a consumer of --json gets JSON either way (exit 3 still says it) */
+		if (sb_json && ret == SB_EXIT_NOMOD) {
+			int inst = sb_module_installed();
+
+			js_obj_begin(NULL);
+			js_bool("loaded", 0);
+			if (inst < 0)
+				js_str("installed", NULL);
+			else
+				js_bool("installed", inst);
+			js_obj_end();
+		}
 		return ret;
+	}
 	memset(&s, 0, sizeof(s));
 	sb_msg_init(&m, &nl, SBRIDGE_CMD_GET_STATUS, 0);
 	ret = sb_request(&nl, &m, status_cb, &s);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "rules_parse.h"
 #include "sbridgectl.h"
@@ -108,6 +109,34 @@ int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out
 	return 0;
 }
 
+int sb_module_installed(void)
+{
+	char path[512], line[1024];
+	struct utsname u;
+	int found = 0;
+	FILE *f;
+
+	if (uname(&u))
+		return -1;
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* "kernel/.../sbridge_core.ko[.xz]: deps": the name ends the path */
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *name;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		name = strrchr(line, '/');
+		name = name ? name + 1 : line;
+		found = !strncmp(name, "sbridge_core.ko", 15);
+	}
+	fclose(f);
+	return found;
+}
+
 int sb_connect(struct sb_nl *nl)
 {
 	int ret = sb_nl_open(nl);
@@ -115,7 +144,14 @@ int sb_connect(struct sb_nl *nl)
 	if (!ret)
 		return 0;
 	if (ret == -ENOENT) {
-		sb_err("the sbridge module is not loaded (try: modprobe sbridge_core)");
+		struct utsname u;
+
+		if (sb_module_installed() == 0 && !uname(&u))
+			sb_err("the sbridge module is not installed for kernel %s "
+			       "(install sbridge-dkms, or see README.md: make dkms-install)",
+			       u.release);
+		else
+			sb_err("the sbridge module is not loaded (try: modprobe sbridge_core)");
 		return SB_EXIT_NOMOD;
 	}
 	sb_err("cannot open a generic netlink socket: %s", strerror(-ret));

@@ -1129,6 +1129,22 @@ static void test_cli(const char *bin)
 			skipped++;
 		}
 	}
+	{
+		char *args[] = { "--json", "status", NULL }, *out, *e2;
+		int code = run_both(bin, args, &out, &e2);
+
+		if (code == 3)
+			result(out && !strncmp(out, "{\"loaded\":false,\"installed\":", 25) &&
+			       out[strlen(out) - 1] == '\n' && strchr(out, '}'),
+			       "--json status without module -> JSON and exit 3: %s", out);
+		else {
+			printf("ok %d - # SKIP --json status without module: module present?\n",
+			       passed + failed + skipped + 1);
+			skipped++;
+		}
+		free(out);
+		free(e2);
+	}
 }
 
 /* Every byte of @s is valid UTF-8 (the rules parser's validator). */
