@@ -69,6 +69,20 @@ static const char *clip(const char *s)
 	return b;
 }
 
+/* A path for messages: long ones keep their end, where the file name is. */
+static const char *clip_path(const char *s)
+{
+	static char buf[2][64];
+	static int which;
+	char *b = buf[which ^= 1];
+	size_t n = strlen(s);
+
+	if (n < 48)
+		return s;
+	snprintf(b, sizeof(buf[0]), "...%s", s + n - 44);
+	return b;
+}
+
 const char *rp_match_name(uint32_t match)
 {
 	switch (match) {
@@ -692,6 +706,9 @@ static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
 	unsigned int lineno = 0;
 	size_t pos = 0;
 
+	/* editors on some systems start UTF-8 files with a byte order mark */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		pos = 3;
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - buf) : len;
@@ -779,8 +796,8 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 	DIR *d = opendir(path);
 
 	if (!d) {
-		set_err(cx->err, from ? from : &at, "cannot open directory '%s': %s",
-			clip(path), strerror(errno));
+		set_err(cx->err, from, "cannot open directory '%s': %s",
+			clip_path(path), strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -822,8 +839,8 @@ out:
 static int parse_path(struct rp_ctx *cx, const char *path,
 		      const struct rp_loc *from)
 {
-	struct rp_loc at = { path, 0, 0 };
-	const struct rp_loc *where = from ? from : &at;
+	/* a file named on the command line: the message names it once */
+	const struct rp_loc *where = from;
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
@@ -832,7 +849,7 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 	if (!strcmp(path, "-") && !from) {
 		ret = read_all(0, &buf, &len);
 		if (ret) {
-			set_err(cx->err, &at, "cannot read standard input: %s", strerror(-ret));
+			set_err(cx->err, NULL, "cannot read standard input: %s", strerror(-ret));
 			return -1;
 		}
 		cx->open[cx->depth].dev = 0;
@@ -845,11 +862,11 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		set_err(cx->err, where, "cannot open '%s': %s", clip(path), strerror(errno));
+		set_err(cx->err, where, "cannot open '%s': %s", clip_path(path), strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st)) {
-		set_err(cx->err, where, "cannot stat '%s': %s", clip(path), strerror(errno));
+		set_err(cx->err, where, "cannot stat '%s': %s", clip_path(path), strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -858,7 +875,7 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 		return parse_dir(cx, path, from);
 	}
 	if (!S_ISREG(st.st_mode)) {
-		set_err(cx->err, where, "'%s' is not a regular file", clip(path));
+		set_err(cx->err, where, "'%s' is not a regular file", clip_path(path));
 		close(fd);
 		return -1;
 	}
@@ -866,7 +883,7 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 		if (cx->open[i].ino && cx->open[i].dev == st.st_dev &&
 		    cx->open[i].ino == st.st_ino) {
 			set_err(cx->err, where, "include cycle: '%s' is already being read",
-				clip(path));
+				clip_path(path));
 			close(fd);
 			return -1;
 		}
@@ -879,7 +896,7 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 	ret = read_all(fd, &buf, &len);
 	close(fd);
 	if (ret) {
-		set_err(cx->err, where, "cannot read '%s': %s", clip(path),
+		set_err(cx->err, where, "cannot read '%s': %s", clip_path(path),
 			ret == -EFBIG ? "file larger than 16 MiB" : strerror(-ret));
 		return -1;
 	}

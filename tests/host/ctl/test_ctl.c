@@ -1147,6 +1147,33 @@ static void test_cli(const char *bin)
 	}
 }
 
+/* Small parser messages a user met (usability.md item 7). */
+static void test_parser_messages(void)
+{
+	static const char dir[] = "/tmp/sb-a-directory-name-long-enough-to-be-clipped/sub";
+	struct rp_set set = { NULL, 0, 0 };
+	struct rp_error e;
+	int r;
+
+	write_file("/tmp/sb-bom.rules", "\xef\xbb\xbf" "comm=x class=compute\n");
+	r = rp_parse_path(&set, "/tmp/sb-bom.rules", &e);
+	result(!r && set.n == 1, "a UTF-8 byte order mark is skipped: %s", e.msg);
+	rp_free(&set);
+	unlink("/tmp/sb-bom.rules");
+
+	r = rp_parse_path(&set, "/nonexistent.rules", &e);
+	result(r && !strcmp(e.msg, "cannot open '/nonexistent.rules': No such file or directory"),
+	       "a missing file is named once: %s", e.msg);
+	rp_free(&set);
+
+	write_file("/tmp/sb-inc.rules", "include %s/the-missing-file.rules\n", dir);
+	r = rp_parse_path(&set, "/tmp/sb-inc.rules", &e);
+	result(r && strstr(e.msg, "/the-missing-file.rules'"),
+	       "a long include path keeps its file name: %s", e.msg);
+	rp_free(&set);
+	unlink("/tmp/sb-inc.rules");
+}
+
 /* Every byte of @s is valid UTF-8 (the rules parser's validator). */
 static int utf8_valid(const char *s)
 {
@@ -1232,6 +1259,7 @@ int main(int argc, char **argv)
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
 	test_json_utf8(argv[1]);
+	test_parser_messages();
 	test_matrix_error_escapes(argv[1]);
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
