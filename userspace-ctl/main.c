@@ -85,7 +85,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[i], "help")) {
 		char *hargv[] = { NULL, "--help", NULL };
 
-		if (i + 1 >= argc) {
+		/* "help", "help --help", "help -h", "help help": the overview */
+		if (i + 1 >= argc || !strcmp(argv[i + 1], "--help") ||
+		    !strcmp(argv[i + 1], "-h") || !strcmp(argv[i + 1], "help")) {
 			usage(stdout);
 			return SB_EXIT_OK;
 		}

@@ -1002,6 +1002,8 @@ static void test_cli(const char *bin)
 		{ 2, "needs a value", { "tasks", "--limit", NULL } },
 		{ 2, "bad interval '0.01'", { "top", "--interval=0.01", NULL } },
 		{ 2, "bad count '0'", { "events", "--count=0", NULL } },
+		{ 0, "", { "help", "--help", NULL } },
+		{ 2, "unknown command 'bogus'", { "help", "bogus", NULL } },
 		{ 2, "missing action", { "rules", NULL } },
 		{ 2, "unknown action 'reload'", { "rules", "reload", NULL } },
 		{ 2, "needs at least one PATH", { "rules", "load", NULL } },
