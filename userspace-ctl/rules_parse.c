@@ -156,16 +156,27 @@ int sb_parse_fp(const char *s, uint32_t *out, const char **why)
 	return 0;
 }
 
+/*
+ * The fewest decimals (1 to 4) that sb_parse_fp() reads back as @v: 563
+ * (what 0.55 parses to) prints as 0.55, not 0.5498. Four always do: a
+ * step of 1/1024 is wider than 0.0001.
+ */
 void sb_format_fp(uint32_t v, char *buf, size_t len)
 {
-	uint64_t t = ((uint64_t)v * 10000 + SBRIDGE_FP_ONE / 2) / SBRIDGE_FP_ONE;
-	char frac[8];
-	int i;
+	uint64_t scale = 1, t = 0;
+	unsigned int d;
 
-	snprintf(frac, sizeof(frac), "%04u", (unsigned int)(t % 10000));
-	for (i = 3; i > 0 && frac[i] == '0'; i--)
-		frac[i] = '\0';
-	snprintf(buf, len, "%llu.%s", (unsigned long long)(t / 10000), frac);
+	for (d = 1; d <= 4; d++) {
+		scale *= 10;
+		t = ((uint64_t)v * scale + SBRIDGE_FP_ONE / 2) / SBRIDGE_FP_ONE;
+		if ((t / scale) * SBRIDGE_FP_ONE +
+		    ((t % scale) * SBRIDGE_FP_ONE + scale / 2) / scale == v)
+			break;
+	}
+	if (d > 4)
+		d = 4;
+	snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(t / scale), (int)d,
+		 (unsigned long long)(t % scale));
 }
 
 void rp_quote(char *buf, size_t len, const char *s)
