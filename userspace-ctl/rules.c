@@ -21,6 +21,17 @@ static const char rules_help[] =
 "       Needs no module.\n"
 "Format: rules/README.md, sbridgectl(8).\n";
 
+/* What a user should know about a set that parsed: on stderr, any mode. */
+static void warn_set(const struct rp_set *set)
+{
+	if (set->skipped)
+		fprintf(stderr, "%s: warning: skipped %u directory entr%s not named *.rules\n",
+			sb_prog, set->skipped, set->skipped == 1 ? "y" : "ies");
+	if (!set->n)
+		fprintf(stderr, "%s: warning: no rules: loading this clears the rules in force\n",
+			sb_prog);
+}
+
 static int parse_all(struct rp_set *set, int n, char **paths)
 {
 	struct rp_error err;
@@ -32,6 +43,7 @@ static int parse_all(struct rp_set *set, int n, char **paths)
 			return SB_EXIT_USAGE;
 		}
 	}
+	warn_set(set);
 	return 0;
 }
 
@@ -63,7 +75,7 @@ static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int nty
 
 static int rules_load(int n, char **paths)
 {
-	struct rp_set set = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 };
 	struct sb_status st;
 	struct rp_error err;
 	struct sb_nl nl;
@@ -149,7 +161,7 @@ out_free:
 
 static int rules_check(int n, char **paths, int print)
 {
-	struct rp_set set = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 };
 	struct rp_error err;
 	char line[1024];
 	size_t i;
@@ -169,19 +181,23 @@ static int rules_check(int n, char **paths, int print)
 			return SB_EXIT_USAGE;
 		}
 	}
+	warn_set(&set);
 	if (sb_json) {
 		js_obj_begin(NULL);
 		js_bool("ok", 1);
 		js_uint("count", set.n);
-		js_arr_begin("rules");
-		for (i = 0; print && i < set.n; i++) {
-			rp_format_rule(&set.rules[i], line, sizeof(line));
-			js_obj_begin(NULL);
-			js_str("rule", line);
-			js_str("source", set.rules[i].source);
-			js_obj_end();
+		js_uint("skipped", set.skipped);
+		if (print) {	/* the rules only when asked for, as without --json */
+			js_arr_begin("rules");
+			for (i = 0; i < set.n; i++) {
+				rp_format_rule(&set.rules[i], line, sizeof(line));
+				js_obj_begin(NULL);
+				js_str("rule", line);
+				js_str("source", set.rules[i].source);
+				js_obj_end();
+			}
+			js_arr_end();
 		}
-		js_arr_end();
 		js_obj_end();
 	} else {
 		for (i = 0; print && i < set.n; i++) {

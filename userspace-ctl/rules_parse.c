@@ -814,9 +814,12 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 
-		if (de->d_name[0] == '.' || l < 7 ||
-		    strcmp(de->d_name + l - 6, ".rules"))
+		if (de->d_name[0] == '.')
 			continue;
+		if (l < 7 || strcmp(de->d_name + l - 6, ".rules")) {
+			cx->set->skipped++;
+			continue;
+		}
 		if (n == cap) {
 			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
 
@@ -885,11 +888,16 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 		close(fd);
 		return parse_dir(cx, path, from);
 	}
-	if (!S_ISREG(st.st_mode)) {
+	/* a pipe or terminal named on the command line (/dev/stdin,
+	 * /dev/fd/N, a FIFO) is read to its end; an include must be a file */
+	if (!S_ISREG(st.st_mode) && (from || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+					       S_ISSOCK(st.st_mode)))) {
 		set_err(cx->err, where, "'%s' is not a regular file", clip_path(path));
 		close(fd);
 		return -1;
 	}
+	if (!S_ISREG(st.st_mode))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	for (i = 0; i < cx->depth; i++) {
 		if (cx->open[i].ino && cx->open[i].dev == st.st_dev &&
 		    cx->open[i].ino == st.st_ino) {

@@ -29,6 +29,7 @@ struct rp_rule {
 struct rp_set {
 	struct rp_rule *rules;
 	size_t n, cap;
+	unsigned int skipped;	/* directory entries not named *.rules */
 };
 
 /* "file:line:column: message", or "file: message" when no line applies. */

@@ -68,7 +68,7 @@ static char *slurp(const char *path, size_t *len)
 /* Output of a golden case: canonical rules, or "error: MSG". */
 static char *run_golden(const char *path)
 {
-	struct rp_set set = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 };
 	struct rp_error err;
 	size_t cap = 1 << 16, o = 0, i;
 	char *out = malloc(cap), line[1024];
@@ -224,7 +224,7 @@ static void test_fp(void)
 /* Parser must return cleanly on any input; ASan/UBSan catch the rest. */
 static int parse_buf_ok(const char *buf, size_t len, char *err, size_t errlen)
 {
-	struct rp_set set = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 };
 	struct rp_error e;
 	int r = rp_parse_buffer(&set, "fuzz", buf, len, &e);
 
@@ -391,7 +391,7 @@ static void write_file(const char *path, const char *fmt, ...)
 static void test_includes(void)
 {
 	char dir[] = "/tmp/sbridge-ctl-test.XXXXXX", p[256], q[256];
-	struct rp_set set = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 };
 	struct rp_error e;
 	int i, r;
 
@@ -437,10 +437,16 @@ static void test_includes(void)
 	result(r && strstr(e.msg, "include cycle"), "directory including itself: %s", e.msg);
 	rp_free(&set);
 
-	/* not a regular file */
+	/* a device named on the command line is read like /dev/stdin; an
+	 * include must be a file */
 	r = rp_parse_path(&set, "/dev/null", &e);
-	result(r && strstr(e.msg, "not a regular file"), "/dev/null: %s", e.msg);
+	result(!r && set.n == 0, "/dev/null on the command line: an empty set %s", e.msg);
 	rp_free(&set);
+	write_file("/tmp/sb-inc-dev.rules", "include /dev/null\n");
+	r = rp_parse_path(&set, "/tmp/sb-inc-dev.rules", &e);
+	result(r && strstr(e.msg, "not a regular file"), "include /dev/null: %s", e.msg);
+	rp_free(&set);
+	unlink("/tmp/sb-inc-dev.rules");
 	r = rp_parse_path(&set, "/nonexistent/x.rules", &e);
 	result(r && strstr(e.msg, "No such file"), "missing file: %s", e.msg);
 	rp_free(&set);
@@ -460,7 +466,7 @@ static void test_includes(void)
 /* The shipped rule files parse, and their canonical form parses back the same. */
 static void test_shipped(void)
 {
-	struct rp_set set = { NULL, 0, 0 }, back = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 }, back = { NULL, 0, 0, 0 };
 	struct rp_error e;
 	char *text;
 	size_t i, o = 0;
@@ -492,7 +498,7 @@ static void test_shipped(void)
 	rp_free(&set);
 	rp_free(&back);
 	{
-		struct rp_set s = { NULL, 0, 0 };
+		struct rp_set s = { NULL, 0, 0, 0 };
 		const char *t = "comm=a factor little=0.5 big=2\ncomm=b factor 3=1\n";
 
 		rp_parse_buffer(&s, "r", t, strlen(t), &e);
@@ -1011,7 +1017,7 @@ static void test_cli(const char *bin)
 		  { "rules", "load", "golden/err-unknown-class.rules", NULL } },
 		{ 2, "inc/cyc-b.rules:1:9: include cycle",
 		  { "rules", "check", "golden/err-include-cycle.rules", NULL } },
-		{ 0, "", { "rules", "check", "../../../rules", NULL } },
+
 		{ 0, "", { "rules", "check", "--print", "golden/basic.rules", NULL } },
 		{ 0, "", { "--json", "rules", "check", "golden/factors.rules", NULL } },
 		{ 2, "takes no arguments", { "rules", "list", "x", NULL } },
@@ -1079,6 +1085,46 @@ static void test_cli(const char *bin)
 		       "sbridgectl%s -> exit %d%s%s", cmd, cases[i].code,
 		       code == cases[i].code ? "" : " (got another)",
 		       code == cases[i].code && strstr(err, cases[i].want) ? "" : err);
+	}
+	/* Warnings on a set that parses: exit 0, said on stderr. */
+	{
+		char *shipped[] = { "rules", "check", "../../../rules", NULL };
+		char *empty[] = { "rules", "check", "golden/empty.rules", NULL };
+		char *json[] = { "--json", "rules", "check", "../../../rules", NULL };
+		char *pipe_in[] = { "rules", "check", "/dev/stdin", NULL };
+		char *out, *e2;
+		int code;
+
+		code = run(bin, err, sizeof(err), shipped);
+		result(code == 0 && strstr(err, "skipped 1 directory entry not named *.rules"),
+		       "rules check of rules/ (README.md in it) -> exit 0, a skip warning: %s", err);
+		code = run(bin, err, sizeof(err), empty);
+		result(code == 0 && strstr(err, "warning: no rules"),
+		       "rules check of an empty file -> exit 0, a warning: %s", err);
+		code = run_both(bin, json, &out, &e2);
+		result(code == 0 && out && strstr(out, "\"count\":55,\"skipped\":1}") &&
+		       !strstr(out, "\"rules\""),
+		       "--json rules check: count and skipped, no rules array without --print: %s",
+		       out ? out : "");
+		free(out);
+		free(e2);
+		/* run_both's child inherits our stdin: make it a pipe holding a rule */
+		{
+			int p[2], save = dup(0);
+
+			if (pipe(p) || write(p[1], "comm=x class=compute\n", 21) != 21)
+				result(0, "pipe: %s", strerror(errno));
+			close(p[1]);
+			dup2(p[0], 0);
+			code = run_both(bin, pipe_in, &out, &e2);
+			dup2(save, 0);
+			close(save);
+			close(p[0]);
+		}
+		result(code == 0 && out && strstr(out, "1 rule OK"),
+		       "rules check /dev/stdin reads a pipe: %s", out ? out : "");
+		free(out);
+		free(e2);
 	}
 	/* Whole files through the binary: random bytes, 100 000 rules, 1 MB line. */
 	{
@@ -1153,7 +1199,7 @@ static void test_cli(const char *bin)
 static void test_parser_messages(void)
 {
 	static const char dir[] = "/tmp/sb-a-directory-name-long-enough-to-be-clipped/sub";
-	struct rp_set set = { NULL, 0, 0 };
+	struct rp_set set = { NULL, 0, 0, 0 };
 	struct rp_error e;
 	int r;
 
