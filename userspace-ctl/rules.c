@@ -32,17 +32,38 @@ static void warn_set(const struct rp_set *set)
 			sb_prog);
 }
 
+/* Every error of one parse, one a line, and how many did not fit. */
+static void print_errors(const struct rp_error *err)
+{
+	const char *p = err->more, *nl;
+	unsigned int shown = 1;
+
+	sb_err("%s", err->msg);
+	for (; *p; p = nl ? nl + 1 : p + strlen(p), shown++) {
+		nl = strchr(p, '\n');
+		sb_err("%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
+	}
+	if (err->n > shown)
+		sb_err("... and %u more error%s", err->n - shown, err->n - shown == 1 ? "" : "s");
+	if (err->n >= RP_MAX_ERRORS)
+		sb_err("(the parse stops after %d errors)", RP_MAX_ERRORS);
+}
+
+/* Parses every path, reporting the errors of each; a set with any error
+ * is refused whole. */
 static int parse_all(struct rp_set *set, int n, char **paths)
 {
 	struct rp_error err;
-	int i;
+	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
 		if (rp_parse_path(set, paths[i], &err)) {
-			sb_err("%s", err.msg);
-			return SB_EXIT_USAGE;
+			print_errors(&err);
+			bad = 1;
 		}
 	}
+	if (bad)
+		return SB_EXIT_USAGE;
 	warn_set(set);
 	return 0;
 }
@@ -167,21 +188,43 @@ static int rules_check(int n, char **paths, int print)
 	size_t i;
 	int k;
 
-	for (k = 0; k < n; k++) {
-		if (rp_parse_path(&set, paths[k], &err)) {
-			if (sb_json) {
+	if (sb_json) {
+		/* "error" is the first (as before), "errors" all of them */
+		char all[sizeof(err.msg) + sizeof(err.more) + 1];
+		int first = 1;
+
+		for (k = 0; k < n; k++) {
+			const char *p, *q;
+
+			if (!rp_parse_path(&set, paths[k], &err))
+				continue;
+			if (first) {
 				js_obj_begin(NULL);
 				js_bool("ok", 0);
 				js_str("error", err.msg);
-				js_obj_end();
-			} else {
-				sb_err("%s", err.msg);
+				js_arr_begin("errors");
+				first = 0;
 			}
+			snprintf(all, sizeof(all), "%s%s%s", err.msg, err.more[0] ? "\n" : "",
+				 err.more);
+			for (p = all; *p; p = *q ? q + 1 : q) {
+				q = p + strcspn(p, "\n");
+				snprintf(line, sizeof(line), "%.*s", (int)(q - p), p);
+				js_str(NULL, line);
+			}
+		}
+		if (!first) {
+			js_arr_end();
+			js_obj_end();
 			rp_free(&set);
 			return SB_EXIT_USAGE;
 		}
+	} else if (parse_all(&set, n, paths)) {
+		rp_free(&set);
+		return SB_EXIT_USAGE;
 	}
-	warn_set(&set);
+	if (sb_json)
+		warn_set(&set);
 	if (sb_json) {
 		js_obj_begin(NULL);
 		js_bool("ok", 1);

@@ -24,6 +24,7 @@ struct rp_open {
 struct rp_ctx {
 	struct rp_set *set;
 	struct rp_error *err;
+	int fatal;			/* no use going on (no memory, set full) */
 	int depth;			/* files currently open */
 	struct rp_open open[RP_MAX_DEPTH + 2];
 };
@@ -43,16 +44,34 @@ static void set_err(struct rp_error *err, const struct rp_loc *at,
 	char text[400];
 	va_list ap;
 
+	char line[sizeof(err->msg)];
+	size_t o;
+
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (at && at->line)
-		snprintf(err->msg, sizeof(err->msg), "%s:%u:%u: %s",
+		snprintf(line, sizeof(line), "%s:%u:%u: %s",
 			 at->name, at->line, at->col, text);
 	else if (at)
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", at->name, text);
+		snprintf(line, sizeof(line), "%s: %s", at->name, text);
 	else
-		snprintf(err->msg, sizeof(err->msg), "%s", text);
+		snprintf(line, sizeof(line), "%s", text);
+	/* the first is @msg; later ones are lines of @more while they fit */
+	if (!err->n++) {
+		memcpy(err->msg, line, sizeof(err->msg));
+		return;
+	}
+	o = strlen(err->more);
+	if (o + strlen(line) + 2 < sizeof(err->more))
+		snprintf(err->more + o, sizeof(err->more) - o, "%s%s", o ? "\n" : "", line);
+}
+
+static void rp_error_reset(struct rp_error *err)
+{
+	err->msg[0] = '\0';
+	err->more[0] = '\0';
+	err->n = 0;
 }
 
 /* Short printable form of user text for messages (two rotating buffers). */
@@ -417,6 +436,7 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 	size_t i;
 
 	if (set->n >= SBRIDGE_MAX_RULES) {
+		cx->fatal = 1;
 		set_err(cx->err, at, "too many rules (at most %u)",
 			SBRIDGE_MAX_RULES);
 		return -1;
@@ -435,6 +455,7 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 		struct rp_rule *nr = realloc(set->rules, cap * sizeof(*nr));
 
 		if (!nr) {
+			cx->fatal = 1;
 			set_err(cx->err, at, "out of memory");
 			return -1;
 		}
@@ -505,6 +526,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	}
 	ln = malloc(sizeof(*ln));
 	if (!ln) {
+		cx->fatal = 1;
 		set_err(cx->err, &at, "out of memory");
 		return -1;
 	}
@@ -711,11 +733,14 @@ out:
 	return ret;
 }
 
+/* Every line is parsed; a bad one is reported and the next one tried,
+ * until RP_MAX_ERRORS or an error no later line can help. */
 static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
 		     size_t len)
 {
 	unsigned int lineno = 0;
 	size_t pos = 0;
+	int bad = 0;
 
 	/* editors on some systems start UTF-8 files with a byte order mark */
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
@@ -728,11 +753,14 @@ static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
 			set_err(cx->err, NULL, "%s: too many lines", name);
 			return -1;
 		}
-		if (parse_line(cx, name, lineno, buf + pos, end - pos))
-			return -1;
+		if (parse_line(cx, name, lineno, buf + pos, end - pos)) {
+			bad = -1;
+			if (cx->fatal || cx->err->n >= RP_MAX_ERRORS)
+				break;
+		}
 		pos = end + 1;
 	}
-	return 0;
+	return bad;
 }
 
 int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
@@ -740,7 +768,7 @@ int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
 {
 	struct rp_ctx cx = { .set = set, .err = err, .depth = 1 };
 
-	err->msg[0] = '\0';
+	rp_error_reset(err);
 	return parse_buf(&cx, name, buf, len);
 }
 
@@ -825,6 +853,7 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 
 			if (!nn) {
 				ret = -1;
+				cx->fatal = 1;
 				set_err(cx->err, &at, "out of memory");
 				goto out;
 			}
@@ -833,6 +862,7 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 		names[n] = malloc(strlen(path) + l + 2);
 		if (!names[n]) {
 			ret = -1;
+			cx->fatal = 1;
 			set_err(cx->err, &at, "out of memory");
 			goto out;
 		}
@@ -932,7 +962,7 @@ int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err)
 {
 	struct rp_ctx cx = { .set = set, .err = err };
 
-	err->msg[0] = '\0';
+	rp_error_reset(err);
 	return parse_path(&cx, path, NULL);
 }
 
@@ -941,6 +971,7 @@ int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 	size_t i;
 	unsigned int t;
 
+	rp_error_reset(err);
 	if (ntypes < 1)
 		ntypes = 1;
 	if (ntypes > SBRIDGE_MAX_CORE_TYPES)
@@ -950,6 +981,7 @@ int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 
 		for (t = ntypes; t < SBRIDGE_MAX_CORE_TYPES; t++) {
 			if (r->factors[t]) {
+				err->n = 1;
 				snprintf(err->msg, sizeof(err->msg),
 					 "%s: factor for core type %u, but this system has %u core type%s (0-%u)",
 					 r->source, t, ntypes, ntypes > 1 ? "s" : "",
@@ -961,6 +993,7 @@ int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 			/* With one core type "big" and "little" are the same
 			 * type; an explicit little= wins there. */
 			if (r->factors[ntypes - 1] && ntypes > 1) {
+				err->n = 1;
 				snprintf(err->msg, sizeof(err->msg),
 					 "%s: factor for big and for core type %u given, which is the big type here",
 					 r->source, ntypes - 1);

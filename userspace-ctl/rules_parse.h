@@ -32,14 +32,24 @@ struct rp_set {
 	unsigned int skipped;	/* directory entries not named *.rules */
 };
 
-/* "file:line:column: message", or "file: message" when no line applies. */
+/* Errors a parse stops after: a file full of mistakes is not a report. */
+#define RP_MAX_ERRORS	20
+
+/*
+ * "file:line:column: message", or "file: message" when no line applies.
+ * @msg is the first error; a parse goes on past a bad line, and every
+ * later error is a line of @more; @n counts them all.
+ */
 struct rp_error {
 	char msg[512];
+	char more[4096];
+	unsigned int n;
 };
 
 /* Parse a file, a directory (its *.rules in name order) or "-" (stdin),
- * appending to @set. Returns 0, or -1 with @err filled; on error @set may
- * hold a partial result that the caller must not use (only rp_free it). */
+ * appending to @set. Returns 0, or -1 with @err filled (every bad line,
+ * up to RP_MAX_ERRORS); on error @set may hold a partial result that the
+ * caller must not use (only rp_free it). */
 int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err);
 
 /* Parse an in-memory buffer named @name (used for messages and to resolve

@@ -1222,6 +1222,39 @@ static void test_parser_messages(void)
 	unlink("/tmp/sb-inc.rules");
 }
 
+/* A parse reports every bad line, not only the first (issue 15 item 3). */
+static void test_every_error(const char *bin)
+{
+	char *args[] = { "rules", "check", "/tmp/sb-multi.rules", NULL }, *out, *err;
+	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_error e;
+	FILE *f;
+	int r, i;
+
+	write_file("/tmp/sb-multi.rules", "comm=a class=fast\ncomm=b class=compute\n"
+		   "exe=rel class=compute\ncomm=c factor big=99\n");
+	r = rp_parse_path(&set, "/tmp/sb-multi.rules", &e);
+	result(r && e.n == 3 && strstr(e.msg, ":1:14: unknown class") &&
+	       strstr(e.more, ":3:5: exe must be") && strstr(e.more, ":4:19: factor 99"),
+	       "three bad lines, three errors in order: %s | %s", e.msg, e.more);
+	rp_free(&set);
+	r = run_both(bin, args, &out, &err);
+	result(r == 2 && err && strstr(err, ":1:14:") && strstr(err, ":3:5:") &&
+	       strstr(err, ":4:19:"), "rules check prints all three: %s", err ? err : "");
+	free(out);
+	free(err);
+	f = fopen("/tmp/sb-multi.rules", "w");
+	for (i = 0; f && i < 100; i++)
+		fprintf(f, "comm=x%d class=bad\n", i);
+	if (f)
+		fclose(f);
+	r = rp_parse_path(&set, "/tmp/sb-multi.rules", &e);
+	result(r && e.n == RP_MAX_ERRORS, "100 bad lines: the parse stops at %d (%u)",
+	       RP_MAX_ERRORS, e.n);
+	rp_free(&set);
+	unlink("/tmp/sb-multi.rules");
+}
+
 /* Every byte of @s is valid UTF-8 (the rules parser's validator). */
 static int utf8_valid(const char *s)
 {
@@ -1308,6 +1341,7 @@ int main(int argc, char **argv)
 	test_config_files(argv[1]);
 	test_json_utf8(argv[1]);
 	test_parser_messages();
+	test_every_error(argv[1]);
 	test_matrix_error_escapes(argv[1]);
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
