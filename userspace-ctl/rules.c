@@ -8,11 +8,19 @@
 #include "sbridgectl.h"
 
 static const char rules_help[] =
-"usage: sbridgectl rules load PATH... | list | clear | check [--print] PATH...\n"
+"usage: sbridgectl rules load PATH... | load --system [--root=DIR] | list | clear\n"
+"       sbridgectl rules check [--print] PATH... | check [--print] --system [--root=DIR]\n"
 "\n"
 "load   parse every PATH (a file, a directory of *.rules files, or - for\n"
 "       standard input), then replace the rules in force with all of them\n"
 "       in one step. On any error nothing changes. Needs CAP_SYS_ADMIN.\n"
+"       --system: the layered set instead: every *.rules of\n"
+"       /usr/lib/sbridge/rules.d (shipped), /run/sbridge/rules.d and\n"
+"       /etc/sbridge/rules.d (yours), read in that order, by name within\n"
+"       each; a file masks one of the same name in the directories before\n"
+"       it (link it to /dev/null to disable a shipped one), and a rule for\n"
+"       what an earlier file's rule matched replaces that rule, so yours\n"
+"       win. --root=DIR reads them under DIR.\n"
 "list   print the rules in force, in rule-file syntax, in the order they\n"
 "       are tried (first match wins); the comment after each names its\n"
 "       file:line and how many times a task came under it since the load.\n"
@@ -49,6 +57,16 @@ static void print_errors(const struct rp_error *err)
 		sb_err("(the parse stops after %d errors)", RP_MAX_ERRORS);
 }
 
+/* --system: the layered directories under this root ("" for /), else NULL */
+static const char *sys_root;
+
+/* The @k-th of @n sources: a path, or (--system, one source) the layers. */
+static int parse_nth(struct rp_set *set, char **paths, int k, struct rp_error *err)
+{
+	return sys_root ? rp_parse_system(set, sys_root, err) :
+			  rp_parse_path(set, paths[k], err);
+}
+
 /* Parses every path, reporting the errors of each; a set with any error
  * is refused whole. */
 static int parse_all(struct rp_set *set, int n, char **paths)
@@ -57,7 +75,7 @@ static int parse_all(struct rp_set *set, int n, char **paths)
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		if (rp_parse_path(set, paths[i], &err)) {
+		if (parse_nth(set, paths, i, &err)) {
 			print_errors(&err);
 			bad = 1;
 		}
@@ -96,7 +114,7 @@ static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int nty
 
 static int rules_load(int n, char **paths)
 {
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct sb_status st;
 	struct rp_error err;
 	struct sb_nl nl;
@@ -182,7 +200,7 @@ out_free:
 
 static int rules_check(int n, char **paths, int print)
 {
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct rp_error err;
 	char line[1024];
 	size_t i;
@@ -196,7 +214,7 @@ static int rules_check(int n, char **paths, int print)
 		for (k = 0; k < n; k++) {
 			const char *p, *q;
 
-			if (!rp_parse_path(&set, paths[k], &err))
+			if (!parse_nth(&set, paths, k, &err))
 				continue;
 			if (first) {
 				js_obj_begin(NULL);
@@ -230,6 +248,7 @@ static int rules_check(int n, char **paths, int print)
 		js_bool("ok", 1);
 		js_uint("count", set.n);
 		js_uint("skipped", set.skipped);
+		js_uint("overridden", set.overridden);
 		if (print) {	/* the rules only when asked for, as without --json */
 			js_arr_begin("rules");
 			for (i = 0; i < set.n; i++) {
@@ -247,7 +266,10 @@ static int rules_check(int n, char **paths, int print)
 			rp_format_rule(&set.rules[i], line, sizeof(line));
 			printf("%s\t# %s\n", line, set.rules[i].source);
 		}
-		if (!print)
+		if (!print && set.overridden)
+			printf("%zu rule%s OK (%u replaced by a later file)\n", set.n,
+			       set.n == 1 ? "" : "s", set.overridden);
+		else if (!print)
 			printf("%zu rule%s OK\n", set.n, set.n == 1 ? "" : "s");
 	}
 	rp_free(&set);
@@ -389,14 +411,20 @@ int cmd_rules(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "print", no_argument, NULL, 'p' },
+		{ "system", no_argument, NULL, 's' },
+		{ "root", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, print = 0;
-	const char *sub;
+	int c, print = 0, sys = 0;
+	const char *sub, *root = "";
 
 	while ((c = sb_getopt(argc, argv, "p", opts, rules_help)) != -1) {
 		if (c == 'p')
 			print = 1;
+		else if (c == 's')
+			sys = 1;
+		else if (c == 'r')
+			root = optarg;
 		else
 			return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
@@ -407,7 +435,17 @@ int cmd_rules(int argc, char **argv)
 	sub = argv[0];
 	if (print && strcmp(sub, "check"))
 		return sb_usage(rules_help, "--print is for rules check");
+	if ((sys || *root) && strcmp(sub, "load") && strcmp(sub, "check"))
+		return sb_usage(rules_help, "--system and --root are for rules load and check");
+	if (*root && !sys)
+		return sb_usage(rules_help, "--root goes with --system");
 	if (!strcmp(sub, "load") || !strcmp(sub, "check")) {
+		if (sys) {
+			if (argc > 1)
+				return sb_usage(rules_help, "--system takes no PATH");
+			sys_root = root;
+			return sub[0] == 'l' ? rules_load(1, NULL) : rules_check(1, NULL, print);
+		}
 		if (argc < 2)
 			return sb_usage(rules_help, "rules %s needs at least one PATH", sub);
 		return sub[0] == 'l' ? rules_load(argc - 1, argv + 1) :

@@ -25,6 +25,7 @@ struct rp_ctx {
 	struct rp_set *set;
 	struct rp_error *err;
 	int fatal;			/* no use going on (no memory, set full) */
+	uint32_t layer;			/* rp_parse_system(): the file being read */
 	int depth;			/* files currently open */
 	struct rp_open open[RP_MAX_DEPTH + 2];
 };
@@ -444,6 +445,13 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 	for (i = 0; i < set->n; i++) {
 		if (set->rules[i].match == r->match &&
 		    !strcmp(set->rules[i].pattern, r->pattern)) {
+			/* a later file of a layered set wins, in the old place */
+			if (cx->layer && set->rules[i].layer < cx->layer) {
+				set->rules[i] = *r;
+				set->rules[i].layer = cx->layer;
+				set->overridden++;
+				return 0;
+			}
 			set_err(cx->err, at, "duplicate rule for %s=%s (first at %s)",
 				rp_match_name(r->match), clip(r->pattern),
 				set->rules[i].source);
@@ -462,7 +470,8 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 		set->rules = nr;
 		set->cap = cap;
 	}
-	set->rules[set->n++] = *r;
+	set->rules[set->n] = *r;
+	set->rules[set->n++].layer = cx->layer;
 	return 0;
 }
 
@@ -964,6 +973,96 @@ int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err)
 
 	rp_error_reset(err);
 	return parse_path(&cx, path, NULL);
+}
+
+struct rp_sysfile {
+	char name[256];
+	char path[4096];
+	size_t dir;		/* index in RP_SYSTEM_DIRS of the file that won */
+};
+
+/* the shipped directory first, the admin's last; by name within each */
+static int cmp_sysfile(const void *a, const void *b)
+{
+	const struct rp_sysfile *x = a, *y = b;
+
+	if (x->dir != y->dir)
+		return x->dir < y->dir ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
+{
+	static const char *const dirs[] = RP_SYSTEM_DIRS;
+	struct rp_ctx cx = { .set = set, .err = err };
+	struct rp_sysfile *f = NULL, *nf;
+	size_t n = 0, cap = 0, i, k;
+	char dir[2048];
+	int ret = 0;
+
+	rp_error_reset(err);
+	for (k = 0; k < sizeof(dirs) / sizeof(*dirs); k++) {
+		struct dirent *de;
+		DIR *d;
+
+		if (snprintf(dir, sizeof(dir), "%s%s", root ? root : "", dirs[k]) >=
+		    (int)sizeof(dir)) {
+			set_err(err, NULL, "root '%s' is too long", clip_path(root));
+			ret = -1;
+			goto out;
+		}
+		d = opendir(dir);
+		if (!d) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue;	/* a layer nobody made */
+			set_err(err, NULL, "cannot open directory '%s': %s",
+				clip_path(dir), strerror(errno));
+			ret = -1;
+			goto out;
+		}
+		while ((de = readdir(d))) {
+			size_t l = strlen(de->d_name);
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (l < 7 || l >= sizeof(f->name) ||
+			    strcmp(de->d_name + l - 6, ".rules")) {
+				set->skipped++;
+				continue;
+			}
+			/* a later directory masks the same name in an earlier one */
+			for (i = 0; i < n && strcmp(f[i].name, de->d_name); i++)
+				;
+			if (i == n) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 32;
+					nf = realloc(f, cap * sizeof(*f));
+					if (!nf) {
+						closedir(d);
+						set_err(err, NULL, "out of memory");
+						ret = -1;
+						goto out;
+					}
+					f = nf;
+				}
+				n++;
+			}
+			memcpy(f[i].name, de->d_name, l + 1);
+			f[i].dir = k;
+			snprintf(f[i].path, sizeof(f[i].path), "%s/%s", dir, de->d_name);
+		}
+		closedir(d);
+	}
+	if (n)
+		qsort(f, n, sizeof(*f), cmp_sysfile);
+	for (i = 0; i < n && !cx.fatal && err->n < RP_MAX_ERRORS; i++) {
+		cx.layer = (uint32_t)i + 1;
+		if (parse_path(&cx, f[i].path, NULL))
+			ret = -1;
+	}
+out:
+	free(f);
+	return ret;
 }
 
 int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)

@@ -24,12 +24,14 @@ struct rp_rule {
 	uint32_t big;			/* factor for "big" (highest type), 0 == unset */
 	char pattern[SBRIDGE_PATH_LEN];
 	char source[RP_SRC_LEN];
+	uint32_t layer;			/* top file of a layered set, 0 if none */
 };
 
 struct rp_set {
 	struct rp_rule *rules;
 	size_t n, cap;
 	unsigned int skipped;	/* directory entries not named *.rules */
+	unsigned int overridden; /* rules a later file of a layered set replaced */
 };
 
 /* Errors a parse stops after: a file full of mistakes is not a report. */
@@ -51,6 +53,19 @@ struct rp_error {
  * up to RP_MAX_ERRORS); on error @set may hold a partial result that the
  * caller must not use (only rp_free it). */
 int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err);
+
+/*
+ * The system's layered rule set: every *.rules file of RP_SYSTEM_DIRS
+ * under @root ("" for /). A file masks any of the same name in the
+ * directories before it, as in udev and systemd (one linked to /dev/null,
+ * or empty, disables it). Files are read directory by directory, shipped
+ * first and the admin's last, by name within each, and a rule matching
+ * what an earlier file's rule matched replaces that rule where it stood:
+ * the admin's rules win (a duplicate inside one file is still an error).
+ */
+#define RP_SYSTEM_DIRS	{ "/usr/lib/sbridge/rules.d", "/run/sbridge/rules.d", \
+			  "/etc/sbridge/rules.d" }
+int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err);
 
 /* Parse an in-memory buffer named @name (used for messages and to resolve
  * relative includes). */

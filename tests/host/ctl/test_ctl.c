@@ -68,7 +68,7 @@ static char *slurp(const char *path, size_t *len)
 /* Output of a golden case: canonical rules, or "error: MSG". */
 static char *run_golden(const char *path)
 {
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct rp_error err;
 	size_t cap = 1 << 16, o = 0, i;
 	char *out = malloc(cap), line[1024];
@@ -224,7 +224,7 @@ static void test_fp(void)
 /* Parser must return cleanly on any input; ASan/UBSan catch the rest. */
 static int parse_buf_ok(const char *buf, size_t len, char *err, size_t errlen)
 {
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct rp_error e;
 	int r = rp_parse_buffer(&set, "fuzz", buf, len, &e);
 
@@ -391,7 +391,7 @@ static void write_file(const char *path, const char *fmt, ...)
 static void test_includes(void)
 {
 	char dir[] = "/tmp/sbridge-ctl-test.XXXXXX", p[256], q[256];
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct rp_error e;
 	int i, r;
 
@@ -466,7 +466,7 @@ static void test_includes(void)
 /* The shipped rule files parse, and their canonical form parses back the same. */
 static void test_shipped(void)
 {
-	struct rp_set set = { NULL, 0, 0, 0 }, back = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL }, back = { .rules = NULL };
 	struct rp_error e;
 	char *text;
 	size_t i, o = 0;
@@ -498,7 +498,7 @@ static void test_shipped(void)
 	rp_free(&set);
 	rp_free(&back);
 	{
-		struct rp_set s = { NULL, 0, 0, 0 };
+		struct rp_set s = { .rules = NULL };
 		const char *t = "comm=a factor little=0.5 big=2\ncomm=b factor 3=1\n";
 
 		rp_parse_buffer(&s, "r", t, strlen(t), &e);
@@ -1102,7 +1102,7 @@ static void test_cli(const char *bin)
 		result(code == 0 && strstr(err, "warning: no rules"),
 		       "rules check of an empty file -> exit 0, a warning: %s", err);
 		code = run_both(bin, json, &out, &e2);
-		result(code == 0 && out && strstr(out, "\"count\":55,\"skipped\":1}") &&
+		result(code == 0 && out && strstr(out, "\"count\":55,\"skipped\":1,") &&
 		       !strstr(out, "\"rules\""),
 		       "--json rules check: count and skipped, no rules array without --print: %s",
 		       out ? out : "");
@@ -1199,7 +1199,7 @@ static void test_cli(const char *bin)
 static void test_parser_messages(void)
 {
 	static const char dir[] = "/tmp/sb-a-directory-name-long-enough-to-be-clipped/sub";
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct rp_error e;
 	int r;
 
@@ -1226,7 +1226,7 @@ static void test_parser_messages(void)
 static void test_every_error(const char *bin)
 {
 	char *args[] = { "rules", "check", "/tmp/sb-multi.rules", NULL }, *out, *err;
-	struct rp_set set = { NULL, 0, 0, 0 };
+	struct rp_set set = { .rules = NULL };
 	struct rp_error e;
 	FILE *f;
 	int r, i;
@@ -1253,6 +1253,59 @@ static void test_every_error(const char *bin)
 	       RP_MAX_ERRORS, e.n);
 	rp_free(&set);
 	unlink("/tmp/sb-multi.rules");
+}
+
+/* The layered system set: shipped, /run and /etc; masks and overrides. */
+static void test_layered(const char *bin)
+{
+	static const char root[] = "/tmp/sb-layers";
+	char *args[] = { "--json", "rules", "check", "--system", "--root=/tmp/sb-layers", NULL };
+	struct rp_set set = { .rules = NULL };
+	struct rp_error e;
+	char *out, *err;
+	size_t i;
+	int r, cc1 = -1, gone = 1;
+
+	r = system("rm -rf /tmp/sb-layers && mkdir -p /tmp/sb-layers/usr/lib/sbridge/rules.d "
+		   "/tmp/sb-layers/etc/sbridge/rules.d /tmp/sb-layers/run/sbridge/rules.d");
+	write_file("/tmp/sb-layers/usr/lib/sbridge/rules.d/compilers.rules",
+		   "comm=cc1 class=compute\ncomm=ld class=memory\n");
+	write_file("/tmp/sb-layers/usr/lib/sbridge/rules.d/video.rules", "comm=ffmpeg class=compute\n");
+	write_file("/tmp/sb-layers/usr/lib/sbridge/rules.d/db.rules", "comm=postgres class=memory\n");
+	/* the admin: masks video.rules, replaces db.rules, overrides cc1 */
+	r |= symlink("/dev/null", "/tmp/sb-layers/etc/sbridge/rules.d/video.rules");
+	write_file("/tmp/sb-layers/etc/sbridge/rules.d/db.rules", "comm=mysqld class=memory\n");
+	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "comm=cc1 class=memory\n");
+	write_file("/tmp/sb-layers/run/sbridge/rules.d/README", "not a rule file\n");
+	r |= rp_parse_system(&set, root, &e);
+	for (i = 0; i < set.n; i++) {
+		if (!strcmp(set.rules[i].pattern, "cc1"))
+			cc1 = (int)i;
+		if (!strcmp(set.rules[i].pattern, "ffmpeg") ||
+		    !strcmp(set.rules[i].pattern, "postgres"))
+			gone = 0;
+	}
+	result(!r && set.n == 3 && cc1 == 0 && set.rules[0].cls == SBRIDGE_CLASS_MEMORY &&
+	       gone && set.overridden == 1 && set.skipped == 1,
+	       "layers: masked by name, the admin's cc1 wins in the shipped place "
+	       "(%zu rules, cc1 at %d, %u replaced, %u skipped) %s",
+	       set.n, cc1, set.overridden, set.skipped, e.msg);
+	rp_free(&set);
+	/* a duplicate inside one file is still an error */
+	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules",
+		   "comm=cc1 class=memory\ncomm=cc1 class=compute\n");
+	r = rp_parse_system(&set, root, &e);
+	result(r && strstr(e.msg, "duplicate rule for comm=cc1"), "layers: a duplicate in one file: %s",
+	       e.msg);
+	rp_free(&set);
+	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "comm=cc1 class=memory\n");
+	r = run_both(bin, args, &out, &err);
+	result(r == 0 && out && strstr(out, "\"count\":3,") && strstr(out, "\"overridden\":1"),
+	       "rules check --system --root: %s", out ? out : "");
+	free(out);
+	free(err);
+	r = system("rm -rf /tmp/sb-layers");
+	(void)r;
 }
 
 /* Every byte of @s is valid UTF-8 (the rules parser's validator). */
@@ -1342,6 +1395,7 @@ int main(int argc, char **argv)
 	test_json_utf8(argv[1]);
 	test_parser_messages();
 	test_every_error(argv[1]);
+	test_layered(argv[1]);
 	test_matrix_error_escapes(argv[1]);
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
