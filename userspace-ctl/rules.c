@@ -112,6 +112,75 @@ static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int nty
 	sb_nest_end(m, rule);
 }
 
+/* The RULES_LOAD request for @set on a machine of @ntypes core types
+ * (@offs: where each rule starts, for extack; may be NULL). Says why and
+ * returns -1 if the set does not fit the one attribute that carries it. */
+static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_set *set,
+		      unsigned int ntypes, size_t *offs)
+{
+	size_t i, nest;
+
+	sb_msg_init(m, nl, SBRIDGE_CMD_RULES_LOAD, 0);
+	nest = sb_nest_start(m, SBRIDGE_A_RULES);
+	for (i = 0; i < set->n; i++) {
+		if (offs)
+			offs[i] = m->len;
+		put_rule(m, &set->rules[i], ntypes);
+	}
+	if (offs)
+		offs[set->n] = m->len;
+	sb_nest_end(m, nest);
+	if (m->err != -EMSGSIZE)
+		return 0;
+	sb_err("%zu rules take %zu bytes with %u core type%s, more than one netlink "
+	       "attribute can carry (65535); split the set or shorten patterns",
+	       set->n, m->len - nest, ntypes, ntypes == 1 ? "" : "s");
+	return -1;
+}
+
+/*
+ * What "rules load" checks after parsing, done by "rules check" too so
+ * that it fails exactly when a load would: the factors' core types and
+ * the message size, against the loaded module's core types, or without a
+ * module against the most a machine can have (then a set that fits only
+ * fewer types is refused here, and the message says with how many).
+ */
+static int check_as_load(const struct rp_set *parsed)
+{
+	unsigned int ntypes = SBRIDGE_MAX_CORE_TYPES;
+	struct rp_set set = *parsed;
+	struct sb_status st;
+	struct rp_error err;
+	struct sb_nl nl;
+	struct sb_msg m;
+	int ret = 0;
+
+	if (!sb_nl_open(&nl)) {
+		if (!sb_get_status(&nl, &st) && st.ntypes)
+			ntypes = st.ntypes;
+		sb_nl_close(&nl);
+	}
+	/* rp_resolve() maps "big" in place: work on a copy */
+	set.rules = malloc((set.n ? set.n : 1) * sizeof(*set.rules));
+	if (!set.rules) {
+		sb_err("out of memory");
+		return SB_EXIT_ERR;
+	}
+	if (set.n)
+		memcpy(set.rules, parsed->rules, set.n * sizeof(*set.rules));
+	if (rp_resolve(&set, ntypes, &err)) {
+		sb_err("%s", err.msg);
+		ret = SB_EXIT_USAGE;
+	} else {
+		memset(&nl, 0, sizeof(nl));	/* only measured, never sent */
+		if (build_load(&m, &nl, &set, ntypes, NULL))
+			ret = SB_EXIT_USAGE;
+		sb_msg_free(&m);
+	}
+	free(set.rules);
+	return ret;
+}
+
 static int rules_load(int n, char **paths)
 {
 	struct rp_set set = { .rules = NULL };
@@ -119,7 +188,7 @@ static int rules_load(int n, char **paths)
 	struct rp_error err;
 	struct sb_nl nl;
 	struct sb_msg m;
-	size_t *offs = NULL, i, nest;
+	size_t *offs = NULL, i;
 	int ret, i2;
 
 	ret = parse_all(&set, n, paths);
@@ -145,18 +214,7 @@ static int rules_load(int n, char **paths)
 		ret = sb_fail(&nl, -ENOMEM, "rules load");
 		goto out;
 	}
-	sb_msg_init(&m, &nl, SBRIDGE_CMD_RULES_LOAD, 0);
-	nest = sb_nest_start(&m, SBRIDGE_A_RULES);
-	for (i = 0; i < set.n; i++) {
-		offs[i] = m.len;
-		put_rule(&m, &set.rules[i], st.ntypes);
-	}
-	offs[set.n] = m.len;
-	sb_nest_end(&m, nest);
-	if (m.err == -EMSGSIZE) {
-		sb_err("rules load: %zu rules take %zu bytes, more than one netlink "
-		       "attribute can carry (65535); split the set or shorten patterns",
-		       set.n, m.len - nest);
+	if (build_load(&m, &nl, &set, st.ntypes, offs)) {
 		sb_msg_free(&m);
 		ret = SB_EXIT_USAGE;
 		goto out;
@@ -240,6 +298,17 @@ static int rules_check(int n, char **paths, int print)
 	} else if (parse_all(&set, n, paths)) {
 		rp_free(&set);
 		return SB_EXIT_USAGE;
+	}
+	k = check_as_load(&set);
+	if (k) {
+		if (sb_json) {
+			js_obj_begin(NULL);
+			js_bool("ok", 0);
+			js_str("error", "the set parses but a load would refuse it (see stderr)");
+			js_obj_end();
+		}
+		rp_free(&set);
+		return k;
 	}
 	if (sb_json)
 		warn_set(&set);

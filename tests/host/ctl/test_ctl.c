@@ -1308,6 +1308,27 @@ static void test_layered(const char *bin)
 	(void)r;
 }
 
+/* rules check refuses what a load would: a set past the 64 KiB message */
+static void test_check_budget(const char *bin)
+{
+	char *args[] = { "rules", "check", "/tmp/sb-big.rules", NULL }, *out, *err;
+	FILE *f = fopen("/tmp/sb-big.rules", "w");
+	int i, r;
+
+	for (i = 0; f && i < 500; i++)
+		fprintf(f, "exe=/usr/lib/a/long/directory/name/to/fill/the/netlink/budget/"
+			"of/sbridge/program-%d class=compute\n", i);
+	if (f)
+		fclose(f);
+	r = run_both(bin, args, &out, &err);
+	result(r == 2 && err && strstr(err, "more than one netlink attribute can carry"),
+	       "rules check of 500 long rules (72 KB): exit 2 as a load would: %s",
+	       err ? err : "");
+	free(out);
+	free(err);
+	unlink("/tmp/sb-big.rules");
+}
+
 /* Every byte of @s is valid UTF-8 (the rules parser's validator). */
 static int utf8_valid(const char *s)
 {
@@ -1396,6 +1417,7 @@ int main(int argc, char **argv)
 	test_parser_messages();
 	test_every_error(argv[1]);
 	test_layered(argv[1]);
+	test_check_budget(argv[1]);
 	test_matrix_error_escapes(argv[1]);
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
