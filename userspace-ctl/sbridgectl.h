@@ -54,6 +54,18 @@ void sb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Connects to the module; returns 0 or an exit code after printing why. */
 int sb_connect(struct sb_nl *nl);
+
+/* term.c: raw keys for "top". sb_term_raw() returns 0 if stdin is a
+ * terminal now in raw mode (restored at exit and by sb_term_restore());
+ * sb_term_key() waits up to @timeout_ms (-1: forever) and returns a byte,
+ * -1 on timeout, -2 at end of input; sb_term_line() reads a line after
+ * @prompt (0, or -1 if Escape or end of input); sb_term_colour() says if
+ * stdout is a terminal that takes colour (NO_COLOR and TERM=dumb say no). */
+int sb_term_raw(void);
+void sb_term_restore(void);
+int sb_term_key(int timeout_ms);
+int sb_term_line(const char *prompt, char *buf, size_t len);
+int sb_term_colour(void);
 /* 1 if modules.dep of the running kernel lists sbridge_core, 0 if not, -1
  * if that cannot be told (no modules.dep, e.g. in a bare initramfs). */
 int sb_module_installed(void);

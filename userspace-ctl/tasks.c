@@ -35,7 +35,11 @@ static const char top_help[] =
 "\n"
 "Refreshing view of the tracked tasks, busiest first (CPU share over the\n"
 "last interval). --interval defaults to 2 (decimals allowed, at least 0.1),\n"
-"--iterations to forever, --limit to 20. With --json one object per refresh.\n";
+"--iterations to forever, --limit to 20. With --json one object per refresh.\n"
+"\n"
+"Keys, on a terminal: q quit, space pause, s next sort key, r reverse,\n"
+"/ show one task name only (empty: all), u one user only, c clear both,\n"
+"+ and - double or halve the interval, h this list.\n";
 
 struct task {
 	uint32_t pid, uid, cpu, cls, phase, cpi, stall, cpib, hint, nf;
@@ -176,6 +180,23 @@ static const char *hint_name(uint32_t hint)
 	}
 }
 
+/* top on a colour terminal: compute-bound green, memory-bound blue */
+static int row_colour;
+
+static const char *class_colour(uint32_t cls)
+{
+	if (!row_colour)
+		return "";
+	switch (cls) {
+	case SBRIDGE_CLASS_COMPUTE:
+		return "\033[32m";
+	case SBRIDGE_CLASS_MEMORY:
+		return "\033[34m";
+	default:
+		return "\033[0m";
+	}
+}
+
 static void print_tasks(const struct tlist *l, const struct filter *f,
 			uint64_t interval_ns)
 {
@@ -233,8 +254,9 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			o += (size_t)snprintf(fac + o, sizeof(fac) - o, "%s%s",
 					      i ? "/" : "", sb_fp(t->factors[i]));
 		/* sb_fp() rotates four buffers: at most three per printf. */
-		printf("%7u %6u %-15s %4u %-7s %2u %6s %6s %5s", t->pid, t->uid,
-		       t->comm, t->cpu, rp_class_name(t->cls), t->phase,
+		printf("%7u %6u %-15s %4u %s%-7s%s %2u %6s %6s %5s", t->pid, t->uid,
+		       t->comm, t->cpu, class_colour(t->cls), rp_class_name(t->cls),
+		       row_colour ? "\033[0m" : "", t->phase,
 		       t->has_cpi ? sb_fp(t->cpi) : "-",
 		       t->has_cpi ? sb_fp(t->stall) : "-",
 		       t->has_cpi ? sb_fp(t->cpib) : "-");
@@ -398,12 +420,112 @@ static int cmp_pid(const void *pa, const void *pb)
 	return cmp_u64(a->pid, b->pid);
 }
 
+/* top's sort keys, in the order "s" steps through them */
+static const int top_sorts[] = { S_DELTA, S_PID, S_COMM, S_CPU, S_CPI, S_CPIB,
+				 S_SPEEDUP, S_RUNTIME };
+static const char *const top_sort_names[] = { "%cpu", "pid", "comm", "cpu", "cpi",
+					      "cpib", "speedup", "runtime" };
+
+/* The interactive state of top, what its keys change. */
+struct top_ui {
+	int on, colour, paused, sort, help;
+	char comm[SBRIDGE_KEY_LEN + 1];
+	char msg[96];
+};
+
+/* One key: returns 1 to refresh now, 0 to go on waiting, -1 to quit. */
+static int top_key(int c, struct top_ui *ui, struct filter *f,
+		   unsigned long long *interval_ms)
+{
+	char line[SBRIDGE_KEY_LEN + 1];
+	char *end;
+	long v;
+
+	ui->msg[0] = '\0';
+	switch (c) {
+	case 'q': case 'Q': case -2:
+		return -1;
+	case ' ': case 'p':
+		ui->paused = !ui->paused;
+		return 1;
+	case 's':
+		ui->sort = (ui->sort + 1) % (int)(sizeof(top_sorts) / sizeof(*top_sorts));
+		return 1;
+	case 'r':
+		f->reverse = !f->reverse;
+		return 1;
+	case '/':
+		if (sb_term_line("show task name (empty: all): ", line, sizeof(line)))
+			return 1;
+		memcpy(ui->comm, line, sizeof(ui->comm));
+		f->comm = ui->comm[0] ? ui->comm : NULL;
+		return 1;
+	case 'u':
+		if (sb_term_line("show uid (empty: all): ", line, sizeof(line)))
+			return 1;
+		v = strtol(line, &end, 10);
+		if (!line[0])
+			f->uid = -1;
+		else if (*end || v < 0)
+			snprintf(ui->msg, sizeof(ui->msg), "not a uid: '%s'", line);
+		else
+			f->uid = v;
+		return 1;
+	case 'c':
+		f->comm = NULL;
+		f->uid = -1;
+		return 1;
+	case '+':
+		if (*interval_ms < 60000)
+			*interval_ms *= 2;
+		return 1;
+	case '-':
+		if (*interval_ms >= 200)
+			*interval_ms /= 2;
+		return 1;
+	case 'h': case '?':
+		ui->help = !ui->help;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The lines above the table: counts, keys, what is in force. */
+static void top_header(const struct top_ui *ui, const struct filter *f, size_t n,
+		       unsigned long long interval_ms, unsigned int ntypes)
+{
+	const char *b = ui->colour ? "\033[1;7m" : "", *e = ui->colour ? "\033[0m" : "";
+
+	printf("%ssbridgectl top: %zu tasks tracked, every %llu.%01llu s, sort %s%s%s%s%s\n",
+	       b, n, interval_ms / 1000, interval_ms % 1000 / 100,
+	       f->reverse ? "-" : "", top_sort_names[ui->sort],
+	       ui->paused ? ", PAUSED" : "", f->comm ? ", comm " : "", f->comm ? f->comm : "");
+	if (f->uid >= 0)
+		printf(", uid %lld", f->uid);
+	printf("%s\n", e);
+	/* the core types in FACTORS order: little first, big last */
+	if (ntypes == 2)
+		printf("FACTORS: little/big");
+	else if (ntypes > 2)
+		printf("FACTORS: little .. big, %u types", ntypes);
+	if (ui->on)
+		printf("%s%s", ntypes > 1 ? "   " : "",
+		       ui->help ? "keys: q quit, space pause, s sort, r reverse, / name, u uid, "
+				  "c clear, +/- interval, h hide" : "h: keys");
+	if (ui->msg[0])
+		printf("   %s", ui->msg);
+	printf("\n\n");
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct filter f = { NULL, -1, -1, -1, 20, S_DELTA, 0 };
 	struct tlist cur = { NULL, 0, 0 }, prev = { NULL, 0, 0 }, tmp;
 	unsigned long long interval_ms = 2000, iterations = 0, it;
 	int tty = isatty(1), ret;
+	struct top_ui ui = { 0 };
+	struct sb_status st = { 0 };
 	uint64_t t0, t1;
 	struct sb_nl nl;
 
@@ -413,8 +535,14 @@ int cmd_top(int argc, char **argv)
 	ret = sb_connect(&nl);
 	if (ret)
 		return ret;
+	if (sb_get_status(&nl, &st))
+		st.ntypes = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* keys only on a terminal both ways, never with --json */
+	ui.on = !sb_json && tty && !sb_term_raw();
+	ui.colour = !sb_json && sb_term_colour();
+	row_colour = ui.colour;
 	t0 = now_ns();
 	ret = fetch(&nl, &prev);
 	if (ret)
@@ -423,10 +551,34 @@ int cmd_top(int argc, char **argv)
 	for (it = 0; !stop && (!iterations || it < iterations); it++) {
 		struct timespec ts = { (time_t)(interval_ms / 1000),
 				       (long)(interval_ms % 1000) * 1000000L };
+		uint64_t until = now_ns() + interval_ms * 1000000ULL;
 		size_t i;
 
-		while (nanosleep(&ts, &ts) && !stop)
-			;
+		if (ui.on) {
+			/* wait out the interval for keys; a key that changes
+			 * the view (pausing too) refreshes at once, and while
+			 * paused only a key ends the wait */
+			for (;;) {
+				uint64_t t = now_ns();
+				int k, r;
+
+				if (stop)
+					break;
+				if (!ui.paused && t >= until)
+					break;
+				k = sb_term_key(ui.paused ? -1 : (int)((until - t) / 1000000ULL) + 1);
+				if (k == -1)
+					continue;
+				r = top_key(k, &ui, &f, &interval_ms);
+				if (r < 0)
+					stop = 1;
+				else if (r > 0)
+					break;
+			}
+		} else {
+			while (nanosleep(&ts, &ts) && !stop)
+				;
+		}
 		if (stop)
 			break;
 		t1 = now_ns();
@@ -443,7 +595,7 @@ int cmd_top(int argc, char **argv)
 					 cur.v[i].runtime - p->runtime : 0;
 		}
 		tmp = cur;
-		sort_key = S_DELTA;
+		sort_key = top_sorts[ui.sort];
 		qsort(tmp.v, tmp.n, sizeof(*tmp.v), cmp_task);
 		if (sb_json) {
 			js_obj_begin(NULL);
@@ -453,8 +605,7 @@ int cmd_top(int argc, char **argv)
 		} else {
 			if (tty)
 				fputs("\033[H\033[2J", stdout);
-			printf("sbridgectl top: %zu tasks tracked, every %llu ms\n\n",
-			       cur.n, interval_ms);
+			top_header(&ui, &f, cur.n, interval_ms, st.ntypes);
 			print_tasks(&tmp, &f, t1 - t0);
 			if (!tty)
 				putchar('\n');
@@ -471,6 +622,7 @@ int cmd_top(int argc, char **argv)
 fail:
 	ret = sb_fail(&nl, ret, "reading tasks");
 out:
+	sb_term_restore();
 	free(cur.v);
 	free(prev.v);
 	sb_nl_close(&nl);
