@@ -8,7 +8,7 @@
 # icount: no
 . /sbridge/lib.sh
 
-plan 40
+plan 42
 
 T=/tmp/ctl-basic
 rm -rf $T
@@ -138,6 +138,21 @@ else
 	skip "shipped rules/ load" "/sbridge/rules not in the image"
 	skip "all shipped rules in force" "/sbridge/rules not in the image"
 fi
+# the layered set: a shipped file masked by name, the admin's rule wins
+L=$T/layers
+mkdir -p $L/usr/lib/sbridge/rules.d $L/etc/sbridge/rules.d
+printf 'comm=cc1 class=compute\ncomm=ld class=memory\n' > $L/usr/lib/sbridge/rules.d/compilers.rules
+printf 'comm=ffmpeg class=compute\n' > $L/usr/lib/sbridge/rules.d/video.rules
+ln -s /dev/null $L/etc/sbridge/rules.d/video.rules
+printf 'comm=cc1 class=memory\n' > $L/etc/sbridge/rules.d/local.rules
+run sbridgectl rules load --system --root=$L
+expect_rc 0 "rules load --system (layers under a root)"
+cout=$(sbridgectl rules list)
+case "$cout" in
+*ffmpeg*) not_ok "layers: video.rules masked, the admin's cc1 in the shipped place" "$cout" ;;
+"comm=cc1 class=memory"*) ok "layers: video.rules masked, the admin's cc1 in the shipped place" ;;
+*) not_ok "layers: video.rules masked, the admin's cc1 in the shipped place" "$cout" ;;
+esac
 run sbridgectl rules clear
 expect_rc 0 "rules clear"
 run sbridgectl rules list
