@@ -75,32 +75,35 @@ static void rp_error_reset(struct rp_error *err)
 	err->n = 0;
 }
 
-/* Short printable form of user text for messages (two rotating buffers). */
-static const char *clip(const char *s)
+/*
+ * Short printable form of user text for messages, from four rotating
+ * buffers: its first 44 bytes, or (@end, for paths, where the file name
+ * is) its last 44.
+ */
+static const char *clip_text(const char *s, int end)
 {
-	static char buf[2][64];
+	static char buf[4][64];
 	static int which;
-	char *b = buf[which ^= 1];
+	char *b = buf[which = (which + 1) % 4];
 	size_t n = strlen(s);
 
 	if (n < 48)
 		return s;
-	snprintf(b, sizeof(buf[0]), "%.44s...", s);
+	if (end)
+		snprintf(b, sizeof(buf[0]), "...%s", s + n - 44);
+	else
+		snprintf(b, sizeof(buf[0]), "%.44s...", s);
 	return b;
 }
 
-/* A path for messages: long ones keep their end, where the file name is. */
+static const char *clip(const char *s)
+{
+	return clip_text(s, 0);
+}
+
 static const char *clip_path(const char *s)
 {
-	static char buf[2][64];
-	static int which;
-	char *b = buf[which ^= 1];
-	size_t n = strlen(s);
-
-	if (n < 48)
-		return s;
-	snprintf(b, sizeof(buf[0]), "...%s", s + n - 44);
-	return b;
+	return clip_text(s, 1);
 }
 
 const char *rp_match_name(uint32_t match)
