@@ -48,10 +48,18 @@ printf 'comm=spin class=compute\ncomm=forkstorm class=compute\n' > /tmp/r.rules
 check "a rules load re-matches them all" sbridgectl rules load /tmp/r.rules
 diag "$(dmesg | grep 'tasks re-matched' | tail -n 1)"
 forkstorm 2000 4 >/dev/null & f=$!
-spin 3 >/dev/null &
-spin 3 >/dev/null &
-sleep 4
-st=$(awk '$1 == "placement_steered" { print $2 }' $S/checker)
+spin 20 >/dev/null & p1=$!
+spin 20 >/dev/null & p2=$!
+# the decision layer looks at every tracked task each period: with 50 000
+# of them under TCG one period can take seconds, so wait up to 20 s
+i=0 st=0
+while [ $i -lt 40 ] && [ "${st:-0}" -eq 0 ]; do
+	sleep 0.5
+	i=$((i + 1))
+	st=$(awk '$1 == "placement_steered" { print $2 }' $S/checker)
+done
+diag "first steering after about $((i / 2)) s"
+kill $p1 $p2 2>/dev/null
 if [ "$(wc -l < $S/types)" -gt 1 ]; then
 	check "the actuators act among them (steered ${st:-0})" test "${st:-0}" -gt 0
 else
