@@ -40,17 +40,37 @@ static void warn_set(const struct rp_set *set)
 			sb_prog);
 }
 
+/* Calls @fn with each error @err holds, first to last; returns how many. */
+static unsigned int each_error(const struct rp_error *err, void (*fn)(const char *line))
+{
+	char line[sizeof(err->msg)];
+	const char *p, *q;
+	unsigned int n = 1;
+
+	fn(err->msg);
+	for (p = err->more; *p; p = *q ? q + 1 : q, n++) {
+		q = p + strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(q - p), p);
+		fn(line);
+	}
+	return n;
+}
+
+static void err_line(const char *line)
+{
+	sb_err("%s", line);
+}
+
+static void json_line(const char *line)
+{
+	js_str(NULL, line);
+}
+
 /* Every error of one parse, one a line, and how many did not fit. */
 static void print_errors(const struct rp_error *err)
 {
-	const char *p = err->more, *nl;
-	unsigned int shown = 1;
+	unsigned int shown = each_error(err, err_line);
 
-	sb_err("%s", err->msg);
-	for (; *p; p = nl ? nl + 1 : p + strlen(p), shown++) {
-		nl = strchr(p, '\n');
-		sb_err("%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
-	}
 	if (err->n > shown)
 		sb_err("... and %u more error%s", err->n - shown, err->n - shown == 1 ? "" : "s");
 	if (err->n >= RP_MAX_ERRORS)
@@ -266,12 +286,9 @@ static int rules_check(int n, char **paths, int print)
 
 	if (sb_json) {
 		/* "error" is the first (as before), "errors" all of them */
-		char all[sizeof(err.msg) + sizeof(err.more) + 1];
 		int first = 1;
 
 		for (k = 0; k < n; k++) {
-			const char *p, *q;
-
 			if (!parse_nth(&set, paths, k, &err))
 				continue;
 			if (first) {
@@ -281,13 +298,7 @@ static int rules_check(int n, char **paths, int print)
 				js_arr_begin("errors");
 				first = 0;
 			}
-			snprintf(all, sizeof(all), "%s%s%s", err.msg, err.more[0] ? "\n" : "",
-				 err.more);
-			for (p = all; *p; p = *q ? q + 1 : q) {
-				q = p + strcspn(p, "\n");
-				snprintf(line, sizeof(line), "%.*s", (int)(q - p), p);
-				js_str(NULL, line);
-			}
+			each_error(&err, json_line);
 		}
 		if (!first) {
 			js_arr_end();

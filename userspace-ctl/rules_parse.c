@@ -836,6 +836,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A directory entry to read: "NAME.rules" (@l: its length), NAME not empty. */
+static int rules_name(const char *name, size_t l)
+{
+	return l >= 7 && !strcmp(name + l - 6, ".rules");
+}
+
 static int parse_dir(struct rp_ctx *cx, const char *path,
 		     const struct rp_loc *from)
 {
@@ -856,7 +862,7 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 
 		if (de->d_name[0] == '.')
 			continue;
-		if (l < 7 || strcmp(de->d_name + l - 6, ".rules")) {
+		if (!rules_name(de->d_name, l)) {
 			cx->set->skipped++;
 			continue;
 		}
@@ -1028,8 +1034,7 @@ int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
 
 			if (de->d_name[0] == '.')
 				continue;
-			if (l < 7 || l >= sizeof(f->name) ||
-			    strcmp(de->d_name + l - 6, ".rules")) {
+			if (!rules_name(de->d_name, l) || l >= sizeof(f->name)) {
 				set->skipped++;
 				continue;
 			}
