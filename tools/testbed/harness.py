@@ -154,11 +154,11 @@ def load_scenario(path):
         s.mem = int(meta["mem"]) if "mem" in meta else None
         if s.mem is not None and not 256 <= s.mem <= 8192:
             raise ValueError(f"mem: {s.mem} MiB is outside 256..8192")
-        if s.mem is not None and _bool(meta.get("rig", "no")):
-            raise ValueError("mem: the rig sizes its own guest")
         s.throttle = float(meta["throttle"]) if "throttle" in meta else None
         s.icount = _bool(meta.get("icount", "no"))
         s.rig = _bool(meta.get("rig", "no"))
+        if s.mem is not None and s.rig:
+            raise ValueError("mem: the rig sizes its own guest")
         s.cpufreq = _bool(meta.get("cpufreq", "no"))
         if s.cpufreq and s.rig:
             raise ValueError("cpufreq: the rig writes its own device tree (eas: yes has OPPs)")

@@ -26,7 +26,6 @@ import vm       # noqa: E402
 REL = re.compile(r"^#\s*rel: (\w+)=(\d+)\s*$", re.M)
 SCENARIOS = kernels.TOP / "tests" / "scenarios"
 BEGIN, END = "<!-- reliability-table: begin -->", "<!-- reliability-table: end -->"
-KEYS = ("faults", "fuzzed", "cycles", "races")
 
 
 def cell_rows(cells_dir):
