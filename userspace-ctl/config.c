@@ -23,7 +23,7 @@
 
 #define CF_MAX_ITEMS	4096	/* settings per file */
 #define CF_MAX_ERRORS	50	/* reported before giving up */
-#define CF_PARAMS	"/sys/kernel/sbridge/params"
+#define CF_PARAMS	SB_PARAMS_PATH
 #define CF_MODPARAMS	"/sys/module/sbridge_core/parameters"
 
 static const char config_help[] =

@@ -13,7 +13,8 @@ static const char events_help[] =
 "Print module events as they happen (counter source registered or gone,\n"
 "CPU factors changed, rules replaced, matrix loaded, invariant violation,\n"
 "phase change), one a line. Stops after N events, after SECONDS without\n"
-"an event, or on Ctrl-C. With --json one object a line.\n";
+"an event (decimals allowed: 0.5), or on Ctrl-C. With --json one object a\n"
+"line.\n";
 
 static const char *const names[] = {
 	"?", "source", "factors", "rules", "matrix", "violation", "phase",
@@ -71,7 +72,7 @@ int cmd_events(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctx cx = { 0, 0 };
-	unsigned long long timeout = 0;
+	unsigned long long timeout_ms = 0;
 	struct sigaction sa;
 	struct sb_nl nl;
 	int c, ret;
@@ -79,11 +80,15 @@ int cmd_events(int argc, char **argv)
 	while ((c = sb_getopt(argc, argv, "n:t:", opts, events_help)) != -1) {
 		if (c == 'n' && !sb_parse_uint(optarg, 1000000000ULL, &cx.count) && cx.count)
 			continue;
-		if (c == 't' && !sb_parse_uint(optarg, 2000000ULL, &timeout) && timeout)
+		if (c == 't' && !sb_parse_seconds(optarg, 2000000000ULL, &timeout_ms) &&
+		    timeout_ms)
 			continue;
-		if (c == 'n' || c == 't')
-			return sb_usage(events_help, "bad %s '%s' (a positive integer)",
-					c == 'n' ? "count" : "timeout", optarg);
+		if (c == 'n')
+			return sb_usage(events_help, "bad count '%s' (a positive integer)", optarg);
+		if (c == 't')
+			return sb_usage(events_help,
+					"bad timeout '%s' (seconds, at most 3 decimals, more than 0)",
+					optarg);
 		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
 	}
 	if (optind < argc)
@@ -107,7 +112,7 @@ int cmd_events(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!stop && (!cx.count || cx.seen < cx.count)) {
-		ret = sb_recv_events(&nl, timeout ? (int)(timeout * 1000) : -1,
+		ret = sb_recv_events(&nl, timeout_ms ? (int)timeout_ms : -1,
 				     event_cb, &cx);
 		if (ret == -ENOBUFS) {
 			sb_err("events were lost (reader too slow)");
@@ -117,7 +122,7 @@ int cmd_events(int argc, char **argv)
 			sb_nl_close(&nl);
 			return sb_fail(NULL, ret, "events");
 		}
-		if (!ret && timeout && !stop)
+		if (!ret && timeout_ms && !stop)
 			break;
 	}
 	sb_nl_close(&nl);

@@ -83,6 +83,16 @@ int sb_get_status(struct sb_nl *nl, struct sb_status *st);
 /* Parses an unsigned decimal integer option value. */
 int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
 
+/* Seconds with at most 3 decimals ("2", "0.1", "1.25") to milliseconds,
+ * at most @max_ms. 0, or -1 if malformed or out of range. */
+int sb_parse_seconds(const char *s, unsigned long long max_ms, unsigned long long *ms);
+
+/* The module's runtime parameters, "NAME VALUE" a line. */
+#define SB_PARAMS_PATH	"/sys/kernel/sbridge/params"
+
+/* One parameter from SB_PARAMS_PATH: 0, or -1 if not there. */
+int sb_read_param(const char *name, unsigned long long *v);
+
 /* Fixed point as text, e.g. "1.25" (four rotating static buffers). */
 const char *sb_fp(uint32_t v);
 

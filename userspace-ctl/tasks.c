@@ -18,7 +18,8 @@ static const char tasks_help[] =
 "CPI, CPI_B share (how compute-bound, 0..1), big/little speedup predicted\n"
 "from the CPI stack (PRED), measured on both core types (MEAS, '-' until\n"
 "the task or its workload ran on both) and the blend in force (SPEEDUP),\n"
-"the decision layer's hint (PLACE: fast, slow or '-'), factor per core\n"
+"the decision layer's hint (PLACE: fast, slow or '-'; in parentheses while\n"
+"the placement actuator is off: advice nothing acts on), factor per core\n"
 "type, its runtime and the rule (file:line) in force on it, '-' if none.\n"
 "Counter columns of other users' tasks show '-' without CAP_PERFMON or\n"
 "CAP_SYS_ADMIN.\n"
@@ -34,7 +35,7 @@ static const char top_help[] =
 "                      [--comm=NAME] [--uid=UID] [--json]\n"
 "\n"
 "Refreshing view of the tracked tasks, busiest first (CPU share over the\n"
-"last interval). --interval defaults to 2 (decimals allowed, at least 0.1),\n"
+"last interval). --interval defaults to 2 (0.1 to 3600, 3 decimals at most),\n"
 "--iterations to forever, --limit to 20. With --json one object per refresh.\n"
 "\n"
 "Keys, on a terminal: q quit, space pause, s next sort key, r reverse,\n"
@@ -197,22 +198,34 @@ static const char *class_colour(uint32_t cls)
 	}
 }
 
+/*
+ * Whether the placement actuator acts on PLACE. A module without the
+ * parameters file is taken as acting: the column reads as it always did.
+ */
+static int placement_on(void)
+{
+	unsigned long long v;
+
+	return sb_read_param("act.placement", &v) || v;
+}
+
 static void print_tasks(const struct tlist *l, const struct filter *f,
 			uint64_t interval_ns)
 {
 	unsigned long long shown = 0;
+	int placing = placement_on();
 	size_t i, k;
 
 	if (sb_json)
 		js_arr_begin("tasks");
 	else
-		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %5s %-19s %10s%s %s\n",
+		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %6s %-19s %10s%s %s\n",
 		       "PID", "UID", "COMM", "CPU", "CLASS", "PH", "CPI", "STALL",
 		       "CPI_B", "PRED", "MEAS", "SPEEDUP", "PLACE", "FACTORS", "RUNTIME_MS",
 		       interval_ns ? "  %CPU" : "", "RULE");
 	for (k = 0; k < l->n && (!f->limit || shown < f->limit); k++) {
 		const struct task *t = &l->v[f->reverse ? l->n - 1 - k : k];
-		char fac[64] = "-";
+		char fac[64] = "-", place[8];
 		size_t o = 0;
 
 		if (!keep(t, f))
@@ -242,6 +255,7 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 				js_fp(NULL, t->factors[i]);
 			js_arr_end();
 			js_str("hint", hint_name(t->hint));
+			js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
 			js_uint("runtime_ns", t->runtime);
 			if (interval_ns)
 				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
@@ -260,10 +274,13 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 		       t->has_cpi ? sb_fp(t->cpi) : "-",
 		       t->has_cpi ? sb_fp(t->stall) : "-",
 		       t->has_cpi ? sb_fp(t->cpib) : "-");
-		printf(" %5s %5s %7s %5s %-19s %10llu",
+		snprintf(place, sizeof(place),
+			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s" : "(%s)",
+			 hint_name(t->hint));
+		printf(" %5s %5s %7s %6s %-19s %10llu",
 		       t->has_speedup ? sb_fp(t->pred) : "-",
 		       t->has_meas ? sb_fp(t->meas) : "-",
-		       t->has_speedup ? sb_fp(t->speedup) : "-", hint_name(t->hint), fac,
+		       t->has_speedup ? sb_fp(t->speedup) : "-", place, fac,
 		       (unsigned long long)(t->runtime / 1000000));
 		if (interval_ns)
 			printf("  %3llu.%llu",
@@ -292,9 +309,7 @@ static int parse_filter(int argc, char **argv, struct filter *f, const char *hel
 		{ "iterations", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long v;
-	const char *why;
-	uint32_t fp;
+	unsigned long long v, ms;
 	int c, i;
 
 	while ((c = sb_getopt(argc, argv, "s:rp:c:u:C:l:i:n:", opts, help)) != -1) {
@@ -347,10 +362,10 @@ static int parse_filter(int argc, char **argv, struct filter *f, const char *hel
 		case 'i':
 			if (!top)
 				return sb_usage(help, "--interval is for top");
-			if (sb_parse_fp(optarg, &fp, &why) ||
-			    (*interval_ms = (uint64_t)fp * 1000 / SBRIDGE_FP_ONE) < 100)
-				return sb_usage(help, "bad interval '%s' (seconds, at least 0.1)",
+			if (sb_parse_seconds(optarg, 3600000ULL, &ms) || ms < 100)
+				return sb_usage(help, "bad interval '%s' (seconds, 0.1 to 3600)",
 						optarg);
+			*interval_ms = ms;
 			break;
 		case 'n':
 			if (!top)

@@ -109,6 +109,49 @@ int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out
 	return 0;
 }
 
+int sb_parse_seconds(const char *s, unsigned long long max_ms, unsigned long long *ms)
+{
+	unsigned long long whole, frac = 0;
+	const char *dot = strchr(s, '.');
+	char ip[24];
+	size_t n = dot ? (size_t)(dot - s) : strlen(s), i;
+
+	if (n >= sizeof(ip))
+		return -1;
+	memcpy(ip, s, n);
+	ip[n] = '\0';
+	if (sb_parse_uint(ip, max_ms / 1000, &whole))
+		return -1;
+	if (dot) {
+		/* 1 to 3 decimals: a millisecond is as fine as poll() waits */
+		for (i = 1; i <= 3 && dot[i] >= '0' && dot[i] <= '9'; i++)
+			frac = frac * 10 + (unsigned long long)(dot[i] - '0');
+		if (i == 1 || dot[i])
+			return -1;
+		for (; i <= 3; i++)
+			frac *= 10;
+	}
+	if (whole * 1000 + frac > max_ms)
+		return -1;
+	*ms = whole * 1000 + frac;
+	return 0;
+}
+
+int sb_read_param(const char *name, unsigned long long *v)
+{
+	FILE *in = fopen(SB_PARAMS_PATH, "re");
+	char line[256], key[64];
+	int ret = -1;
+
+	if (!in)
+		return -1;
+	while (ret && fgets(line, sizeof(line), in))
+		if (sscanf(line, "%63s %llu", key, v) == 2 && !strcmp(key, name))
+			ret = 0;
+	fclose(in);
+	return ret;
+}
+
 int sb_module_installed(void)
 {
 	char path[512], line[1024];

@@ -6,7 +6,7 @@
 # timeout: 200
 # throttle: 0.45
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 val() { awk -v k="$1" '$1 == k { print $2 }' $S/checker; }
@@ -25,7 +25,7 @@ why() {
 	diag "tasks: $(nltest tasks | awk -v p=$1 '$1 == p')"
 	diag "steered: $(for t in /proc/[0-9]*; do m=$(mask_of ${t#/proc/} 2>/dev/null); [ "$m" = "$bigmask" ] && echo -n "${t#/proc/}:$(cat $t/comm) "; done)"
 }
-plan 19
+plan 23
 
 check "sbridge loads" load_sbridge
 # No PMU here: the classes come from rules (a task sbridge knows nothing
@@ -56,6 +56,19 @@ diag "spinner started on cpu$start, steered after ~$((n * 5 / 10)) s; mask $(mas
 check "spinner steered to the big core type (mask $bigmask)" test "$(mask_of $p)" = "$bigmask"
 sleep 1
 check "and runs on big cpu$big (cpu $(cpu_of $p))" test "$(cpu_of $p)" = "$big"
+
+# 1a. PLACE is the decision; in parentheses while placement is off, when
+# nothing acts on it.
+place_of() { sbridgectl tasks --pid="$1" | awk 'NR == 2 { print $13 }'; }
+check "tasks shows PLACE fast for it ($(place_of $p))" test "$(place_of $p)" = fast
+sbridgectl set param act.placement 0
+check "with placement off PLACE is advice: ($(place_of $p))" test "$(place_of $p)" = "(fast)"
+check "and --json says the hint is not in force" \
+	sh -c "sbridgectl --json tasks --pid=$p | grep -q '\"hint\":\"fast\",\"hint_in_force\":false'"
+sbridgectl set param act.placement 1
+n=0
+while [ $n -lt 30 ] && [ "$(mask_of $p)" != "$bigmask" ]; do sleep 0.5; n=$((n + 1)); done
+check "placement back on steers it again (mask $(mask_of $p))" test "$(mask_of $p)" = "$bigmask"
 
 # 1b. PELT does not decay a sleeping task's util: placement must, or a
 # steered task that stops would hold the big slot for ever.
