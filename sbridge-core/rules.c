@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-workload rules: match a task by comm, executable or cgroup and fix
- * its class, preference or per-type factors. The rule set is one
- * immutable array published under RCU and replaced as a whole, so a
- * lookup takes no lock and a load is all-or-nothing.
+ * Per-workload rules: match a task by comm, executable (exact or glob),
+ * cgroup or real uid and fix its class, preference or per-type factors.
+ * The rule set is one immutable array published under RCU and replaced as
+ * a whole, so a lookup takes no lock and a load is all-or-nothing.
  *
  * A task is matched again whenever an input changes: at exec (new comm and
  * executable), at a comm change (task_rename), at a move to another cgroup
@@ -27,6 +27,8 @@
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/cred.h>
+#include <linux/glob.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -37,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/uidgid.h>
 #include <net/genetlink.h>
 #include <sbridge/compat.h>
 #include "internal.h"
@@ -52,9 +55,11 @@
  * @class: enum sbridge_task_class
  * @pref: enum sbridge_pref
  * @nfactors: entries given in @factors (0 == none given)
+ * @glob: an exe @pattern with wildcards, matched by glob_match()
+ * @uid: the real uid a SBRIDGE_MATCH_UID rule matches
  * @factors: fixed factor per core type (fp), 0 == learn
  * @hits: times a task came under this rule (see sbridge_rules_commit())
- * @pattern: comm, absolute exe path or cgroup path prefix
+ * @pattern: comm, absolute exe path or glob, cgroup path prefix, or uid
  * @source: "file:line" from the client, may be empty
  *
  * Immutable once published, except @hits (atomic).
@@ -64,6 +69,8 @@ struct sbridge_rule {
 	u8 class;
 	u8 pref;
 	u8 nfactors;
+	bool glob;
+	u32 uid;
 	u16 factors[SBRIDGE_MAX_CORE_TYPES];
 	atomic64_t hits;
 	char *pattern;
@@ -134,8 +141,8 @@ static u16 sbridge_rules_first(const struct sbridge_ruleset *rs, u8 match,
 
 		if (r->match != match)
 			continue;
-		if (match == SBRIDGE_MATCH_EXE ? !strcmp(s, r->pattern) :
-		    sbridge_cg_match(r->pattern, s))
+		if (match == SBRIDGE_MATCH_CGROUP ? sbridge_cg_match(r->pattern, s) :
+		    r->glob ? glob_match(r->pattern, s) : !strcmp(s, r->pattern))
 			return i + 1;
 	}
 	return 0;
@@ -143,11 +150,11 @@ static u16 sbridge_rules_first(const struct sbridge_ruleset *rs, u8 match,
 
 /*
  * First rule matching: comm rules on the task's own name or its process's
- * (thread-group leader's) name, exe and cgroup rules through the indices
- * kept on the entry (0 == none or not known).
+ * (thread-group leader's) name, uid rules on the real uid, exe and cgroup
+ * rules through the indices kept on the entry (0 == none or not known).
  */
 static u16 sbridge_rules_match(const struct sbridge_ruleset *rs,
-			       const char *comm, const char *lcomm,
+			       const char *comm, const char *lcomm, u32 uid,
 			       u16 exe_rule, u16 cg_rule)
 {
 	u32 i;
@@ -166,6 +173,9 @@ static u16 sbridge_rules_match(const struct sbridge_ruleset *rs,
 			break;
 		case SBRIDGE_MATCH_CGROUP:
 			hit = cg_rule == i + 1;
+			break;
+		case SBRIDGE_MATCH_UID:
+			hit = uid == r->uid;
 			break;
 		default:
 			hit = false;
@@ -255,13 +265,18 @@ static void sbridge_rules_eval(struct sbridge_task *t, struct task_struct *p,
 	char lbuf[SBRIDGE_KEY_LEN];
 	const char *lcomm;
 	unsigned int tries;
-	u32 seq;
+	u32 seq, uid;
 	u16 idx;
 
 	for (tries = 0;; tries++) {
 		seq = READ_ONCE(t->rule_seq);
 		smp_rmb();	/* seq before the inputs read unlocked */
 		lcomm = sbridge_leader_comm(p, lbuf);
+		/*
+		 * Read afresh, not the entry's exec-time copy: a daemon that
+		 * drops privileges without exec matches from the next load.
+		 */
+		uid = from_kuid_munged(&init_user_ns, task_uid(p));
 		raw_spin_lock(&t->rule_lock);
 		if (comm) {
 			/*
@@ -284,7 +299,7 @@ static void sbridge_rules_eval(struct sbridge_task *t, struct task_struct *p,
 			raw_spin_unlock(&t->rule_lock);
 			continue;
 		}
-		idx = sbridge_rules_match(rs, t->comm, lcomm,
+		idx = sbridge_rules_match(rs, t->comm, lcomm, uid,
 					  t->exe_gen == gen ? t->exe_rule : 0,
 					  t->cg_gen == gen ? t->cg_rule : 0);
 		sbridge_rules_commit(t, rs, gen, idx);
@@ -560,7 +575,7 @@ int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static const struct nla_policy sbridge_rule_policy[SBRIDGE_A_RULE_SOURCE + 1] = {
 	[SBRIDGE_A_RULE_MATCH]	 = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_MATCH_COMM,
-						    SBRIDGE_MATCH_CGROUP),
+						    SBRIDGE_MATCH_UID),
 	[SBRIDGE_A_RULE_PATTERN] = { .type = NLA_NUL_STRING,
 				     .len = SBRIDGE_PATH_LEN - 1 },
 	[SBRIDGE_A_RULE_CLASS]	 = NLA_POLICY_MAX(NLA_U32, SBRIDGE_CLASS_MEMORY),
@@ -606,6 +621,14 @@ static int sbridge_rule_parse(struct nlattr *e, struct sbridge_rule *r,
 	if (r->match == SBRIDGE_MATCH_EXE && pat[0] != '/') {
 		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_PATTERN],
 				    "exe pattern must be an absolute path");
+		return -EINVAL;
+	}
+	r->glob = r->match == SBRIDGE_MATCH_EXE && strpbrk(pat, "*?[");
+	if (r->match == SBRIDGE_MATCH_UID &&
+	    (kstrtou32(pat, 10, &r->uid) ||
+	     !uid_valid(make_kuid(&init_user_ns, r->uid)))) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_PATTERN],
+				    "uid pattern must be a decimal uid");
 		return -EINVAL;
 	}
 	r->class = tb[SBRIDGE_A_RULE_CLASS] ?

@@ -98,13 +98,16 @@ enum sbridge_cmd {
 /**
  * enum sbridge_rule_match - what a rule matches on (SBRIDGE_A_RULE_MATCH)
  * @SBRIDGE_MATCH_COMM: task comm, exact, at most 15 bytes
- * @SBRIDGE_MATCH_EXE: absolute executable path, exact
+ * @SBRIDGE_MATCH_EXE: absolute executable path, exact; a glob (as
+ *	glob_match(): '*' and '?' also match '/') if it holds '*', '?' or '['
  * @SBRIDGE_MATCH_CGROUP: cgroup v2 path relative to the root, prefix match
+ * @SBRIDGE_MATCH_UID: real uid (in the initial user namespace), decimal
  */
 enum sbridge_rule_match {
 	SBRIDGE_MATCH_COMM = 1,
 	SBRIDGE_MATCH_EXE,
 	SBRIDGE_MATCH_CGROUP,
+	SBRIDGE_MATCH_UID,
 };
 
 /**
