@@ -1,4 +1,5 @@
 """Host-side tests: the plain-C suites (built and run by make) and the harness's own logic."""
+import os
 import re
 import sys
 import subprocess
@@ -36,6 +37,25 @@ def test_tap_parser_keeps_failure_diagnostics():
     assert r.skipped == ["x (no pmu)"]
     assert r.failed == ["counts | counts: cpu0 reads 0 | more"]
     assert r.problems == ["not ok: counts | counts: cpu0 reads 0 | more"]
+
+
+def test_ktap_totals_bail_out():
+    """lib.sh's KTAP: totals that agree pass, a disagreement and Bail out! fail."""
+    import sys
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import vm
+    head = "@@SB-BEGIN 6.1 2cpu\nTAP version 13\n1..3\nok 1 - a\nok 2 - b # SKIP no\n"
+    tail = "@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n"
+    good = "not ok 3 - c\n# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0\n"
+    r = vm.parse(head + good + tail, timed_out=False)
+    assert (r.passed, r.skipped, r.failed, r.tap_problems) == (["a"], ["b (no)"], ["c"], [])
+    lost = "# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:1 error:0\n"
+    r = vm.parse(head + lost + tail, timed_out=False)
+    assert any("KTAP totals pass:2 fail:0 skip:1 disagree" in p for p in r.problems)
+    bail = "Bail out! no cgroup v2\n# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0\n"
+    r = vm.parse(head + bail + tail, timed_out=False)
+    assert r.failed == ["Bail out! no cgroup v2"] and not r.tap_problems
+    assert "not ok: Bail out! no cgroup v2" in r.problems
 
 
 def test_throttle_finds_cgroup_mounts(tmp_path):
@@ -249,3 +269,46 @@ def test_fault_warnings_tolerated_only_where_faults_are_injected():
     r = vm.parse(base.replace("4608", "4096") + alloc + "@@SB-END\n", False, injects=True)
     assert r.fault_warnings == {"allocation-failure report": 1} and not r.problems
     assert vm.parse(base.replace("4608", "4096") + alloc + "@@SB-END\n", False).problems
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="tests/board/run needs root")
+def test_board_runner_ktap(tmp_path):
+    """tests/board/run: one KTAP subtest per scenario, a failure, a bail-out
+    and a short plan each fail it, another arch is skipped, totals add up."""
+    scen, progs = tmp_path / "scenarios", tmp_path / "progs"
+    scen.mkdir()
+    progs.mkdir()
+    (progs / "sbridgectl").write_text("#!/bin/sh\nexit 0\n")
+    (progs / "sbridgectl").chmod(0o755)
+    head = '#!/bin/sh\n# scenario: {}\n# arch: {}\n# board: yes\n. "$SBRIDGE_LIB"\n'
+    bodies = {
+        "a-pass": ("any", 'plan 2\ncheck "true" true\nskip "later" "not here"\n'),
+        "b-fail": ("any", 'plan 2\ncheck "true" true\ncheck "false" false\n'),
+        "c-bail": ("any", 'plan 3\nok "first"\nbail_out "setup failed"\n'),
+        "d-short": ("any", 'plan 3\nok "only one"\n'),
+        "e-other": ("riscv64", 'plan 1\nok "never"\n'),
+    }
+    for name, (arch, body) in bodies.items():
+        (scen / f"{name}.sh").write_text(head.format(name, arch) + body)
+    (scen / "f-notboard.sh").write_text('#!/bin/sh\n# scenario: x\n# arch: any\n')
+    env = dict(os.environ, SBRIDGE_SCENARIOS=str(scen), SBRIDGE_MODDIR=str(tmp_path),
+               SBRIDGE_BOARD_PROGS=str(progs))
+    run = TOP / "tests/board/run"
+    listed = subprocess.run([str(run), "-l"], env=env, text=True, capture_output=True)
+    assert listed.stdout.split() == ["a-pass", "b-fail", "c-bail", "d-short", "e-other"]
+    r = subprocess.run([str(run)], env=env, text=True, capture_output=True)
+    lines = r.stdout.splitlines()
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert lines[:2] == ["TAP version 13", "1..5"]
+    top = [line for line in lines if re.match(r"(not )?ok \d", line)]
+    assert top[0] == "ok 1 - a-pass"
+    assert top[1].startswith("not ok 2 - b-fail # exit 0, plan 2, ran 2, not ok 1")
+    assert top[2].startswith("not ok 3 - c-bail # exit 1") and "bailed out" in top[2]
+    assert top[3].startswith("not ok 4 - d-short # exit 0, plan 3, ran 1")
+    assert top[4] == "ok 5 - e-other # SKIP for riscv64, this board is " + \
+        {"aarch64": "arm64"}.get(os.uname().machine, os.uname().machine)
+    assert "    # Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0" in lines
+    assert "    Bail out! setup failed" in lines
+    assert lines[-1] == "# Totals: pass:1 fail:3 xfail:0 xpass:0 skip:1 error:0"
+    bad = subprocess.run([str(run), "nosuch"], env=env, text=True, capture_output=True)
+    assert bad.returncode == 2 and "no scenario 'nosuch'" in bad.stderr

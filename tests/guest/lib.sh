@@ -1,19 +1,41 @@
-# TAP helpers for in-guest scenarios (sourced by tests/scenarios/*.sh).
-# A scenario prints a plan and one line per check; the harness counts
-# ok / not ok / skip separately and never turns a skip into a pass.
+# KTAP helpers for scenarios (sourced by tests/scenarios/*.sh), as
+# tools/testing/selftests/kselftest/ktap_helpers.sh writes it: a version
+# line and plan, one line per check, "Bail out!" when the scenario cannot
+# go on, "# Totals" at exit. The harness counts ok / not ok / skip apart
+# and never turns a skip into a pass.
+#
+# In the QEMU guests this file is /sbridge/lib.sh and the modules are in
+# /sbridge/modules; on a board tests/board/run points SBRIDGE_LIB and
+# SBRIDGE_MODDIR at the clone and at the modules installed there.
 _n=0
 _failed=0
+# One letter per result, so checks made in a subshell (a pipeline, $(...))
+# count in the totals too.
+_SB_RESULTS=${TMPDIR:-/tmp}/.sb-results.$$
+: > "$_SB_RESULTS"
 
-plan() { echo "1..$1"; }
+_sb_totals() {
+	_p=$(grep -c p "$_SB_RESULTS") _f=$(grep -c f "$_SB_RESULTS") _s=$(grep -c s "$_SB_RESULTS")
+	echo "# Totals: pass:$_p fail:$_f xfail:0 xpass:0 skip:$_s error:0"
+	rm -f "$_SB_RESULTS"
+}
+plan() { echo "TAP version 13"; echo "1..$1"; trap _sb_totals EXIT; }
 diag() { echo "$*" | sed 's/^/# /'; }
-ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+ok() { _n=$((_n + 1)); echo p >> "$_SB_RESULTS"; echo "ok $_n - $1"; }
 not_ok() {
 	_n=$((_n + 1)); _failed=$((_failed + 1))
+	echo f >> "$_SB_RESULTS"
 	echo "not ok $_n - $1"
 	[ -n "$2" ] && diag "$2"
 	return 0
 }
-skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP ${2:-no reason given}"; }
+skip() {
+	_n=$((_n + 1))
+	echo s >> "$_SB_RESULTS"
+	echo "ok $_n - $1 # SKIP ${2:-no reason given}"
+}
+# bail_out REASON: the scenario cannot go on (its setup failed).
+bail_out() { echo "Bail out! $*"; exit 1; }
 
 # check DESC CMD...: ok if CMD exits 0; otherwise not ok with its output.
 check() {
@@ -52,7 +74,9 @@ kver_ge() {
 	[ "$(printf '%s\n%s\n' "$1" "$_k" | sort -t. -k1,1n -k2,2n -k3,3n | head -n1)" = "$1" ]
 }
 
-MODDIR=/sbridge/modules
+MODDIR=${SBRIDGE_MODDIR:-/sbridge/modules}
+# the shipped rules/ directory
+RULESDIR=${SBRIDGE_RULESDIR:-/sbridge/rules}
 # Under the emulation rig (tools/rig) an ivshmem device carries the emulated
 # PMU: its driver must be there before sbridge_pmu probes the counters.
 on_rig() { grep -qs 0x1110 /sys/bus/pci/devices/*/device; }

@@ -6,7 +6,7 @@
 # timeout: 120
 # throttle: 0.45
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 caps() { cat /sys/devices/system/cpu/cpu*/cpu_capacity | tr '\n' ' '; }

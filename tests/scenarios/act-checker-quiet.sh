@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 150
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 val() { awk -v k="$1" '$1 == k { print $2 }' $S/checker; }

@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 150
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # What this proves: the checker's detection/confirmation/report/yield path
 # on a violation sbridge itself causes on purpose (checker.selftest makes

@@ -5,7 +5,7 @@
 # smp: 4
 # timeout: 240
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # Children copy the parent's mask (dup_task_struct) and clamp request
 # (uclamp_fork) long before sched_process_fork fires: a release or an

@@ -5,7 +5,7 @@
 # smp: 4
 # timeout: 150
 # cpufreq: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The effective factor of type j is nominal x (cur/max of the big, reference
 # type) / (cur/max of j). The performance governor runs each policy at its

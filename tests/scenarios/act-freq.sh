@@ -5,7 +5,7 @@
 # smp: 4
 # timeout: 150
 # cpufreq: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 P=/sys/devices/system/cpu/cpufreq

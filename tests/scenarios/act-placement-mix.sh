@@ -7,7 +7,7 @@
 # timeout: 200
 # throttle: 0.45
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The guests have no usable PMU (cycles only), so the classes come from
 # rules, exactly as a deployment without counters would do. Fractions are

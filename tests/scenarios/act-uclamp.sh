@@ -5,7 +5,7 @@
 # smp: 2
 # timeout: 120
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 umin() { awk '$1 == "uclamp.min" { print $NF }' /proc/$1/sched; }

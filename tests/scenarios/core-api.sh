@@ -5,7 +5,7 @@
 # smp: 2
 # timeout: 180
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # tests/modules/apitest is a consumer module: "report" shows what
 # sbridge_task_factor/_scaled_load/sbridge_cpu_freq_hint return for "pid".

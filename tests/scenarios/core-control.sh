@@ -5,7 +5,7 @@
 # smp: 2
 # timeout: 180
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 plan 54

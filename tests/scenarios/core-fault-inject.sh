@@ -5,7 +5,7 @@
 # debug: only
 # injects: yes
 # timeout: 450
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 D=/sys/kernel/debug
 S=/sys/kernel/sbridge
@@ -181,7 +181,7 @@ load_sweep() {
 check "sbridge_core loads again (no counter source: the matrix holds still)" \
 	insmod $MODDIR/sbridge_core.ko
 printf 'comm=base-rule class=compute\n' > /tmp/base.rules
-load_sweep rules "sbridgectl rules load /tmp/base.rules" "sbridgectl rules load /sbridge/rules"
+load_sweep rules "sbridgectl rules load /tmp/base.rules" "sbridgectl rules load $RULESDIR"
 
 printf 'key=base-mx type=0 phase=0 factor=1.25 cpib=0.5 samples=7\n' > /tmp/base.matrix
 : > /tmp/big.matrix

@@ -6,7 +6,7 @@
 # timeout: 600
 # icount: no
 # suite: bookworm backports
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # nlfuzz N SEED [1]: N requests built from SEED (the same seed sends the
 # same requests again); the state fingerprint (rules, CPU factors, matrix

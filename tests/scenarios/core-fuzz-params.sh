@@ -4,7 +4,7 @@
 # suite: bookworm
 # debug: all
 # timeout: 240
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
 plan 8

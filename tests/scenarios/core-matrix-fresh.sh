@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 240
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # sbridge_fakesrc (tests/modules/fakesrc) gives every window the same
 # counts on every CPU and no clock: a task measured on both core types

@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 240
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # QEMU has no usable CPI counters, so the test source sbridge_fakesrc
 # (tests/modules/fakesrc) makes them up: "chase*" tasks look memory-bound

@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 180
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # sbridge_fakesrc's "force" parameter turns every task memory-bound at run
 # time: a compute phase followed by a memory phase in one process.

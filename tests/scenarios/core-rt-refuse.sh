@@ -3,7 +3,7 @@
 # arch: any
 # rt: only
 # timeout: 60
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 5
 check "the kernel is PREEMPT_RT ($(uname -v))" sh -c 'uname -v | grep -q PREEMPT_RT'
 check_fail "sbridge_core refuses to load" insmod $MODDIR/sbridge_core.ko

@@ -1,12 +1,13 @@
 #!/bin/sh
 # scenario: sbridgectl drives every subcommand against the live module; set/rules need root; bad rules keep the old set
 # arch: any
+# board: yes
 # trixie: no
 # topology: smp
 # smp: 2
 # timeout: 240
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 plan 42
 
@@ -127,16 +128,16 @@ run as_user sbridgectl rules load $T/good.rules
 expect_rc 4 "unprivileged rules load exits 4"
 run as_user sbridgectl rules clear
 expect_rc 4 "unprivileged rules clear exits 4"
-if [ -d /sbridge/rules ]; then
-	run sbridgectl rules load /sbridge/rules
+if [ -d $RULESDIR ]; then
+	run sbridgectl rules load $RULESDIR
 	expect_rc 0 "shipped rules/ load"
-	cwant=$(sbridgectl rules check --print /sbridge/rules | wc -l)
+	cwant=$(sbridgectl rules check --print $RULESDIR | wc -l)
 	cgot=$(sbridgectl rules list | wc -l)
 	[ "$cwant" = "$cgot" ] && ok "all $cwant shipped rules in force" ||
 		not_ok "all $cwant shipped rules in force" "list has $cgot"
 else
-	skip "shipped rules/ load" "/sbridge/rules not in the image"
-	skip "all shipped rules in force" "/sbridge/rules not in the image"
+	skip "shipped rules/ load" "$RULESDIR not in the image"
+	skip "all shipped rules in force" "$RULESDIR not in the image"
 fi
 # the layered set: a shipped file masked by name, the admin's rule wins
 L=$T/layers

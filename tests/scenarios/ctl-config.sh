@@ -1,12 +1,13 @@
 #!/bin/sh
 # scenario: sbridgectl config: a boot file of set values applies all or nothing (a refused last line puts every earlier change back), save writes what is in force and applies back to the same state, bad files and unprivileged users change nothing
 # arch: any
+# board: yes
 # trixie: no
 # topology: smp
 # smp: 2
 # timeout: 120
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 P=/sys/module/sbridge_core/parameters
 state() { cat /sys/kernel/sbridge/params; sbridgectl get cpu-factor | awk 'NR > 1 { print $1, $8 }'; }

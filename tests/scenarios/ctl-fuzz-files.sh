@@ -5,7 +5,7 @@
 # topology: smp
 # timeout: 400
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 N=${FILES_N:-150}
 S=/sys/kernel/sbridge
@@ -13,7 +13,7 @@ plan 7
 
 # base files: every rule form the shipped sets use, and a matrix of three
 # workloads (one type: this board has one)
-cat /sbridge/rules/*.rules > /tmp/base.rules 2>/dev/null
+cat $RULESDIR/*.rules > /tmp/base.rules 2>/dev/null
 cat > /tmp/base.matrix <<'M'
 key=gcc type=0 phase=0 factor=1.25 cpib=0.7 samples=120
 key=make type=0 phase=1 factor=0.95 cpib=0.2 samples=40 exe=0x1234abcd speedup=1.4 uid=1000

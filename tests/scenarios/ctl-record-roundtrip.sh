@@ -7,7 +7,7 @@
 # timeout: 240
 # icount: no
 # runner: own
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # Counters from tests/modules/fakesrc (TCG has no usable PMU): spin looks
 # compute-bound, chase memory-bound, so both get windows. With a factor

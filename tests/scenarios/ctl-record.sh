@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 360
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 T=/sys/kernel/tracing
 D=/tmp/rec

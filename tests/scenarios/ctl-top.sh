@@ -5,7 +5,7 @@
 # topology: smp
 # timeout: 180
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 plan 11
 # pseudo-terminals: the guest's /dev has no devpts of its own

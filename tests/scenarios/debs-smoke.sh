@@ -5,7 +5,7 @@
 # timeout: 120
 # Only the newest kernel: trace-events runs the same programs in every cell.
 # debs: perf trace-cmd
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 6
 # has PATTERN FILE: grep -E, and on failure the file's head for the report
 has() { grep -Eq "$1" "$2" || { head -n 15 "$2"; return 1; }; }

@@ -13,7 +13,7 @@
 # bench/eval/workloads.sh as /sbridge/eval/workloads.sh (guest.py), so:
 #   tools/testbed/harness.py eval-workloads --cell arm64-bookworm -v
 # (x86_64: a copy with '# arch: x86_64' and no rig.)
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 . /sbridge/eval/workloads.sh
 big=$(big_cpus | cut -d' ' -f1) lit=$(little_cpus | cut -d' ' -f1)
 # x86_64 (smp, no capacities): cpu0 and cpu1, the same speed

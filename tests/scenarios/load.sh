@@ -1,8 +1,9 @@
 #!/bin/sh
 # scenario: both modules load, report their version, and unload cleanly
 # arch: any
+# board: yes
 # timeout: 90
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 8
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 check "sbridge_pmu loads" insmod $MODDIR/sbridge_pmu.ko

@@ -5,9 +5,9 @@
 # smp: 2
 # timeout: 180
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-M=/sbridge/modules
+M=$MODDIR
 P=/sys/module/sbridge_pmu/parameters
 TAIL="learning off; rules and static factors still apply"
 case "$(uname -m)" in

@@ -5,7 +5,7 @@
 # smp: 4
 # timeout: 240
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 M=/sbridge/modules
 P=/sys/module/sbridge_pmu/parameters

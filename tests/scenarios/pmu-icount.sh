@@ -5,7 +5,7 @@
 # smp: 2
 # timeout: 180
 # icount: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 M=/sbridge/modules
 P=/sys/module/sbridge_pmu/parameters

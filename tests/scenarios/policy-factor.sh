@@ -6,7 +6,7 @@
 # smp: 4
 # timeout: 200
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # sbridge_fakesrc makes spin compute-bound (CPI_B share 1.0) and chase
 # memory-leaning (share 0.2). With LF = C x Cap x CPI_B the predicted

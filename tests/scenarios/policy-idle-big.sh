@@ -6,7 +6,7 @@
 # smp: 4
 # timeout: 180
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # sbridge_fakesrc: spin compute-bound (predicted speedup = the capacity
 # ratio, 2.3 here), chase memory-leaning (1.26). One big CPU.

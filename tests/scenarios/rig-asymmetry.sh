@@ -7,7 +7,7 @@
 # timeout: 240
 # icount: no
 # rig: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The asserted ratios are properties of the rig's timing model
 # (tools/rig/rig.conf: per-class CPI, frequency, LLC, fixed memory latency),

@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 240
 # rig: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 6
 check "sbridge loads on the rig's PMU" load_sbridge
 check "counter source delivers instructions and LLC misses: learning on" \

@@ -7,7 +7,7 @@
 # timeout: 300
 # rig: yes
 # capacities: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The rig runs vCPU 0 as a big core and 1-3 as little ones (tools/rig/rig.conf,
 # capacities 1024 and 512), but QEMU's own device tree tells the kernel

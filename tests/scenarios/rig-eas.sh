@@ -7,7 +7,7 @@
 # timeout: 150
 # rig: yes
 # eas: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The board: tools/rig/rig_launch.py energy_model() (big: 5 OPPs up to
 # 1600 MHz, little: 4 up to 1200 MHz, rig.conf's freq_mhz). The rig is

@@ -6,7 +6,7 @@
 # smp: 4
 # timeout: 240
 # rig: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # Speeds are the rig's model, read from its own counters (as in
 # rig-asymmetry): work units per modelled microsecond of the pinned CPU,

@@ -6,7 +6,7 @@
 # smp: 2
 # timeout: 300
 # rig: yes
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # tools/rig/README.md calibrates the rig's asymmetry: in wall-clock terms
 # spin runs ~2x faster on big and chase ~1.1x; per clock (the IPC ratio,

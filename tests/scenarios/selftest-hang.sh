@@ -5,7 +5,7 @@
 # timeout: 10
 # expect: fail
 # reason: timed out
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 1
 check "fault module loads in hang mode" insmod $MODDIR/sbridge_selftest_fault.ko mode=hang
 # wait on the hung kthread forever, like a test stuck on a deadlocked module

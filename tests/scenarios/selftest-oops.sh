@@ -5,7 +5,7 @@
 # timeout: 60
 # expect: fail
 # reason: Oops|BUG: kernel NULL
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 1
 check "fault module loads in oops mode" insmod $MODDIR/sbridge_selftest_fault.ko mode=oops
 sleep 2

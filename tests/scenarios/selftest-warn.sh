@@ -5,6 +5,6 @@
 # timeout: 60
 # expect: fail
 # reason: WARNING:
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 1
 check "fault module loads in warn mode" insmod $MODDIR/sbridge_selftest_fault.ko mode=warn

@@ -7,7 +7,7 @@
 # timeout: 420
 # cpufreq: yes
 # debug: sample
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 CYCLES=${CYCLES:-15}
 S=/sys/kernel/sbridge

@@ -7,7 +7,7 @@
 # timeout: 360
 # cpufreq: yes
 # debs: chrt
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 RACE=${RACE:-20}
 S=/sys/kernel/sbridge

@@ -7,7 +7,7 @@
 # mem: 3072
 # timeout: 600
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 N=${N:-50000}
 S=/sys/kernel/sbridge

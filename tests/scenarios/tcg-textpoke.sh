@@ -3,7 +3,7 @@
 # arch: x86_64
 # suite: trixie
 # timeout: 120
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 1
 pingpong 3000000 >/dev/null & p=$!
 t=/sys/kernel/tracing/events/sched/sched_switch/enable

@@ -6,6 +6,6 @@
 # smp: 4
 # timeout: 60
 # throttle: 0.45
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 plan 3
 topo_check "1024 1024 1024 446"

@@ -6,7 +6,7 @@
 # timeout: 420
 # icount: no
 # debs: perf trace-cmd
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # Counters come from tests/modules/fakesrc (x86 TCG has no PMU, arm64 TCG
 # no instructions without -icount): spin looks compute-bound (1M cycles,

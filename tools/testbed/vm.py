@@ -30,6 +30,8 @@ KERNEL_BAD = re.compile(
     r"|UBSAN:|KASAN:|refcount_t:|list_add corruption|list_del corruption|Call Trace:")
 TAP = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$",
                  re.I)
+# lib.sh's KTAP totals at exit, counted apart from the result lines
+TOTALS = re.compile(r"^# Totals: pass:(\d+) fail:(\d+) xfail:\d+ xpass:\d+ skip:(\d+) error:\d+$")
 BOOT_ALLOWANCE = 30  # seconds for the kernel to boot before the scenario starts
 # lib.sh's save_file: a file between these lines, gzip then base64
 FILE_BEGIN = re.compile(r"^@@SB-FILE ([A-Za-z0-9._-]+) (\d+)$")
@@ -52,6 +54,7 @@ class Result:
     throttle: str = ""  # how little vCPUs were slowed: "cgroup v1", "cgroup v2"
     files: dict = field(default_factory=dict)        # save_file: name -> bytes
     file_problems: list = field(default_factory=list)
+    tap_problems: list = field(default_factory=list)  # KTAP totals that disagree
     leaks: list = None  # kmemleak objects made during the scenario (debug kernels)
     kernel_leaks: dict = field(default_factory=dict)  # vm.KERNEL_LEAKS frame -> count
     taint: list = field(default_factory=list)  # TAINT_BAD flags set at the end
@@ -74,6 +77,7 @@ class Result:
                      f"{len(self.passed) + len(self.failed) + len(self.skipped)}")
         p += [f"not ok: {d}" for d in self.failed]
         p += self.file_problems
+        p += self.tap_problems
         p += [f"kernel: {line}" for line in self.kernel_errors[:10]]
         if self.taint and not self.kernel_errors:
             p.append(f"kernel tainted {', '.join(self.taint)}, its report not in the log")
@@ -224,11 +228,19 @@ def parse(console, timed_out, wall=0.0, injects=False):
         m = re.match(r"\s*(\d+)", rest)
         r.rc = int(m.group(1)) if m else None
         r.dmesg = rest.partition("@@SB-DMESG")[2].partition("@@SB-END")[0]
+    totals = None
     for line in tap.splitlines()[1:]:
         line = line.strip()
         m = re.match(r"^1\.\.(\d+)", line)
         if m:
             r.plan = int(m.group(1))
+            continue
+        if line.startswith("Bail out!"):
+            r.failed.append(line)
+            continue
+        m = TOTALS.match(line)
+        if m:
+            totals = tuple(int(g) for g in m.groups())
             continue
         m = TAP.match(line)
         if not m:
@@ -247,6 +259,15 @@ def parse(console, timed_out, wall=0.0, injects=False):
             r.passed.append(desc)
         else:
             r.failed.append(desc)
+    # A result line lost on the console, or one printed that lib.sh did not
+    # count, shows as a disagreement. Bail out is a failure lib.sh never
+    # counted.
+    bails = sum(d.startswith("Bail out!") for d in r.failed)
+    if totals and totals != (len(r.passed), len(r.failed) - bails, len(r.skipped)):
+        r.tap_problems.append(
+            f"KTAP totals pass:{totals[0]} fail:{totals[1]} skip:{totals[2]} disagree with "
+            f"the lines read ({len(r.passed)} ok, {len(r.failed) - bails} not ok, "
+            f"{len(r.skipped)} skip)")
     # the console and the dmesg dump overlap: keep each line once
     r.leaks, r.kernel_leaks = leaks(rest)
     m = re.search(r"@@SB-TAINT (\d+)", rest)
