@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ struct rp_ctx {
 	struct rp_error *err;
 	int fatal;			/* no use going on (no memory, set full) */
 	uint32_t layer;			/* rp_parse_system(): the file being read */
+	const char *root;		/* rp_parse_system(): user names from here */
 	int depth;			/* files currently open */
 	struct rp_open open[RP_MAX_DEPTH + 2];
 };
@@ -112,6 +114,7 @@ const char *rp_match_name(uint32_t match)
 	case SBRIDGE_MATCH_COMM: return "comm";
 	case SBRIDGE_MATCH_EXE: return "exe";
 	case SBRIDGE_MATCH_CGROUP: return "cgroup";
+	case SBRIDGE_MATCH_UID: return "uid";
 	}
 	return "?";
 }
@@ -515,6 +518,127 @@ too_long:
 	return -1;
 }
 
+static const struct {
+	const char *key;
+	uint32_t match;
+} rp_matches[] = {
+	{ "comm", SBRIDGE_MATCH_COMM },
+	{ "exe", SBRIDGE_MATCH_EXE },
+	{ "cgroup", SBRIDGE_MATCH_CGROUP },
+	{ "uid", SBRIDGE_MATCH_UID },
+};
+
+/* The match a rule's first word names, 0 if none. */
+static uint32_t match_kind(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rp_matches) / sizeof(*rp_matches); i++)
+		if (!strcmp(key, rp_matches[i].key))
+			return rp_matches[i].match;
+	return 0;
+}
+
+/*
+ * A user name to its uid, from the passwd file of the root the rules are
+ * read for (not NSS: the tool is static, and an image's users are its own).
+ */
+static int user_uid(const struct rp_ctx *cx, const char *user, unsigned long long *uid)
+{
+	char path[2048];
+	struct passwd *pw;
+	FILE *in;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "%s/etc/passwd", cx->root ? cx->root : "");
+	in = fopen(path, "re");
+	if (!in)
+		return -1;
+	while ((pw = fgetpwent(in)))
+		if (!strcmp(pw->pw_name, user)) {
+			*uid = pw->pw_uid;
+			ret = 0;
+			break;
+		}
+	fclose(in);
+	return ret;
+}
+
+/* uid=N or uid=NAME into the decimal pattern the kernel takes. */
+static int parse_uid(struct rp_ctx *cx, const char *v, const struct rp_loc *at,
+		     struct rp_rule *r)
+{
+	unsigned long long uid;
+	char *end;
+
+	if (v[0] >= '0' && v[0] <= '9') {
+		errno = 0;
+		uid = strtoull(v, &end, 10);
+		/* (uid_t)-1 is "no uid" to the kernel */
+		if (errno || *end || uid >= 0xffffffffULL) {
+			set_err(cx->err, at, "bad uid '%s' (a number below 4294967295 or a user name)",
+				clip(v));
+			return -1;
+		}
+	} else if (user_uid(cx, v, &uid)) {
+		set_err(cx->err, at, "unknown user '%s' (not in %s/etc/passwd; give the number)",
+			clip(v), cx->root ? clip_path(cx->root) : "");
+		return -1;
+	}
+	snprintf(r->pattern, sizeof(r->pattern), "%llu", uid);
+	return 0;
+}
+
+/* The first word: what the rule matches, checked as the kernel will. */
+static int parse_match(struct rp_ctx *cx, const struct rp_token *t,
+		       struct rp_loc *at, struct rp_rule *r)
+{
+	const char *v = t->val;
+	size_t vl = v ? strlen(v) : 0;
+	int slash = 0;
+
+	at->col = t->col;
+	r->match = v ? match_kind(t->key) : 0;
+	if (!r->match) {
+		set_err(cx->err, at, "a rule starts with comm=NAME, exe=/PATH, cgroup=/PATH or uid=USER (got '%s')",
+			clip(t->key));
+		return -1;
+	}
+	at->col = t->vcol;
+	if (!vl) {
+		set_err(cx->err, at, "empty %s", t->key);
+		return -1;
+	}
+	switch (r->match) {
+	case SBRIDGE_MATCH_COMM:
+		if (vl >= SBRIDGE_KEY_LEN) {
+			set_err(cx->err, at, "comm '%s' is longer than %d bytes (the kernel truncates task names; use exe=)",
+				clip(v), SBRIDGE_KEY_LEN - 1);
+			return -1;
+		}
+		break;
+	case SBRIDGE_MATCH_EXE:
+		if (v[0] != '/') {
+			set_err(cx->err, at, "exe must be an absolute path starting with '/'");
+			return -1;
+		}
+		break;
+	case SBRIDGE_MATCH_CGROUP:
+		/* as the kernel takes it; spelt one way so duplicates show */
+		slash = v[0] != '/';
+		break;
+	case SBRIDGE_MATCH_UID:
+		return parse_uid(cx, v, at, r);
+	}
+	if (vl + slash >= SBRIDGE_PATH_LEN) {
+		set_err(cx->err, at, "path longer than %d bytes", SBRIDGE_PATH_LEN - 1);
+		return -1;
+	}
+	r->pattern[0] = '/';
+	memcpy(r->pattern + slash, v, vl + 1);
+	return 0;
+}
+
 static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 		      const char *line, size_t len)
 {
@@ -558,43 +682,8 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	}
 
 	memset(&r, 0, sizeof(r));
-	at.col = ln->tok[0].col;
-	if (!strcmp(ln->tok[0].key, "comm") && ln->tok[0].val) {
-		r.match = SBRIDGE_MATCH_COMM;
-	} else if (!strcmp(ln->tok[0].key, "exe") && ln->tok[0].val) {
-		r.match = SBRIDGE_MATCH_EXE;
-	} else if (!strcmp(ln->tok[0].key, "cgroup") && ln->tok[0].val) {
-		r.match = SBRIDGE_MATCH_CGROUP;
-	} else {
-		set_err(cx->err, &at, "a rule starts with comm=NAME, exe=/PATH or cgroup=/PATH (got '%s')",
-			clip(ln->tok[0].key));
+	if (parse_match(cx, &ln->tok[0], &at, &r))
 		goto out;
-	}
-	{
-		const char *v = ln->tok[0].val;
-		size_t vl = strlen(v);
-
-		at.col = ln->tok[0].vcol;
-		if (!vl) {
-			set_err(cx->err, &at, "empty %s", ln->tok[0].key);
-			goto out;
-		}
-		if (r.match == SBRIDGE_MATCH_COMM && vl >= SBRIDGE_KEY_LEN) {
-			set_err(cx->err, &at, "comm '%s' is longer than %d bytes (the kernel truncates task names; use exe=)",
-				clip(v), SBRIDGE_KEY_LEN - 1);
-			goto out;
-		}
-		if (r.match != SBRIDGE_MATCH_COMM && v[0] != '/') {
-			set_err(cx->err, &at, "%s must be an absolute path starting with '/'",
-				ln->tok[0].key);
-			goto out;
-		}
-		if (vl >= SBRIDGE_PATH_LEN) {
-			set_err(cx->err, &at, "path longer than %d bytes", SBRIDGE_PATH_LEN - 1);
-			goto out;
-		}
-		memcpy(r.pattern, v, vl + 1);
-	}
 
 	for (i = 1; i < ln->n; i++) {
 		const struct rp_token *t = &ln->tok[i];
@@ -706,8 +795,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 					SBRIDGE_MAX_CORE_TYPES - 1);
 				goto out;
 			}
-		} else if (!strcmp(t->key, "comm") || !strcmp(t->key, "exe") ||
-			   !strcmp(t->key, "cgroup")) {
+		} else if (match_kind(t->key)) {
 			set_err(cx->err, &at, "a rule matches one thing only; write one rule per %s",
 				t->key);
 			goto out;
@@ -1003,7 +1091,7 @@ static int cmp_sysfile(const void *a, const void *b)
 int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
 {
 	static const char *const dirs[] = RP_SYSTEM_DIRS;
-	struct rp_ctx cx = { .set = set, .err = err };
+	struct rp_ctx cx = { .set = set, .err = err, .root = root };
 	struct rp_sysfile *f = NULL, *nf;
 	size_t n = 0, cap = 0, i, k;
 	char dir[2048];

@@ -1,13 +1,14 @@
 #!/bin/sh
-# scenario: rules act on running tasks: a load re-matches live tasks (comm, exe, cgroup), clear returns them to auto, a prctl rename and a cgroup move re-match, hit counts grow
+# scenario: rules act on running tasks: a load re-matches live tasks (comm, exe and exe glob, cgroup, uid), clear returns them to auto, a prctl rename and a cgroup move re-match, hit counts grow
 # arch: any
+# board: yes
 # topology: smp
 # smp: 2
 # timeout: 240
 # icount: no
-. /sbridge/lib.sh
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-plan 34
+plan 42
 
 T=/tmp/rules-live
 rm -rf $T
@@ -122,7 +123,7 @@ esac
 
 # The shipped browser rules: a Firefox child starts as "firefox" and names
 # itself "Web Content" afterwards; it must leave the UI's prefer=big rule.
-B_R=/sbridge/rules/browsers.rules
+B_R=$RULESDIR/browsers.rules
 if [ -f $B_R ]; then
 	ui=$(grep -n '^comm=firefox ' $B_R | cut -d: -f1)
 	wc_=$(grep -n '^comm="Web Content"' $B_R | cut -d: -f1)
@@ -130,7 +131,7 @@ if [ -f $B_R ]; then
 	$T/firefox -t "DOM Worker" "Web Content" 200 &
 	F=$!
 	sleep 1
-	check "shipped rules load" sbridgectl rules load /sbridge/rules
+	check "shipped rules load" sbridgectl rules load $RULESDIR
 	rule=$(task_of $F | awk '{ print $NF }')
 	case "$rule" in
 	*browsers.rules:$ui) ok "a browser process is under the UI rule" ;;
@@ -152,7 +153,7 @@ if [ -f $B_R ]; then
 else
 	for c in "shipped rules load" "browser process under the UI rule" \
 		"renamed to Web Content" "content threads follow"; do
-		skip "$c" "/sbridge/rules not in the image"
+		skip "$c" "$RULESDIR not in the image"
 	done
 fi
 
@@ -173,8 +174,53 @@ check "15 loads and clears racing a fork storm and renames" test $i -eq 15
 check "rules load after the storm" sbridgectl rules load $R
 is "the end state is the last load's" "$(task_of $A)" "rl-content memory $R:2"
 
+# The other matches: an exe glob, a user, a cgroup written without its
+# leading '/'. Both tasks run before the load and exec after it.
+R2=$T/kinds.rules
+mkdir -p $T/glob-1
+cp "$(command -v renamer)" $T/glob-1/rl-g1
+$T/glob-1/rl-g1 rl-glob 200 &
+G=$!
+asuser 4321 renamer rl-user 200 &
+U=$!
+sleep 1
+cat > $R2 <<EOF2
+exe=$T/glob-[0-9]/rl-g?  class=compute
+uid=4321                  class=memory prefer=little
+cgroup=rl-rel             class=compute
+EOF2
+check "rules with a glob, a uid and a relative cgroup load" sbridgectl rules load $R2
+is "an exe glob matches a running task" "$(task_of $G)" "rl-g1 compute $R2:1"
+is "a uid rule matches a running task of that user" "$(task_of $U)" \
+	"renamer memory $R2:2"
+is "the relative cgroup is listed with its '/'" \
+	"$(sbridgectl rules list | grep -c '^cgroup=/rl-rel ')" 1
+mkdir -p $T/glob-22
+cp "$(command -v renamer)" $T/glob-22/rl-g1
+$T/glob-22/rl-g1 rl-glob2 200 &
+G2=$!
+sleep 1
+is "the glob's [0-9] is one character" "$(task_of $G2)" "rl-g1 auto -"
+kill $G2
+$T/glob-1/rl-g1 rl-glob3 200 &
+G3=$!
+asuser 4322 renamer rl-user2 200 &
+U2=$!
+sleep 1
+is "an exe glob matches at exec" "$(task_of $G3)" "rl-g1 compute $R2:1"
+is "another user's task is not matched" "$(task_of $U2)" "renamer auto -"
+if [ -d $CG/rl-moved ] && mkdir -p $CG/rl-rel; then
+	echo $U2 > $CG/rl-rel/cgroup.procs
+	is "a move into the relative cgroup matches" "$(task_of $U2)" \
+		"renamer compute $R2:3"
+	echo $U2 > $CG/cgroup.procs
+else
+	skip "a move into the relative cgroup matches" "no cgroup v2 in this guest kernel"
+fi
+kill $G $G3 $U $U2
+
 kill $A $B $C
 wait 2>/dev/null
-rmdir $CG/rl-moved 2>/dev/null
+rmdir $CG/rl-moved $CG/rl-rel 2>/dev/null
 check "rules clear at the end" sbridgectl rules clear
 check "sbridge unloads with tasks re-matched" unload_sbridge

@@ -1273,7 +1273,7 @@ static void test_layered(const char *bin)
 	struct rp_error e;
 	char *out, *err;
 	size_t i;
-	int r, cc1 = -1, gone = 1;
+	int r, cc1 = -1, gone = 1, uid_ok = 0;
 
 	r = system("rm -rf /tmp/sb-layers && mkdir -p /tmp/sb-layers/usr/lib/sbridge/rules.d "
 		   "/tmp/sb-layers/etc/sbridge/rules.d /tmp/sb-layers/run/sbridge/rules.d");
@@ -1313,6 +1313,21 @@ static void test_layered(const char *bin)
 	       "rules check --system --root: %s", out ? out : "");
 	free(out);
 	free(err);
+	/* user names come from the image's passwd, not the host's */
+	r |= system("mkdir -p /tmp/sb-layers/etc && "
+		    "echo 'builder:x:4242:4242::/home/builder:/bin/sh' > /tmp/sb-layers/etc/passwd");
+	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "uid=builder prefer=little\n");
+	r |= rp_parse_system(&set, root, &e);
+	for (i = 0; i < set.n; i++)
+		uid_ok |= set.rules[i].match == SBRIDGE_MATCH_UID && !strcmp(set.rules[i].pattern, "4242");
+	result(!r && set.n == 4 && uid_ok,
+	       "layers: uid=builder is 4242 from --root's /etc/passwd (%zu rules) %s", set.n, e.msg);
+	rp_free(&set);
+	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "uid=nobody-here exclude\n");
+	r = rp_parse_system(&set, root, &e);
+	result(r && strstr(e.msg, "unknown user 'nobody-here' (not in /tmp/sb-layers/etc/passwd"),
+	       "layers: an unknown user names the root's passwd: %s", e.msg);
+	rp_free(&set);
 	r = system("rm -rf /tmp/sb-layers");
 	(void)r;
 }
