@@ -10,7 +10,7 @@ comma   := ,
 
 .PHONY: all headers modules install load unload clean check ctl test test-fuzz test-debug test-trixie demo bench \
 	eval eval-quick \
-	dkms-add dkms-build dkms-install dkms-remove
+	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
 all: modules ctl
 
@@ -102,13 +102,21 @@ eval-quick:
 
 # DKMS: the tree is copied to /usr/src/sbridge-<version> with its version
 # frozen in a VERSION file, since DKMS builds from there without git.
-dkms-add:
+# dkms-tree only lays the copy out (debian/rules puts it in the package
+# with DKMS_SRC=debian/sbridge-dkms/usr/src/sbridge-V VERSION=V);
+# dkms-add also registers it.
+dkms-tree:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp -a Kbuild Makefile dkms.conf include scripts sbridge-core pmu-monitor $(DKMS_SRC)/
 	echo $(VERSION) > $(DKMS_SRC)/VERSION
 	sed -i 's/@VERSION@/$(VERSION)/' $(DKMS_SRC)/dkms.conf
 	$(MAKE) -C $(DKMS_SRC) clean
+	# what a kbuild clean leaves when this kernel has no headers (the copy's
+	# clean then only finds *.o, *.ko, *.mod*, .*.cmd)
+	find $(DKMS_SRC) \( -name '.*.d' -o -name modules.order -o -name Module.symvers \) -delete
+
+dkms-add: dkms-tree
 	dkms add sbridge/$(VERSION)
 
 dkms-build: dkms-add
@@ -120,6 +128,39 @@ dkms-install: dkms-add
 dkms-remove:
 	-dkms remove sbridge/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# Debian packages (debian/): sbridge-dkms (all) and sbridgectl for DEB_ARCH
+# (default: this machine's; DEB_ARCH=arm64 cross-builds sbridgectl alone,
+# the arch-all sbridge-dkms being the amd64 build's). The .debs, .changes
+# and .buildinfo go to build/deb/, not next to the clone where
+# dpkg-buildpackage leaves them. Needs debhelper, dh-dkms (and lintian to
+# check them), which tools/testbed/setup-host.sh installs. The arm64 build
+# skips the build-dependency check (-d): its build-essential would be
+# libc6-dev:arm64, and this host never installs foreign-arch packages; the
+# cross gcc and libc6-dev-arm64-cross build it (debian/README.source).
+DEB_ARCH  ?= $(shell dpkg --print-architecture)
+DEB_HOST  := $(shell dpkg --print-architecture)
+DEB_VER    = $(shell dpkg-parsechangelog -SVersion)
+DEB_OUT    = build/deb
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || { \
+		echo "sbridge: make deb needs dpkg-dev, debhelper and dh-dkms" \
+			"(apt-get install dpkg-dev debhelper dh-dkms)" >&2; exit 1; }
+	mkdir -p $(DEB_OUT)
+	rm -f $(DEB_OUT)/sbridge*_$(DEB_VER)_$(DEB_ARCH).*
+	rm -f ../sbridge*_$(DEB_VER)_$(DEB_ARCH).* ../sbridge*_$(DEB_VER)_all.deb
+ifeq ($(DEB_ARCH),$(DEB_HOST))
+	rm -f $(DEB_OUT)/sbridge*_$(DEB_VER)_all.*
+	dpkg-buildpackage -b -us -uc -j1
+	mv ../sbridge*_$(DEB_VER)_all.deb $(DEB_OUT)/
+else
+	CC=$$(dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_GNU_TYPE 2>/dev/null)-gcc \
+	DEB_BUILD_OPTIONS="nocheck $$DEB_BUILD_OPTIONS" \
+		dpkg-buildpackage -a$(DEB_ARCH) -Pcross,nocheck -B -us -uc -d -j1
+endif
+	mv ../sbridge*_$(DEB_VER)_$(DEB_ARCH).* $(DEB_OUT)/
+	debian/rules clean
+	@ls -1 $(DEB_OUT)/*_$(DEB_VER)_*
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \

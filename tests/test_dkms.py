@@ -46,6 +46,12 @@ def test_dkms_install_boot_remove(tmp_path):
     if not Path(f"/lib/modules/{k.release}/build").exists():
         pytest.fail(f"host headers for {k.release} not installed (apt-get install "
                     f"linux-headers-amd64); the cell and the host headers must agree")
+    # the Debian package's DKMS tree (test_deb.py) is dpkg's: make dkms-remove
+    # must not delete it from under dpkg
+    pkg = subprocess.run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev}", "sbridge-dkms"],
+                         text=True, capture_output=True)
+    if pkg.returncode == 0 and pkg.stdout[:2] not in ("un", "pn", ""):
+        pytest.fail("the sbridge-dkms package is installed: apt-get purge sbridge-dkms first")
     version = subprocess.run([str(TOP / "scripts/version.sh"), str(TOP)], text=True,
                              capture_output=True, check=True).stdout.strip()
     _make("dkms-remove", k.release)

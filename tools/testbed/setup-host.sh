@@ -48,6 +48,8 @@ if [ "$changed" = 1 ] || [ ! -f "$stamp" ] || [ -n "${CI:-}" ]; then
 	touch "$stamp"
 fi
 
+# debhelper, dh-dkms, lintian: make deb and tests/test_deb.py (its arm64
+# cross build uses gcc-aarch64-linux-gnu and libc6-dev-arm64-cross)
 apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	build-essential bc bison flex libelf-dev kmod cpio gzip xz-utils zstd \
 	qemu-system-x86 qemu-system-arm device-tree-compiler \
@@ -55,4 +57,5 @@ apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	busybox-static debootstrap dkms \
 	linux-headers-amd64 python3 python3-pytest python3-matplotlib \
 	libglib2.0-dev pkg-config dpkg-dev \
+	debhelper dh-dkms lintian \
 	>/dev/null

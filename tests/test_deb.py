@@ -1,0 +1,234 @@
+"""The Debian packages for real (debian/, `make deb`): build sbridge-dkms and
+sbridgectl for amd64 and arm64, check them with lintian, install the amd64
+ones with apt on the x86_64 host, boot the 6.1 guest with exactly the
+modules the package's DKMS hook built, then `apt-get purge` must leave
+nothing behind, the host's package set included."""
+import filecmp
+import lzma
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import build
+import guest
+import harness
+from conftest import record
+
+TOP = Path(__file__).resolve().parents[1]
+OUT = TOP / "build/deb"
+CELL = "x86_64-bookworm"
+PACKAGES = ("sbridge-dkms", "sbridgectl")
+APT = ["apt-get", "-o", "DPkg::Lock::Timeout=900", "-y", "-q"]
+ENV = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+# what the packages put outside their own file lists: DKMS state and the
+# units' enablement (deb-systemd-helper)
+STATE_GLOBS = ("/usr/src/sbridge-*", "/var/lib/dkms/sbridge", "/etc/sbridge",
+               "/etc/systemd/system/*/sbridge-*.service",
+               "/var/lib/systemd/deb-systemd-helper-enabled/**/*sbridge-*")
+
+
+def _run(cmd, **kw):
+    r = subprocess.run(cmd, text=True, capture_output=True, env=ENV, **kw)
+    assert r.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{r.stdout}\n{r.stderr}"
+    return r.stdout
+
+
+def _installed(pkg):
+    r = subprocess.run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev}", pkg], text=True,
+                       capture_output=True)
+    return r.returncode == 0 and r.stdout[:2] not in ("un", "pn", "")
+
+
+def _host_packages():
+    return _run(["dpkg-query", "-W", "-f",
+                 "${Package}:${Architecture} ${Version} ${db:Status-Abbrev}\n"]).splitlines()
+
+
+def _files(deb):
+    """Paths (not directories) a .deb installs."""
+    return [line.split(None, 5)[5].split(" -> ")[0].lstrip(".")
+            for line in _run(["dpkg-deb", "-c", str(deb)]).splitlines()
+            if not line.startswith("d")]
+
+
+def _state():
+    found = []
+    for g in STATE_GLOBS:
+        found += [str(p) for p in Path("/").glob(g.lstrip("/"))]
+    return found
+
+
+def _leftovers(rel, debs):
+    found = _state()
+    found += [str(p) for p in Path(f"/lib/modules/{rel}").rglob("sbridge_*.ko*")]
+    for deb in debs:
+        found += [f for f in _files(deb) if os.path.lexists(f)]
+    status = subprocess.run(["dkms", "status", "sbridge"], text=True, capture_output=True)
+    return found + [line for line in status.stdout.splitlines() if line.strip()]
+
+
+def _remove_make_installed(rel):
+    """`make dkms-install` state (test_dkms, a developer's install): none of it
+    belongs to a package here (checked before), and dkms would mix it up
+    with the package's."""
+    r = subprocess.run(["make", "-s", "-C", str(TOP), "dkms-remove", f"KVER={rel}"],
+                       text=True, capture_output=True)
+    assert r.returncode == 0, f"make dkms-remove failed:\n{r.stdout}\n{r.stderr}"
+    for line in subprocess.run(["dkms", "status", "sbridge"], text=True,
+                               capture_output=True).stdout.splitlines():
+        m = re.match(r"sbridge/([^,\s]+)", line)
+        if m:
+            subprocess.run(["dkms", "remove", f"sbridge/{m.group(1)}", "--all"],
+                           capture_output=True)
+    for p in Path("/usr/src").glob("sbridge-*"):
+        shutil.rmtree(p)
+
+
+def _lintian(changes, allowed):
+    r = subprocess.run(["lintian", "--fail-on", "none", str(changes)], text=True,
+                       capture_output=True)
+    assert r.returncode == 0, f"lintian {changes.name} did not run:\n{r.stdout}\n{r.stderr}"
+    bad = []
+    for line in r.stdout.splitlines():
+        m = re.match(r"([EW]): [^:]+: (\S+)", line)
+        if m and (m.group(1) == "E" or m.group(2) not in allowed):
+            bad.append(line)
+    return bad
+
+
+def _elf(path):
+    header = _run(["readelf", "-h", str(path)])
+    machine = re.search(r"Machine:\s+(.*)", header).group(1).strip()
+    dynamic = _run(["readelf", "-d", str(path)])
+    segments = _run(["readelf", "-l", str(path)])
+    return machine, "(NEEDED)" in dynamic or "INTERP" in segments
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (apt-get install, dkms)")
+def test_deb_build_lintian_install_boot_purge(tmp_path):
+    k = next((k for k in harness.cells() if k.cell == CELL), None)
+    if k is None:
+        pytest.skip(f"{CELL} not in SBRIDGE_CELLS")
+    missing = [t for t in ("dpkg-buildpackage", "dh", "dh_dkms", "lintian", "dkms",
+                           "aarch64-linux-gnu-gcc", "readelf") if not shutil.which(t)]
+    if missing:
+        pytest.fail(f"missing {' '.join(missing)}: run tools/testbed/setup-host.sh")
+    try:
+        k = harness.prepared(CELL)[0]
+    except build.BuildError as e:
+        pytest.fail(f"{CELL}: {e}")
+    rel = k.release
+    if not Path(f"/lib/modules/{rel}/build").exists():
+        pytest.fail(f"host headers for {rel} not installed (apt-get install "
+                    f"linux-headers-amd64); the cell and the host headers must agree")
+    already = [p for p in PACKAGES if _installed(p)]
+    if already:
+        pytest.fail(f"{' '.join(already)} already installed on this host; "
+                    f"apt-get purge {' '.join(already)} first")
+
+    # the version: debian/changelog's, which must be the release NEWS describes
+    deb_ver = _run(["dpkg-parsechangelog", "-l", str(TOP / "debian/changelog"),
+                    "-SVersion"]).strip()
+    upstream = deb_ver.rsplit("-", 1)[0]
+    news = re.search(r"^(\d+\.\d+\.\d+)\b", (TOP / "NEWS").read_text(), re.M)
+    assert news and news.group(1) == upstream, \
+        f"debian/changelog says {upstream}, NEWS {news and news.group(1)}"
+
+    # build: amd64 (both packages), then arm64 (sbridgectl, cross)
+    for arch in ("amd64", "arm64"):
+        _run(["make", "-s", "-C", str(TOP), "deb", f"DEB_ARCH={arch}"])
+    dkms_deb = OUT / f"sbridge-dkms_{deb_ver}_all.deb"
+    ctl_deb = {a: OUT / f"sbridgectl_{deb_ver}_{a}.deb" for a in ("amd64", "arm64")}
+    for deb in (dkms_deb, *ctl_deb.values()):
+        assert deb.exists(), f"make deb made no {deb.name}"
+    assert not list(TOP.parent.glob(f"sbridge*_{deb_ver}_*")), \
+        "make deb left files next to the clone"
+
+    # sbridgectl: the right machine, static (no NEEDED, no interpreter), the
+    # package's version
+    for arch, want in (("amd64", "X86-64"), ("arm64", "AArch64")):
+        d = tmp_path / f"ctl-{arch}"
+        _run(["dpkg-deb", "-x", str(ctl_deb[arch]), str(d)])
+        machine, dynamic = _elf(d / "usr/sbin/sbridgectl")
+        assert want in machine, f"{ctl_deb[arch].name}: sbridgectl is for {machine}"
+        assert not dynamic, f"{ctl_deb[arch].name}: sbridgectl is not static"
+    ver = _run([str(tmp_path / "ctl-amd64/usr/sbin/sbridgectl"), "--version"])
+    assert re.search(rf"\b{re.escape(upstream)}\b", ver), f"sbridgectl --version: {ver!r}"
+
+    # sbridge-dkms: exactly the tree `make dkms-add` lays out, at the version
+    d = tmp_path / "dkms"
+    _run(["dpkg-deb", "-x", str(dkms_deb), str(d)])
+    src = d / f"usr/src/sbridge-{upstream}"
+    assert (src / "VERSION").read_text().strip() == upstream
+    conf = (src / "dkms.conf").read_text()
+    assert f'PACKAGE_VERSION="{upstream}"' in conf and "@VERSION@" not in conf, conf
+    ref = tmp_path / "dkms-tree"
+    _run(["make", "-s", "-C", str(TOP), "dkms-tree", f"DKMS_SRC={ref}", f"VERSION={upstream}"])
+    tree = {str(p.relative_to(ref)): p for p in ref.rglob("*")}
+    packaged = {str(p.relative_to(src)): p for p in src.rglob("*")}
+    assert sorted(packaged) == sorted(tree), "package tree differs from make dkms-tree's"
+    differ = [n for n, p in tree.items() if p.is_file() and
+              not filecmp.cmp(p, packaged[n], shallow=False)]
+    assert not differ, f"package files differ from make dkms-tree's: {differ}"
+
+    # lintian: no error; a warning only if debian/README.source explains it
+    allowed = set(re.findall(r"^\s*lintian-allowed:\s*(\S+)",
+                             (TOP / "debian/README.source").read_text(), re.M))
+    bad = []
+    for arch in ("amd64", "arm64"):
+        bad += _lintian(OUT / f"sbridge_{deb_ver}_{arch}.changes", allowed)
+    assert not bad, "lintian:\n" + "\n".join(bad)
+
+    # install on the host, as a board would
+    _remove_make_installed(rel)
+    assert not _leftovers(rel, [dkms_deb, ctl_deb["amd64"]]), \
+        "stale sbridge state before the install"
+    before = _host_packages()
+    try:
+        out = _run(APT + ["install", f"./{dkms_deb.relative_to(TOP)}",
+                          f"./{ctl_deb['amd64'].relative_to(TOP)}"], cwd=TOP)
+        status = _run(["dkms", "status", f"sbridge/{upstream}", "-k", rel])
+        assert status.strip(), f"the package's postinst did not dkms add sbridge:\n{out}"
+        if "installed" not in status:
+            # the postinst builds for the running kernel and the newest
+            # /boot/config-*; a kernel that is neither needs asking for
+            print(f"postinst did not install for {rel} ({status.strip()}): dkms install")
+            _run(["dkms", "install", f"sbridge/{upstream}", "-k", rel])
+            status = _run(["dkms", "status", f"sbridge/{upstream}", "-k", rel])
+        assert re.search(rf"sbridge/{re.escape(upstream)}, {re.escape(rel)}, .*: installed",
+                         status), f"dkms status: {status!r}"
+        print(f"dkms status: {status.strip()}")
+        kos = []
+        for name in ("sbridge_core", "sbridge_pmu"):
+            found = list(Path(f"/lib/modules/{rel}/updates/dkms").glob(f"{name}.ko*"))
+            assert found, f"the package's DKMS installed no {name} for {rel}"
+            dest = tmp_path / f"{name}.ko"
+            data = found[0].read_bytes()
+            dest.write_bytes(lzma.decompress(data) if found[0].suffix == ".xz" else data)
+            kos.append(dest)
+        modinfo = _run(["modinfo", "-F", "version", str(kos[0])]).strip()
+        assert modinfo == upstream, f"module says version {modinfo!r}, package {upstream!r}"
+        ctl = _run(["/usr/sbin/sbridgectl", "--version"])
+        assert upstream in ctl, f"installed sbridgectl --version: {ctl!r}"
+        for unit in ("sbridge-config.service", "sbridge-rules.service"):
+            assert Path(f"/etc/systemd/system/multi-user.target.wants/{unit}").is_symlink(), \
+                f"{unit} not enabled by the package"
+
+        base = guest.base_initramfs(k, kos, harness.programs(k.arch),
+                                    dest=tmp_path / "deb-base.cpio.gz")
+        r = harness.run(k, harness.load_scenario(TOP / "tests/scenarios/load.sh"), base)
+        record(CELL + "(deb)", r)
+        assert not r.problems, "package-built modules in the 6.1 guest:\n" + "\n".join(r.problems)
+    finally:
+        subprocess.run(APT + ["purge", *[p for p in PACKAGES if _installed(p)]],
+                       env=ENV, capture_output=True)
+    left = _leftovers(rel, [dkms_deb, ctl_deb["amd64"]])
+    assert not left, "apt-get purge left:\n" + "\n".join(left)
+    assert [p for p in PACKAGES if _installed(p)] == [], "purge did not remove the packages"
+    after = _host_packages()
+    changed = sorted(set(before) ^ set(after))
+    assert not changed, "the host's packages changed:\n" + "\n".join(changed)
