@@ -8,7 +8,7 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all headers modules install load unload clean check ctl test test-fuzz test-debug test-trixie demo bench \
+.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie demo bench \
 	eval eval-quick \
 	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
@@ -44,6 +44,17 @@ ctl:
 check: headers
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 	tools/checkpatch.sh
+
+# sparse over every module source (C=2: also files that need no rebuild),
+# with the kernel's own flags (address spaces, __rcu, endianness, context);
+# any warning fails it.
+sparse: headers
+	@command -v sparse >/dev/null || { \
+		echo "sbridge: make sparse needs sparse (apt-get install sparse)" >&2; exit 1; }
+	@mkdir -p build
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) C=2 modules 2>&1 | \
+		grep -v '^Skipping BTF generation' | tee build/sparse.log
+	@! grep -q . build/sparse.log
 
 # The two commands of the README.
 demo:

@@ -25,8 +25,8 @@
 
 struct sbridge_stats sbridge_stats;
 /* Hot counters of the switch path: per CPU, so no shared cache line. */
-DEFINE_PER_CPU(u64, sbridge_pcpu_switches);
-DEFINE_PER_CPU(u64, sbridge_pcpu_untracked);
+static DEFINE_PER_CPU(u64, sbridge_pcpu_switches);
+static DEFINE_PER_CPU(u64, sbridge_pcpu_untracked);
 /* Counter reads between switches, and when this CPU last read (clock). */
 static DEFINE_PER_CPU(u64, sbridge_pcpu_ticks);
 static DEFINE_PER_CPU(u64, sbridge_pcpu_read_ns);

@@ -49,7 +49,8 @@ if [ "$changed" = 1 ] || [ ! -f "$stamp" ] || [ -n "${CI:-}" ]; then
 fi
 
 # debhelper, dh-dkms, lintian: make deb and tests/test_deb.py (its arm64
-# cross build uses gcc-aarch64-linux-gnu and libc6-dev-arm64-cross)
+# cross build uses gcc-aarch64-linux-gnu and libc6-dev-arm64-cross);
+# sparse: make sparse (tests/test_style.py)
 apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	build-essential bc bison flex libelf-dev kmod cpio gzip xz-utils zstd \
 	qemu-system-x86 qemu-system-arm device-tree-compiler \
@@ -57,5 +58,5 @@ apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	busybox-static debootstrap dkms \
 	linux-headers-amd64 python3 python3-pytest python3-matplotlib \
 	libglib2.0-dev pkg-config dpkg-dev \
-	debhelper dh-dkms lintian \
+	debhelper dh-dkms lintian sparse \
 	>/dev/null
