@@ -63,7 +63,7 @@ static void sbridge_probe_migrate(void *data, struct task_struct *p,
 
 static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)
 {
-	sbridge_task_switch(prev, next, smp_processor_id());
+	sbridge_sample_switch(prev, next, smp_processor_id());
 }
 
 /*
@@ -72,7 +72,7 @@ static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)
  */
 static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
 {
-	sbridge_task_tick(p, smp_processor_id());
+	sbridge_sample_runtime(p, smp_processor_id());
 }
 
 /*

@@ -271,20 +271,22 @@ void sbridge_task_fork(struct task_struct *child);
 void sbridge_task_exec(struct task_struct *p, const char *exe);
 void sbridge_task_renamed(struct task_struct *p);
 void sbridge_task_free(struct task_struct *p);
-void sbridge_task_switch(struct task_struct *prev, struct task_struct *next,
-			 int cpu);
-void sbridge_task_tick(struct task_struct *p, int cpu);
-u64 sbridge_tick_counts(void);
 u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
 u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas);
 u32 sbridge_task_speedup_own(const struct sbridge_task *t, u32 *weight);
-u64 sbridge_switch_counts(u64 *untracked);
 s64 sbridge_tasks_live(void);
 /* Calls @fn for each tracked task under rcu_read_lock(); stops on nonzero. */
 int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
 		       unsigned long skip, unsigned long *done);
+
+/* ---- sample.c: windows and model samples on switch and tick ---- */
+void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
+			   int cpu);
+void sbridge_sample_runtime(struct task_struct *p, int cpu);
+u64 sbridge_sample_runtime_reads(void);
+u64 sbridge_sample_switches(u64 *untracked);
 
 /* ---- hooks.c ---- */
 int sbridge_hooks_init(void);

@@ -4,7 +4,8 @@
  *
  * Module init/exit, tunables (each also a module parameter) and the
  * housekeeping work item. The pieces: topology.c (core types), task.c +
- * hooks.c (per-task state from the scheduler tracepoints), model.c (CPI
+ * hooks.c (per-task state from the scheduler tracepoints), sample.c (the
+ * counter windows sampled on switch and runtime probes), model.c (CPI
  * stack, factors, phases), matrix.c, rules.c, source.c (counter-source
  * registry), policy.c (the decision layer), actuators.c + act_*.c (the
  * levers) and checker.c, api.c (exported API), netlink.c and sysfs.c
@@ -279,24 +280,24 @@ bool sbridge_learning_possible(void)
  * consumers when the model moved (the switch path cannot notify: it runs
  * with IRQs off).
  */
-#define SBRIDGE_TICK	HZ
-static void sbridge_tick_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(sbridge_tick_work, sbridge_tick_fn);
-static s64 sbridge_tick_samples, sbridge_tick_phases;
+#define SBRIDGE_HOUSEKEEPING_PERIOD	HZ
+static void sbridge_housekeeping_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sbridge_housekeeping_work, sbridge_housekeeping_fn);
+static s64 sbridge_hk_samples, sbridge_hk_phases;
 
-static void sbridge_tick_fn(struct work_struct *w)
+static void sbridge_housekeeping_fn(struct work_struct *w)
 {
 	s64 s = atomic64_read(&sbridge_stats.samples);
 	s64 p = atomic64_read(&sbridge_stats.phase_changes);
 
 	sbridge_matrix_refresh();
-	if (s != sbridge_tick_samples)
+	if (s != sbridge_hk_samples)
 		sbridge_consumers_notify(false);
-	if (p != sbridge_tick_phases)
+	if (p != sbridge_hk_phases)
 		sbridge_event_notify(SBRIDGE_EVENT_PHASE, "phase change");
-	sbridge_tick_samples = s;
-	sbridge_tick_phases = p;
-	schedule_delayed_work(&sbridge_tick_work, SBRIDGE_TICK);
+	sbridge_hk_samples = s;
+	sbridge_hk_phases = p;
+	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
 }
 
 static int __init sbridge_init(void)
@@ -346,7 +347,7 @@ static int __init sbridge_init(void)
 	ret = sbridge_actuators_init();
 	if (ret)
 		goto err_sysfs;
-	schedule_delayed_work(&sbridge_tick_work, SBRIDGE_TICK);
+	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
 	WRITE_ONCE(sbridge_live, true);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);
@@ -375,7 +376,7 @@ err_topology:
 static void __exit sbridge_exit(void)
 {
 	WRITE_ONCE(sbridge_live, false);
-	cancel_delayed_work_sync(&sbridge_tick_work);
+	cancel_delayed_work_sync(&sbridge_housekeeping_work);
 	/* restore while the fork hook still sees children, ... */
 	sbridge_actuators_stop();
 	sbridge_sysfs_exit();

@@ -127,7 +127,7 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 	void *hdr;
 
 	events = sbridge_source_describe(src, sizeof(src));
-	switches = sbridge_switch_counts(NULL);
+	switches = sbridge_sample_switches(NULL);
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;

@@ -35,8 +35,8 @@ SB_STAT_ATTR(samples, atomic64_read(&sbridge_stats.samples));
 SB_STAT_ATTR(phase_changes, atomic64_read(&sbridge_stats.phase_changes));
 SB_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
 SB_STAT_ATTR(type_migrations, atomic64_read(&sbridge_stats.type_migrations));
-SB_STAT_ATTR(switches, sbridge_switch_counts(NULL));
-SB_STAT_ATTR(ticks, sbridge_tick_counts());
+SB_STAT_ATTR(switches, sbridge_sample_switches(NULL));
+SB_STAT_ATTR(ticks, sbridge_sample_runtime_reads());
 SB_STAT_ATTR(matrix, sbridge_matrix_count());
 SB_STAT_ATTR(rules, sbridge_rules_count());
 SB_STAT_ATTR(ntypes, sbridge_topo.ntypes);
@@ -55,7 +55,7 @@ static ssize_t untracked_show(struct kobject *k, struct kobj_attribute *a,
 {
 	u64 u;
 
-	sbridge_switch_counts(&u);
+	sbridge_sample_switches(&u);
 	return sysfs_emit(buf, "%llu\n", u);
 }
 SB_ATTR_RO(untracked);
