@@ -27,7 +27,6 @@
 extern const struct sbridge_source_ops __rcu *sbridge_source;
 extern atomic_t sbridge_source_gen;
 u32 sbridge_source_describe(char *name, size_t len);
-u32 sbridge_source_mem_latency_ns(void);
 u32 sbridge_source_effective_khz(unsigned int cpu);
 int sbridge_source_init(void);
 void sbridge_source_exit(void);
@@ -227,7 +226,6 @@ struct sbridge_task {
 	u16 win_folded[SBRIDGE_MAX_CORE_TYPES];
 };
 
-#define SBRIDGE_TF_FROM_MATRIX	BIT(0)	/* seeded from the matrix */
 #define SBRIDGE_TF_LEARNED	BIT(1)	/* has at least one model sample */
 /* runs a set-id program: only CAP_PERFMON sees its data (as perf) */
 #define SBRIDGE_TF_PRIVATE	BIT(2)
@@ -240,8 +238,6 @@ struct sbridge_task {
  * @allocs: task entries allocated since load
  * @frees: task entries freed since load
  * @alloc_fail: fork/adopt allocations that failed (task untracked)
- * @switches: context switches seen
- * @untracked: switches of a task without an entry
  * @matrix_hits: tasks seeded from the matrix at exec
  * @samples: model samples taken
  * @phase_changes: phase changes detected
@@ -253,8 +249,6 @@ struct sbridge_stats {
 	atomic64_t allocs;
 	atomic64_t frees;
 	atomic64_t alloc_fail;
-	atomic64_t switches;
-	atomic64_t untracked;
 	atomic64_t matrix_hits;
 	atomic64_t samples;
 	atomic64_t phase_changes;

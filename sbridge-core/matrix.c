@@ -300,7 +300,6 @@ again:
 				best = p;
 	WRITE_ONCE(t->seed_w, min_t(u32, pmw[best], SBRIDGE_SPEEDUP_TRUST));
 	WRITE_ONCE(t->seed_speedup, pmeas[best]);
-	t->flags |= SBRIDGE_TF_FROM_MATRIX;
 	atomic64_inc(&sbridge_stats.matrix_hits);
 	return true;
 }

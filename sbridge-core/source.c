@@ -123,25 +123,6 @@ u32 sbridge_source_describe(char *name, size_t len)
 }
 
 /**
- * sbridge_source_mem_latency_ns() - memory latency of the current source
- *
- * Context: any.
- * Return: the source's figure, or SBRIDGE_DEFAULT_MEM_LAT_NS if unknown.
- */
-u32 sbridge_source_mem_latency_ns(void)
-{
-	const struct sbridge_source_ops *ops;
-	u32 ns = 0;
-
-	rcu_read_lock();
-	ops = rcu_dereference(sbridge_source);
-	if (ops)
-		ns = ops->mem_latency_ns;
-	rcu_read_unlock();
-	return ns ? ns : SBRIDGE_DEFAULT_MEM_LAT_NS;
-}
-
-/**
  * sbridge_source_effective_khz() - effective frequency of @cpu
  * @cpu: CPU number
  *

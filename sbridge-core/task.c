@@ -67,8 +67,7 @@ static void sbridge_task_reset_model(struct sbridge_task *t)
 	memset(t->ph_folded, 0, sizeof(t->ph_folded));
 	t->seed_speedup = 0;
 	t->seed_w = 0;
-	t->flags &= ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_FROM_MATRIX |
-		      SBRIDGE_TF_SAMPLED_ALL);
+	t->flags &= ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
 }
 
 static void sbridge_task_reset_rules(struct sbridge_task *t)

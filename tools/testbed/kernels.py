@@ -275,12 +275,6 @@ def in_root(k, argv, capture=False):
     return r
 
 
-def config_has(k, opt):
-    """True if @k was built with CONFIG_@opt=y or =m."""
-    text = (k.dir / "config").read_text()
-    return re.search(rf"^CONFIG_{opt}=[ym]$", text, re.M) is not None
-
-
 def kernels(arches=ARCHES, suites=tuple(SUITES)):
     return [resolve(a, s) for s in suites for a in arches]
 
