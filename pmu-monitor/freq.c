@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Effective frequency per CPU, so that the core's CPU factor can be made
- * frequency-invariant (seed 001).
+ * frequency-invariant, as the scheduler's own x86 frequency invariance
+ * does ("x86, sched: Add support for frequency invariance", v5.7).
  *
  * Sources, best first:
  *  - x86: APERF/MPERF. delta APERF / delta MPERF x the nominal frequency is

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The S-Bridge load model (seed 004, section 3.2, eqs. 1-3) plus phase
+ * The S-Bridge load model (Zhao, Hao, Zhai, Li: "S-Bridge: CPU Load
+ * Balancing Agent for Performance Asymmetric Multicore Processors",
+ * Journal of Software 31(9), 2020; section 3.2, eqs. 1-3) plus phase
  * tracking and core-type grouping, as pure integer arithmetic with no
  * kernel dependency: the same model.c is built into the module and into
  * the host unit tests (tests/unit/).

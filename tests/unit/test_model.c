@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of sbridge-core/model.c against hand-computed cases and the
- * paper's definitions (seed 004, eqs. 1-3). Prints TAP.
+ * S-Bridge paper's definitions (eqs. 1-3; docs/architecture.md,
+ * References). Prints TAP.
  */
 #include <stdio.h>
 #include <string.h>
