@@ -26,6 +26,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include <sbridge/compat.h>
 #include "pmu.h"
 
 const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS] = {
@@ -553,10 +554,11 @@ static u64 sbridge_pmu_scale(u64 delta, u64 en, u64 run)
  * @delta: filled with the scaled deltas; @delta->valid says which
  *
  * Called by the core from the sched_switch tracepoint: IRQs off, rq lock
- * held. perf_event_read_local() is not exported on 6.1 and
+ * held. perf_event_read_local() is not exported (6.1 .. 7.x) and
  * perf_event_read_value() may sleep (it takes the event's child_mutex and
- * may IPI), so this open-codes the one case of perf_event_read_local()
- * (kernel/events/core.c, 6.1) that applies here, which is safe because:
+ * may IPI), so sbridge_perf_read_here() (compat.h) open-codes the one case
+ * of perf_event_read_local() (kernel/events/core.c) that applies here,
+ * which is safe because:
  *
  *  - Our events are per-CPU (task == NULL, no inherit) and bound to @cpu,
  *    and we run on @cpu with IRQs off. Every change to such an event's
@@ -607,14 +609,8 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 
 		if (!ev)
 			continue;
-		if (ev->oncpu == (int)cpu &&
-		    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
-			ev->pmu->read(ev);
-		else
+		if (!sbridge_perf_read_here(ev, cpu, &val, &en, &run))
 			pc->primed[i] = false;	/* not counting: resync */
-		val = local64_read(&ev->count);
-		en = ev->total_time_enabled;
-		run = ev->total_time_running;
 		if (pc->primed[i]) {
 			d = val - pc->prev[i];
 			d = sbridge_pmu_scale(d, en - pc->prev_en[i],

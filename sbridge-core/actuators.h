@@ -23,25 +23,6 @@ struct netlink_callback;
 #define SBRIDGE_HINT_PLACEMENT	BIT(1)
 #define SBRIDGE_HINT_UCLAMP	BIT(2)
 #define SBRIDGE_HINT_FREQ	BIT(3)
-/* p->on_rq value of a queued task (TASK_ON_RQ_QUEUED, kernel/sched/sched.h). */
-#define SBRIDGE_ON_RQ_QUEUED	1
-
-/* Runnable or running; task_on_rq_queued() is private to kernel/sched. */
-static inline bool sbridge_task_queued(const struct task_struct *p)
-{
-	return READ_ONCE(p->on_rq) == SBRIDGE_ON_RQ_QUEUED;
-}
-
-/*
- * Runnable: queued and TASK_RUNNING. From 6.12 EEVDF keeps a sleeping task
- * queued until its lag is spent (delayed dequeue), so on_rq alone counts
- * sleepers.
- */
-static inline bool sbridge_task_runnable(const struct task_struct *p)
-{
-	return task_is_running(p) && sbridge_task_queued(p);
-}
-
 /* The report's waiting task was steered by sbridge (placement yielded). */
 #define SBRIDGE_HINT_CAUSED	BIT(8)
 /* A fast CPU idled while a task that gains from it ran on a slow one. */

@@ -146,4 +146,47 @@ static inline struct file *sbridge_mm_exe_file(struct mm_struct *mm)
 	void *data, struct cgroup *dst_cgrp, const char *path,		\
 	struct task_struct *task, bool threadgroup
 
+/*
+ * Queued on a runqueue: p->on_rq == TASK_ON_RQ_QUEUED (kernel/sched/sched.h;
+ * task_on_rq_queued() is private to kernel/sched), the same on 6.1 .. 7.x.
+ * Runnable also needs TASK_RUNNING from 6.12 on: EEVDF's delayed dequeue
+ * (6.12 .. 7.x) keeps a sleeping task queued until its lag is spent; on
+ * 6.1 the extra test is always true for a queued task.
+ */
+#include <linux/sched.h>
+#define SBRIDGE_ON_RQ_QUEUED	1
+static inline bool sbridge_task_queued(const struct task_struct *p)
+{
+	return READ_ONCE(p->on_rq) == SBRIDGE_ON_RQ_QUEUED;
+}
+
+static inline bool sbridge_task_runnable(const struct task_struct *p)
+{
+	return task_is_running(p) && sbridge_task_queued(p);
+}
+
+/*
+ * Reading a perf event from the sched_switch tracepoint: 6.1 .. 7.x export
+ * neither perf_event_read_local() (absent from each cell's Module.symvers)
+ * nor a non-sleeping read (perf_event_read_value() takes child_mutex). This
+ * is the one case of perf_event_read_local() (kernel/events/core.c) that a
+ * pinned per-CPU event read on its own CPU with IRQs off needs: an ACTIVE
+ * event there is read through its PMU first, any other has a frozen count.
+ * pmu-monitor/counters.c says why that is safe. Returns whether @ev counts.
+ */
+#include <linux/perf_event.h>
+static inline bool sbridge_perf_read_here(struct perf_event *ev, int cpu,
+					  u64 *val, u64 *enabled, u64 *running)
+{
+	bool active = ev->oncpu == cpu &&
+		      READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE;
+
+	if (active)
+		ev->pmu->read(ev);
+	*val = local64_read(&ev->count);
+	*enabled = ev->total_time_enabled;
+	*running = ev->total_time_running;
+	return active;
+}
+
 #endif /* _SBRIDGE_COMPAT_H */
