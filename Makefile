@@ -173,7 +173,12 @@ endif
 	debian/rules clean
 	@ls -1 $(DEB_OUT)/*_$(DEB_VER)_*
 
+# Without headers kbuild cannot clean: remove what it would, in the module
+# source folders only (never build/, which holds chroots and kernel trees).
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
-		find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' | xargs rm -f
+		find sbridge-core pmu-monitor -maxdepth 1 -type f \( -name '*.o' -o \
+			-name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o \
+			-name '.*.d' -o -name modules.order \) -delete; \
+		rm -f Module.symvers modules.order .*.cmd
 	-$(MAKE) -C userspace-ctl clean
