@@ -202,7 +202,8 @@ int sbridge_placement_counters(char *buf, int at);
 /* ---- checker.c ---- */
 int sbridge_checker_init(void);
 void sbridge_checker_exit(void);
-int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			 const struct genl_family *family);
 extern struct kobj_attribute sbridge_checker_attr;
 extern struct kobj_attribute sbridge_reports_attr;
 

@@ -316,7 +316,7 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 			 "cpu%u idle while cpu%u has %u waiting (hints 0x%x)",
 			 r.idle_cpu, r.busy_cpu, r.nr_waiting, r.hints);
 	pr_info("work-conserving violation: %s\n", text);
-	sbridge_event_notify(SBRIDGE_EVENT_VIOLATION, text);
+	sbridge_event_post(SBRIDGE_EVENT_VIOLATION, text);
 	/* slower: the decision layer moves the task on its next run */
 	if (v->caused && !v->slower)
 		n = sbridge_checker_culprits(v->idle, v->busy, culprit,
@@ -377,10 +377,12 @@ out:
  * sbridge_checker_dump() - GET_REPORTS: one message per report, oldest first
  * @skb: dump buffer
  * @cb: dump state; args[0] is the sequence number of the next report
+ * @family: the generic netlink family (netlink.c's)
  *
  * Return: bytes in @skb.
  */
-int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			 const struct genl_family *family)
 {
 	struct sbridge_report r;
 	struct nlattr *nest;
@@ -397,7 +399,7 @@ int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		spin_lock_bh(&sbc.lock);
 		r = sbc.reports[seq % SBRIDGE_REPORTS];
 		spin_unlock_bh(&sbc.lock);
-		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_GET_REPORTS);
+		hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_GET_REPORTS);
 		if (!hdr)
 			break;
 		nest = nla_nest_start(skb, SBRIDGE_A_REPORT);

@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
 #include <linux/spinlock_types.h>
+#include <net/genetlink.h>
 #include <sbridge/sbridge.h>
 #include "model.h"
 
@@ -28,6 +29,7 @@ extern const struct sbridge_source_ops __rcu *sbridge_source;
 extern atomic_t sbridge_source_gen;
 u32 sbridge_source_describe(char *name, size_t len);
 u32 sbridge_source_effective_khz(unsigned int cpu);
+const char *sbridge_status_message(u32 events, bool has_source);
 int sbridge_source_init(void);
 void sbridge_source_exit(void);
 
@@ -337,7 +339,8 @@ struct sk_buff;
 struct netlink_callback;
 struct nlattr;
 struct netlink_ext_ack;
-int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct genl_family *family);
 int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack);
 
 /* ---- rules.c ---- */
@@ -355,18 +358,32 @@ void sbridge_rules_inherit(struct sbridge_task *child,
 			   struct sbridge_task *parent);
 bool sbridge_rules_task_rule(struct sbridge_task *t, char *buf, size_t len);
 u32 sbridge_rules_count(void);
-int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct genl_family *family);
 int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack);
 int sbridge_rules_clear(void);
+
+/* ---- event.c: lower layers post, interfaces listen ---- */
+struct notifier_block;
+void sbridge_event_post(u32 type, const char *text);
+int sbridge_event_listen(struct notifier_block *nb);
+void sbridge_event_unlisten(struct notifier_block *nb);
+
+/*
+ * One message of a netlink dump of @family: the dumps of rules, matrix
+ * and reports get the family from netlink.c, which calls them.
+ */
+static inline void *sbridge_dump_hdr(struct sk_buff *skb,
+				     struct netlink_callback *cb,
+				     const struct genl_family *family, u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   family, NLM_F_MULTI, cmd);
+}
 
 /* ---- netlink.c ---- */
 int sbridge_netlink_init(void);
 void sbridge_netlink_exit(void);
-void sbridge_event_notify(u32 type, const char *text);
-const char *sbridge_status_message(u32 events, bool has_source);
-
-void *sbridge_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
-			  u8 cmd);
 
 /* ---- sysfs.c ---- */
 int sbridge_sysfs_init(void);

@@ -294,7 +294,7 @@ static void sbridge_housekeeping_fn(struct work_struct *w)
 	if (s != sbridge_hk_samples)
 		sbridge_consumers_notify(false);
 	if (p != sbridge_hk_phases)
-		sbridge_event_notify(SBRIDGE_EVENT_PHASE, "phase change");
+		sbridge_event_post(SBRIDGE_EVENT_PHASE, "phase change");
 	sbridge_hk_samples = s;
 	sbridge_hk_phases = p;
 	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);

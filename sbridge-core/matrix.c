@@ -540,6 +540,7 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
  * @skb: dump buffer
  * @cb: cb->args[0] is the hash bucket the dump is in, cb->args[1] the id
  *	of the last cell of it sent (0: none yet)
+ * @family: the generic netlink family (netlink.c's)
  *
  * Walks the hash bucket by bucket, so that each batch costs what it sends
  * plus one bucket, with IRQs off only for one bucket at a time. Without
@@ -551,7 +552,8 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
  * Context: process context; takes sbridge_mx_lock.
  * Return: skb->len, 0 when done, or a negative errno.
  */
-int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct genl_family *family)
 {
 	bool all = netlink_capable(cb->skb, CAP_PERFMON) ||
 		   netlink_capable(cb->skb, CAP_SYS_ADMIN);
@@ -567,7 +569,7 @@ int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			if ((cb->args[1] && m->id >= cb->args[1]) ||
 			    (!all && m->scope != uid))
 				continue;
-			hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_MATRIX_GET);
+			hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_MATRIX_GET);
 			if (!hdr || sbridge_mx_fill(skb, m)) {
 				if (hdr)
 					genlmsg_cancel(skb, hdr);

@@ -40,79 +40,49 @@ static const struct genl_multicast_group sbridge_mcgrps[] = {
 };
 
 static struct genl_family sbridge_family;
-static bool sbridge_family_live;
 
-/**
- * sbridge_nl_dump_hdr() - start one message of a dump
- * @skb: dump buffer
- * @cb: dump state
- * @cmd: command echoed in the message
- *
- * Return: user header or NULL when @skb is full.
+/*
+ * The listener of event.c's chain: each event goes to the
+ * SBRIDGE_GENL_MCGRP_EVENTS group. Best effort: dropped if nobody listens
+ * or memory is short.
  */
-void *sbridge_nl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
-			  u8 cmd)
+static int sbridge_nl_event(struct notifier_block *nb, unsigned long type,
+			    void *data)
 {
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			   &sbridge_family, NLM_F_MULTI, cmd);
-}
-
-/**
- * sbridge_event_notify() - multicast an event to SBRIDGE_GENL_MCGRP_EVENTS
- * @type: enum sbridge_event
- * @text: short human text, may be NULL
- *
- * Best effort: dropped if nobody listens or memory is short.
- *
- * Context: process or softirq context, not with IRQs off.
- */
-void sbridge_event_notify(u32 type, const char *text)
-{
+	const char *text = data;
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!READ_ONCE(sbridge_family_live))
-		return;
 	if (!genl_has_listeners(&sbridge_family, &init_net, 0))
-		return;
+		return NOTIFY_DONE;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
-		return;
+		return NOTIFY_DONE;
 	hdr = genlmsg_put(skb, 0, 0, &sbridge_family, 0, SBRIDGE_CMD_EVENT);
 	if (!hdr ||
 	    nla_put_u32(skb, SBRIDGE_A_EVENT_TYPE, type) ||
 	    (text && nla_put_string(skb, SBRIDGE_A_EVENT_TEXT, text))) {
 		nlmsg_free(skb);
-		return;
+		return NOTIFY_DONE;
 	}
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast(&sbridge_family, skb, 0, 0, GFP_ATOMIC);
+	return NOTIFY_OK;
 }
 
-/**
- * sbridge_status_message() - one line saying what works and what does not
- * @events: SBRIDGE_EV_* of the current source
- * @has_source: a source is registered
- *
- * Return: static string.
- */
-const char *sbridge_status_message(u32 events, bool has_source)
-{
-	if (!has_source)
-		return "no counter source: factors are neutral (rules and CPU factors still apply)";
-	if ((events & SBRIDGE_EV_LEARN) != SBRIDGE_EV_LEARN)
-		return "counter source lacks cycles or instructions: no CPI learning";
-	if (!(events & (SBRIDGE_EV_LLC_MISSES | SBRIDGE_EV_STALL_CYCLES)))
-		return "no LLC-miss or stall counts: CPI_stall taken as 0 (tasks look compute-bound)";
-	if (!READ_ONCE(sbridge_params.learning))
-		return "learning switched off";
-	return "ok";
-}
+static struct notifier_block sbridge_nl_event_nb = {
+	.notifier_call = sbridge_nl_event,
+};
 
-/* Every changing command starts here: CAP_SYS_ADMIN of the sender. */
-static int sbridge_nl_admin(struct sk_buff *req, struct genl_info *info)
+/* internal_flags of the ops that change state */
+#define SBRIDGE_NL_ADMIN	BIT(0)
+
+/* Every changing command passes here first: CAP_SYS_ADMIN of the sender. */
+static int sbridge_nl_pre_doit(const SBRIDGE_GENL_PRE_DOIT_OPS *ops,
+			       struct sk_buff *req, struct genl_info *info)
 {
-	if (netlink_capable(req, CAP_SYS_ADMIN))
+	if (!(ops->internal_flags & SBRIDGE_NL_ADMIN) ||
+	    netlink_capable(req, CAP_SYS_ADMIN))
 		return 0;
 	NL_SET_ERR_MSG(info->extack, "changing sbridge needs CAP_SYS_ADMIN");
 	return -EPERM;
@@ -181,7 +151,7 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		if (!cpu_possible(cpu))
 			continue;
 		c = per_cpu_ptr(&sbridge_cpus, cpu);
-		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_GET_CPUS);
+		hdr = sbridge_dump_hdr(skb, cb, &sbridge_family, SBRIDGE_CMD_GET_CPUS);
 		if (!hdr)
 			break;
 		if (nla_put_u32(skb, SBRIDGE_A_CPU_ID, cpu) ||
@@ -224,9 +194,6 @@ static int sbridge_nl_set_cpu_factor(struct sk_buff *req, struct genl_info *info
 	u32 factor;
 	int ret;
 
-	ret = sbridge_nl_admin(req, info);
-	if (ret)
-		return ret;
 	if (!a || !info->attrs[SBRIDGE_A_FACTOR]) {
 		NL_SET_ERR_MSG(extack, "need SBRIDGE_A_CPUMASK and SBRIDGE_A_FACTOR");
 		return -EINVAL;
@@ -262,7 +229,7 @@ static int sbridge_nl_set_cpu_factor(struct sk_buff *req, struct genl_info *info
 		goto out;
 	}
 	sbridge_consumers_notify(true);
-	sbridge_event_notify(SBRIDGE_EVENT_FACTORS, "cpu factor set");
+	sbridge_event_post(SBRIDGE_EVENT_FACTORS, "cpu factor set");
 out:
 	free_cpumask_var(mask);
 	return ret;
@@ -300,7 +267,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	if (!d->privileged &&
 	    (t->uid != d->uid || (READ_ONCE(t->flags) & SBRIDGE_TF_PRIVATE)))
 		return 0;
-	hdr = sbridge_nl_dump_hdr(skb, d->cb, SBRIDGE_CMD_GET_TASKS);
+	hdr = sbridge_dump_hdr(skb, d->cb, &sbridge_family, SBRIDGE_CMD_GET_TASKS);
 	if (!hdr)
 		return -EMSGSIZE;
 	type = cpu < nr_cpu_ids ? sbridge_cpu_type(cpu) : 0;
@@ -364,28 +331,22 @@ static int sbridge_nl_rules_load(struct sk_buff *req, struct genl_info *info)
 {
 	int ret;
 
-	ret = sbridge_nl_admin(req, info);
-	if (ret)
-		return ret;
 	if (!info->attrs[SBRIDGE_A_RULES]) {
 		NL_SET_ERR_MSG(info->extack, "need SBRIDGE_A_RULES");
 		return -EINVAL;
 	}
 	ret = sbridge_rules_load(info->attrs[SBRIDGE_A_RULES], info->extack);
 	if (!ret)
-		sbridge_event_notify(SBRIDGE_EVENT_RULES, "rules loaded");
+		sbridge_event_post(SBRIDGE_EVENT_RULES, "rules loaded");
 	return ret;
 }
 
 static int sbridge_nl_rules_clear(struct sk_buff *req, struct genl_info *info)
 {
-	int ret = sbridge_nl_admin(req, info);
+	int ret = sbridge_rules_clear();
 
-	if (ret)
-		return ret;
-	ret = sbridge_rules_clear();
 	if (!ret)
-		sbridge_event_notify(SBRIDGE_EVENT_RULES, "rules cleared");
+		sbridge_event_post(SBRIDGE_EVENT_RULES, "rules cleared");
 	return ret;
 }
 
@@ -393,9 +354,6 @@ static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)
 {
 	int ret;
 
-	ret = sbridge_nl_admin(req, info);
-	if (ret)
-		return ret;
 	if (!info->attrs[SBRIDGE_A_MATRIX]) {
 		NL_SET_ERR_MSG(info->extack, "need SBRIDGE_A_MATRIX");
 		return -EINVAL;
@@ -403,7 +361,7 @@ static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)
 	ret = sbridge_matrix_load(info->attrs[SBRIDGE_A_MATRIX], info->extack);
 	if (!ret) {
 		sbridge_consumers_notify(false);
-		sbridge_event_notify(SBRIDGE_EVENT_MATRIX, "matrix loaded");
+		sbridge_event_post(SBRIDGE_EVENT_MATRIX, "matrix loaded");
 	}
 	return ret;
 }
@@ -414,9 +372,6 @@ static int sbridge_nl_set_param(struct sk_buff *req, struct genl_info *info)
 	struct nlattr *v = info->attrs[SBRIDGE_A_PARAM_VALUE];
 	int ret;
 
-	ret = sbridge_nl_admin(req, info);
-	if (ret)
-		return ret;
 	if (!n || !v) {
 		NL_SET_ERR_MSG(info->extack,
 			       "need SBRIDGE_A_PARAM_NAME and SBRIDGE_A_PARAM_VALUE");
@@ -430,18 +385,42 @@ static int sbridge_nl_set_param(struct sk_buff *req, struct genl_info *info)
 	return ret;
 }
 
+static int sbridge_nl_rules_get(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return sbridge_rules_dump(skb, cb, &sbridge_family);
+}
+
+static int sbridge_nl_matrix_get(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return sbridge_matrix_dump(skb, cb, &sbridge_family);
+}
+
+static int sbridge_nl_get_reports(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return sbridge_checker_dump(skb, cb, &sbridge_family);
+}
+
+#define SBRIDGE_NL_DO(c, fn, flags) \
+	{ .cmd = (c), .doit = (fn), .internal_flags = (flags) }
+#define SBRIDGE_NL_DUMP(c, fn) { .cmd = (c), .dumpit = (fn) }
+
 static const struct genl_ops sbridge_ops[] = {
-	{ .cmd = SBRIDGE_CMD_GET_STATUS, .doit = sbridge_nl_get_status },
-	{ .cmd = SBRIDGE_CMD_GET_CPUS, .dumpit = sbridge_nl_get_cpus },
-	{ .cmd = SBRIDGE_CMD_SET_CPU_FACTOR, .doit = sbridge_nl_set_cpu_factor },
-	{ .cmd = SBRIDGE_CMD_GET_TASKS, .dumpit = sbridge_nl_get_tasks },
-	{ .cmd = SBRIDGE_CMD_RULES_LOAD, .doit = sbridge_nl_rules_load },
-	{ .cmd = SBRIDGE_CMD_RULES_GET, .dumpit = sbridge_rules_dump },
-	{ .cmd = SBRIDGE_CMD_RULES_CLEAR, .doit = sbridge_nl_rules_clear },
-	{ .cmd = SBRIDGE_CMD_MATRIX_GET, .dumpit = sbridge_matrix_dump },
-	{ .cmd = SBRIDGE_CMD_MATRIX_LOAD, .doit = sbridge_nl_matrix_load },
-	{ .cmd = SBRIDGE_CMD_GET_REPORTS, .dumpit = sbridge_checker_dump },
-	{ .cmd = SBRIDGE_CMD_SET_PARAM, .doit = sbridge_nl_set_param },
+	SBRIDGE_NL_DO(SBRIDGE_CMD_GET_STATUS, sbridge_nl_get_status, 0),
+	SBRIDGE_NL_DUMP(SBRIDGE_CMD_GET_CPUS, sbridge_nl_get_cpus),
+	SBRIDGE_NL_DO(SBRIDGE_CMD_SET_CPU_FACTOR, sbridge_nl_set_cpu_factor,
+		      SBRIDGE_NL_ADMIN),
+	SBRIDGE_NL_DUMP(SBRIDGE_CMD_GET_TASKS, sbridge_nl_get_tasks),
+	SBRIDGE_NL_DO(SBRIDGE_CMD_RULES_LOAD, sbridge_nl_rules_load,
+		      SBRIDGE_NL_ADMIN),
+	SBRIDGE_NL_DUMP(SBRIDGE_CMD_RULES_GET, sbridge_nl_rules_get),
+	SBRIDGE_NL_DO(SBRIDGE_CMD_RULES_CLEAR, sbridge_nl_rules_clear,
+		      SBRIDGE_NL_ADMIN),
+	SBRIDGE_NL_DUMP(SBRIDGE_CMD_MATRIX_GET, sbridge_nl_matrix_get),
+	SBRIDGE_NL_DO(SBRIDGE_CMD_MATRIX_LOAD, sbridge_nl_matrix_load,
+		      SBRIDGE_NL_ADMIN),
+	SBRIDGE_NL_DUMP(SBRIDGE_CMD_GET_REPORTS, sbridge_nl_get_reports),
+	SBRIDGE_NL_DO(SBRIDGE_CMD_SET_PARAM, sbridge_nl_set_param,
+		      SBRIDGE_NL_ADMIN),
 };
 
 static struct genl_family sbridge_family = {
@@ -451,6 +430,7 @@ static struct genl_family sbridge_family = {
 	.policy = sbridge_policy,
 	.netnsok = false,
 	.module = THIS_MODULE,
+	.pre_doit = sbridge_nl_pre_doit,
 	.ops = sbridge_ops,
 	.n_ops = ARRAY_SIZE(sbridge_ops),
 	.mcgrps = sbridge_mcgrps,
@@ -468,8 +448,11 @@ int sbridge_netlink_init(void)
 {
 	int ret = genl_register_family(&sbridge_family);
 
-	if (!ret)
-		WRITE_ONCE(sbridge_family_live, true);
+	if (ret)
+		return ret;
+	ret = sbridge_event_listen(&sbridge_nl_event_nb);
+	if (ret)
+		genl_unregister_family(&sbridge_family);
 	return ret;
 }
 
@@ -478,6 +461,6 @@ int sbridge_netlink_init(void)
  */
 void sbridge_netlink_exit(void)
 {
-	WRITE_ONCE(sbridge_family_live, false);
+	sbridge_event_unlisten(&sbridge_nl_event_nb);
 	genl_unregister_family(&sbridge_family);
 }

@@ -546,11 +546,13 @@ cancel:
  * sbridge_rules_dump() - RULES_GET dump, one SBRIDGE_A_RULE nest a message
  * @skb: dump buffer
  * @cb: cb->args[0] is the number of rules already sent
+ * @family: the generic netlink family (netlink.c's)
  *
  * Context: process context.
  * Return: skb->len.
  */
-int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct genl_family *family)
 {
 	const struct sbridge_ruleset *rs;
 	unsigned long i;
@@ -559,7 +561,7 @@ int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	rcu_read_lock();
 	rs = rcu_dereference(sbridge_rules);
 	for (i = cb->args[0]; rs && i < rs->n; i++) {
-		hdr = sbridge_nl_dump_hdr(skb, cb, SBRIDGE_CMD_RULES_GET);
+		hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_RULES_GET);
 		if (!hdr)
 			break;
 		if (sbridge_rule_fill(skb, &rs->r[i])) {

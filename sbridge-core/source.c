@@ -58,7 +58,7 @@ int sbridge_register_source(const struct sbridge_source_ops *ops)
 	}
 	pr_info("counter source %s registered (events 0x%x)\n", ops->name,
 		ops->events);
-	sbridge_event_notify(SBRIDGE_EVENT_SOURCE, ops->name);
+	sbridge_event_post(SBRIDGE_EVENT_SOURCE, ops->name);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sbridge_register_source);
@@ -93,7 +93,7 @@ void sbridge_unregister_source(const struct sbridge_source_ops *ops)
 	/* Readers run in the switch path with preemption off. */
 	synchronize_rcu();
 	pr_info("counter source %s unregistered\n", ops->name);
-	sbridge_event_notify(SBRIDGE_EVENT_SOURCE, "none");
+	sbridge_event_post(SBRIDGE_EVENT_SOURCE, "none");
 }
 EXPORT_SYMBOL_GPL(sbridge_unregister_source);
 
@@ -195,4 +195,24 @@ int sbridge_source_init(void)
 void sbridge_source_exit(void)
 {
 	unregister_module_notifier(&sbridge_source_nb);
+}
+
+/**
+ * sbridge_status_message() - one line saying what works and what does not
+ * @events: SBRIDGE_EV_* of the current source
+ * @has_source: a source is registered
+ *
+ * Return: static string.
+ */
+const char *sbridge_status_message(u32 events, bool has_source)
+{
+	if (!has_source)
+		return "no counter source: factors are neutral (rules and CPU factors still apply)";
+	if ((events & SBRIDGE_EV_LEARN) != SBRIDGE_EV_LEARN)
+		return "counter source lacks cycles or instructions: no CPI learning";
+	if (!(events & (SBRIDGE_EV_LLC_MISSES | SBRIDGE_EV_STALL_CYCLES)))
+		return "no LLC-miss or stall counts: CPI_stall taken as 0 (tasks look compute-bound)";
+	if (!READ_ONCE(sbridge_params.learning))
+		return "learning switched off";
+	return "ok";
 }

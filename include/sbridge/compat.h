@@ -189,4 +189,14 @@ static inline bool sbridge_perf_read_here(struct perf_event *ev, int cpu,
 	return active;
 }
 
+/*
+ * genl_family.pre_doit gets the command's struct genl_ops on 6.1 and a
+ * struct genl_split_ops from 6.2 (6.12, 7.x); both carry internal_flags.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define SBRIDGE_GENL_PRE_DOIT_OPS	struct genl_split_ops
+#else
+#define SBRIDGE_GENL_PRE_DOIT_OPS	struct genl_ops
+#endif
+
 #endif /* _SBRIDGE_COMPAT_H */
