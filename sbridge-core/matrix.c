@@ -614,6 +614,73 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_UID]	  = { .type = NLA_U32 },
 };
 
+/* One SBRIDGE_A_MX_ENTRY nest, validated, into a new unlinked cell *@out. */
+static int sbridge_mx_parse_entry(struct nlattr *e, struct netlink_ext_ack *extack,
+				  struct sbridge_mx **out)
+{
+	struct nlattr *tb[SBRIDGE_MX_ATTR_MAX + 1];
+	struct sbridge_mx *m;
+	int ret;
+
+	if (nla_type(e) != SBRIDGE_A_MX_ENTRY) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "matrix nest holds only entries");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, SBRIDGE_MX_ATTR_MAX, e, sbridge_mx_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[SBRIDGE_A_MX_KEY] || !tb[SBRIDGE_A_MX_TYPE] ||
+	    !tb[SBRIDGE_A_MX_CPIB_SHARE]) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "matrix entry needs key, type and share");
+		return -EINVAL;
+	}
+	if (!nla_len(tb[SBRIDGE_A_MX_KEY]) ||
+	    !*(char *)nla_data(tb[SBRIDGE_A_MX_KEY])) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "empty matrix key");
+		return -EINVAL;
+	}
+	if (nla_get_u32(tb[SBRIDGE_A_MX_TYPE]) >= sbridge_topo.ntypes) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TYPE],
+				    "core type does not exist on this machine");
+		return -EINVAL;
+	}
+	m = kmem_cache_zalloc(sbridge_mx_cache, GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	nla_strscpy(m->key, tb[SBRIDGE_A_MX_KEY], SBRIDGE_KEY_LEN);
+	m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
+	m->exe = tb[SBRIDGE_A_MX_EXE_HASH] ? nla_get_u32(tb[SBRIDGE_A_MX_EXE_HASH]) : 0;
+	m->scope = tb[SBRIDGE_A_MX_UID] ? nla_get_u32(tb[SBRIDGE_A_MX_UID]) : 0;
+	m->phase = tb[SBRIDGE_A_MX_PHASE] ? nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
+	m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
+	m->factor = tb[SBRIDGE_A_MX_FACTOR] ?
+		    nla_get_u32(tb[SBRIDGE_A_MX_FACTOR]) :
+		    sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+					 sbridge_type_factor(m->type), m->share,
+					 READ_ONCE(sbridge_params.ref_share));
+	m->samples = tb[SBRIDGE_A_MX_SAMPLES] ? nla_get_u32(tb[SBRIDGE_A_MX_SAMPLES]) : 1;
+	/* A loaded measurement is trusted like a full one. */
+	if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS]) {
+		m->meas = nla_get_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS]);
+		m->meas_w = SBRIDGE_SPEEDUP_TRUST;
+	}
+	*out = m;
+	return 0;
+}
+
+/* A cell of @fresh for the same workload, type and phase as @m. */
+static bool sbridge_mx_dup(const struct list_head *fresh, const struct sbridge_mx *m)
+{
+	const struct sbridge_mx *n;
+
+	list_for_each_entry(n, fresh, lru)
+		if (n->type == m->type && n->phase == m->phase &&
+		    n->exe == m->exe && sbridge_mx_is(n, m->key, m->scope))
+			return true;
+	return false;
+}
+
 /**
  * sbridge_matrix_load() - replace the matrix atomically (MATRIX_LOAD)
  * @nest: SBRIDGE_A_MATRIX, a nest of SBRIDGE_A_MX_ENTRY nests
@@ -627,7 +694,6 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
  */
 int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[SBRIDGE_MX_ATTR_MAX + 1];
 	u32 max = READ_ONCE(sbridge_params.matrix_max);
 	struct sbridge_mx *m, *n;
 	struct nlattr *e;
@@ -637,75 +703,20 @@ int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
 	int rem, ret;
 
 	nla_for_each_nested(e, nest, rem) {
-		if (nla_type(e) != SBRIDGE_A_MX_ENTRY) {
-			NL_SET_ERR_MSG_ATTR(extack, e, "matrix nest holds only entries");
-			ret = -EINVAL;
-			goto fail;
-		}
-		ret = nla_parse_nested(tb, SBRIDGE_MX_ATTR_MAX, e,
-				       sbridge_mx_policy, extack);
-		if (ret)
-			goto fail;
-		if (!tb[SBRIDGE_A_MX_KEY] || !tb[SBRIDGE_A_MX_TYPE] ||
-		    !tb[SBRIDGE_A_MX_CPIB_SHARE]) {
-			NL_SET_ERR_MSG_ATTR(extack, e,
-					    "matrix entry needs key, type and share");
-			ret = -EINVAL;
-			goto fail;
-		}
-		if (!nla_len(tb[SBRIDGE_A_MX_KEY]) ||
-		    !*(char *)nla_data(tb[SBRIDGE_A_MX_KEY])) {
-			NL_SET_ERR_MSG_ATTR(extack, e, "empty matrix key");
-			ret = -EINVAL;
-			goto fail;
-		}
-		if (nla_get_u32(tb[SBRIDGE_A_MX_TYPE]) >= sbridge_topo.ntypes) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TYPE],
-					    "core type does not exist on this machine");
-			ret = -EINVAL;
-			goto fail;
-		}
 		if (++cnt > max) {
 			NL_SET_ERR_MSG_ATTR(extack, e, "more entries than the matrix holds");
 			ret = -E2BIG;
 			goto fail;
 		}
-		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_KERNEL);
-		if (!m) {
-			ret = -ENOMEM;
+		ret = sbridge_mx_parse_entry(e, extack, &m);
+		if (ret)
 			goto fail;
-		}
-		nla_strscpy(m->key, tb[SBRIDGE_A_MX_KEY], SBRIDGE_KEY_LEN);
-		m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
-		m->exe = tb[SBRIDGE_A_MX_EXE_HASH] ?
-			 nla_get_u32(tb[SBRIDGE_A_MX_EXE_HASH]) : 0;
-		m->scope = tb[SBRIDGE_A_MX_UID] ?
-			   nla_get_u32(tb[SBRIDGE_A_MX_UID]) : 0;
-		m->phase = tb[SBRIDGE_A_MX_PHASE] ?
-			   nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
-		m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
-		m->factor = tb[SBRIDGE_A_MX_FACTOR] ?
-			    nla_get_u32(tb[SBRIDGE_A_MX_FACTOR]) :
-			    sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
-						 sbridge_type_factor(m->type), m->share,
-						 READ_ONCE(sbridge_params.ref_share));
-		m->samples = tb[SBRIDGE_A_MX_SAMPLES] ?
-			     nla_get_u32(tb[SBRIDGE_A_MX_SAMPLES]) : 1;
-		/* A loaded measurement is trusted like a full one. */
-		if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS]) {
-			m->meas = nla_get_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS]);
-			m->meas_w = SBRIDGE_SPEEDUP_TRUST;
-		}
 		/* Duplicates would make the load order-dependent: refuse. */
-		list_for_each_entry(n, &fresh, lru) {
-			if (n->type == m->type && n->phase == m->phase &&
-			    n->exe == m->exe && sbridge_mx_is(n, m->key, m->scope)) {
-				kmem_cache_free(sbridge_mx_cache, m);
-				NL_SET_ERR_MSG_ATTR(extack, e,
-						    "duplicate matrix entry");
-				ret = -EINVAL;
-				goto fail;
-			}
+		if (sbridge_mx_dup(&fresh, m)) {
+			kmem_cache_free(sbridge_mx_cache, m);
+			NL_SET_ERR_MSG_ATTR(extack, e, "duplicate matrix entry");
+			ret = -EINVAL;
+			goto fail;
 		}
 		list_add_tail(&m->lru, &fresh);
 		cond_resched();	/* the duplicate check is quadratic */
