@@ -32,20 +32,15 @@ static const char set_help[] =
 static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 {
 	struct { struct sb_cpu *v; size_t n, cap; } *l = arg;
-	struct sb_cpu *c;
+	struct sb_cpu *c, *nv;
 
 	(void)cmd;
 	if (!at->a[SBRIDGE_A_CPU_ID])
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct sb_cpu *nv = realloc(l->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = cap;
-	}
+	nv = sb_grow(l->v, &l->cap, l->n, sizeof(*nv), 64);
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
 	c = &l->v[l->n++];
 	memset(c, 0, sizeof(*c));
 	c->id = sb_u32(at->a[SBRIDGE_A_CPU_ID], 0);

@@ -41,15 +41,11 @@ struct mxlist {
 
 static int mx_add(struct mxlist *l, const struct mx *e)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 128;
-		struct mx *nv = realloc(l->v, cap * sizeof(*nv));
+	struct mx *nv = sb_grow(l->v, &l->cap, l->n, sizeof(*nv), 128);
 
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = cap;
-	}
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
 	l->v[l->n++] = *e;
 	return 0;
 }

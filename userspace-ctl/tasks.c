@@ -75,21 +75,16 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 {
 	struct tlist *l = arg;
 	const struct nlattr *f;
-	struct task *t;
+	struct task *t, *nv;
 	int rem;
 
 	(void)cmd;
 	if (!at->a[SBRIDGE_A_TASK_PID])
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct task *nv = realloc(l->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = cap;
-	}
+	nv = sb_grow(l->v, &l->cap, l->n, sizeof(*nv), 256);
+	if (!nv)
+		return -ENOMEM;
+	l->v = nv;
 	t = &l->v[l->n++];
 	memset(t, 0, sizeof(*t));
 	t->pid = sb_u32(at->a[SBRIDGE_A_TASK_PID], 0);
