@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/percpu.h>
 #include <linux/err.h>
+#include <linux/jhash.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
@@ -28,11 +29,77 @@ struct sbridge_path_buf {
 };
 static DEFINE_PER_CPU(struct sbridge_path_buf, sbridge_exe_buf);
 
+/*
+ * A new entry with no tracked parent to inherit from (a fork of an
+ * untracked task, a task adopted at load): rules by name, then the matrix
+ * seeds what is known of the program.
+ */
+static void sbridge_track_fresh(struct sbridge_task *t)
+{
+	sbridge_rules_apply(t, NULL);
+	sbridge_matrix_seed(t);
+}
+
+/*
+ * The child inherits its parent's identity, rules and learned model (a
+ * thread or a fork runs the same program); an untracked parent's child is
+ * matched and seeded afresh. Preemption is off already; the explicit RCU
+ * section keeps lockdep-RCU quiet.
+ */
 static void sbridge_probe_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
-	sbridge_task_fork(child);
+	struct sbridge_task *t, *pt;
+
+	t = sbridge_task_new(child, GFP_NOWAIT);
+	if (t) {
+		rcu_read_lock();
+		pt = sbridge_task_lookup(current);
+		if (pt) {
+			sbridge_task_inherit(t, pt);
+			sbridge_rules_inherit(t, pt);
+		}
+		rcu_read_unlock();
+		if (!pt)
+			sbridge_track_fresh(t);
+		sbridge_task_insert(t);
+	}
 	sbridge_actuators_fork(parent, child);
+}
+
+/*
+ * Exec: what the old program learned since the last fold is folded under
+ * its name first, by the rename probe (exec renames before this) or here
+ * if that probe did not run; the windows since belong to neither and go
+ * with the model reset. Fold, re-key and reset happen under the matrix
+ * lock, so a periodic fold sees the entry before or after the exec, never
+ * in between; with IRQs off, the runtime probe cannot sample into the
+ * half-reset model either, nor into the seeding. Then rules are matched
+ * again (new comm and executable, cgroup part kept) and the matrix seeds
+ * the new program if it is known.
+ */
+static void sbridge_track_exec(struct task_struct *p, const char *exe)
+{
+	u32 hash = exe ? jhash(exe, strlen(exe), 0) : 0;
+	struct sbridge_task *t;
+	unsigned long flags;
+
+	rcu_read_lock();
+	t = sbridge_task_get(p);
+	if (t) {
+		flags = sbridge_matrix_lock();
+		if ((t->flags & SBRIDGE_TF_LEARNED) &&
+		    strncmp(t->comm, p->comm, SBRIDGE_KEY_LEN))
+			sbridge_matrix_learn_locked(t);
+		sbridge_task_rekey(t, p, hash);
+		sbridge_matrix_unlock(flags);
+		sbridge_rules_exec(t, p, exe);
+		/* the seed writes the model the runtime probe writes: IRQs off */
+		local_irq_save(flags);
+		sbridge_matrix_seed(t);
+		local_irq_restore(flags);
+	}
+	rcu_read_unlock();
 }
 
 static void sbridge_probe_exec(void *data, struct task_struct *p,
@@ -46,12 +113,22 @@ static void sbridge_probe_exec(void *data, struct task_struct *p,
 		if (IS_ERR(exe))
 			exe = NULL;
 	}
-	sbridge_task_exec(p, exe);
+	sbridge_track_exec(p, exe);
 }
 
+/* What a task learned outlives it in the matrix. RCU callback or process. */
 static void sbridge_probe_free(void *data, struct task_struct *p)
 {
-	sbridge_task_free(p);
+	struct sbridge_task *t;
+
+	rcu_read_lock();
+	t = sbridge_task_remove(p);
+	if (t) {
+		if (t->flags & SBRIDGE_TF_LEARNED)
+			sbridge_matrix_learn(t);
+		sbridge_task_release(t);
+	}
+	rcu_read_unlock();
 }
 
 static void sbridge_probe_migrate(void *data, struct task_struct *p,
@@ -81,7 +158,18 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
  */
 static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 {
-	sbridge_task_renamed(task);
+	struct sbridge_task *t;
+
+	/*
+	 * The matrix key is the comm: windows learned under the old name are
+	 * folded under it now (task_lock() held; the fold takes the IRQ-safe
+	 * matrix lock and allocates atomically).
+	 */
+	rcu_read_lock();
+	t = sbridge_task_lookup(task);
+	if (t && (READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))
+		sbridge_matrix_learn(t);
+	rcu_read_unlock();
 	sbridge_rules_renamed(task, comm);
 }
 
@@ -201,7 +289,7 @@ int sbridge_hooks_init(void)
 		if (ret)
 			goto fail;
 	}
-	n = sbridge_tasks_adopt();
+	n = sbridge_tasks_adopt(sbridge_track_fresh);
 	for (i = SB_HOOK_SWITCH; i < SB_NR_HOOKS; i++) {
 		if (!sbridge_hooks[i].tp)
 			continue;

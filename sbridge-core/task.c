@@ -15,7 +15,6 @@
 #include <linux/sched/task.h>
 #include <linux/cred.h>
 #include <linux/slab.h>
-#include <linux/jhash.h>
 #include <linux/string.h>
 #include "internal.h"
 
@@ -115,7 +114,15 @@ static struct sbridge_task *sbridge_task_setup(struct sbridge_task *t,
 	return t;
 }
 
-static struct sbridge_task *sbridge_task_alloc(struct task_struct *p, gfp_t gfp)
+/**
+ * sbridge_task_new() - a fresh entry for @p, not yet in the table
+ * @p: task
+ * @gfp: allocation flags (GFP_NOWAIT in the probes)
+ *
+ * Context: as @gfp allows.
+ * Return: the entry, or NULL (counted in alloc_fail).
+ */
+struct sbridge_task *sbridge_task_new(struct task_struct *p, gfp_t gfp)
 {
 	struct sbridge_task *t;
 
@@ -138,8 +145,17 @@ static void sbridge_task_free_rcu(struct rcu_head *head)
 	sbridge_task_free_now(container_of(head, struct sbridge_task, rcu));
 }
 
-/* Inserts @t; on a race with another inserter of the same task, drops @t. */
-static struct sbridge_task *sbridge_task_insert(struct sbridge_task *t)
+/**
+ * sbridge_task_insert() - publish a new entry
+ * @t: from sbridge_task_new(), filled
+ *
+ * On a race with another inserter of the same task, or no memory for the
+ * table, @t is dropped.
+ *
+ * Context: any the probes run in; under RCU.
+ * Return: @t, or NULL if it was dropped.
+ */
+struct sbridge_task *sbridge_task_insert(struct sbridge_task *t)
 {
 	int ret;
 
@@ -180,147 +196,86 @@ static void sbridge_task_inherit_speedup(struct sbridge_task *t,
 }
 
 /**
- * sbridge_task_fork() - track a new task (sched_process_fork)
- * @child: the new task, not yet running
+ * sbridge_task_inherit() - a child's identity and model from its parent
+ * @t: the child's new entry, not yet in the table
+ * @parent: the parent's entry, under RCU
  *
- * The child inherits its parent's identity, rules and learned model (a
- * thread or a fork runs the same program); if the parent is untracked it
- * is seeded from the matrix by comm.
- *
- * Context: tracepoint, preemption off; allocates with GFP_NOWAIT.
+ * A thread or a fork runs the same program: it starts with what the parent
+ * learned, its measured speedup counted once. Rules are the caller's.
  */
-void sbridge_task_fork(struct task_struct *child)
+void sbridge_task_inherit(struct sbridge_task *t, const struct sbridge_task *parent)
 {
-	struct sbridge_task *t, *parent;
-
-	t = sbridge_task_alloc(child, GFP_NOWAIT);
-	if (!t)
-		return;
-	/* Preemption is off already; the explicit section keeps lockdep-RCU quiet. */
-	rcu_read_lock();
-	parent = sbridge_task_lookup(current);
-	if (parent) {
-		t->exe_hash = parent->exe_hash;
-		sbridge_rules_inherit(t, parent);
-		t->flags = parent->flags &
-			   ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
-		t->ph = parent->ph;
-		t->ph.cand_count = 0;
-		memcpy(t->share, parent->share, sizeof(t->share));
-		memcpy(t->cpi, parent->cpi, sizeof(t->cpi));
-		memcpy(t->cpi_stall, parent->cpi_stall, sizeof(t->cpi_stall));
-		/* What the parent measured seeds the child, counted once. */
-		sbridge_task_inherit_speedup(t, parent);
-	}
-	rcu_read_unlock();
-	if (!parent) {
-		sbridge_rules_apply(t, NULL);
-		sbridge_matrix_seed(t);
-	}
-	sbridge_task_insert(t);
+	t->exe_hash = parent->exe_hash;
+	t->flags = parent->flags & ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
+	t->ph = parent->ph;
+	t->ph.cand_count = 0;
+	memcpy(t->share, parent->share, sizeof(t->share));
+	memcpy(t->cpi, parent->cpi, sizeof(t->cpi));
+	memcpy(t->cpi_stall, parent->cpi_stall, sizeof(t->cpi_stall));
+	sbridge_task_inherit_speedup(t, parent);
 }
 
 /**
- * sbridge_task_exec() - re-key a task on exec (sched_process_exec)
- * @p: the task, running its exec (== current)
- * @exe: absolute path of the new executable, or NULL if unknown
+ * sbridge_task_get() - the entry of @p, made if it has none
+ * @p: task
  *
- * What the old program learned since the last fold is folded under its
- * name before the entry is re-keyed: by the rename probe (exec renames
- * first), or here if that probe did not run. Then the identity, rules
- * and model restart and the matrix seeds the new program if it is known.
- * The fold, re-key and model reset happen under the matrix lock, so a
- * periodic fold (sbridge_matrix_refresh()) sees the entry either before
- * or after the exec, never in between; with IRQs off, the tick probe
- * cannot sample into the half-reset model either, nor into the seeding.
- *
- * Context: tracepoint in @p's context, preemption off.
+ * Context: under RCU, preemption off; allocates with GFP_NOWAIT.
+ * Return: the entry, or NULL if none could be made.
  */
-void sbridge_task_exec(struct task_struct *p, const char *exe)
+struct sbridge_task *sbridge_task_get(struct task_struct *p)
 {
-	struct sbridge_task *t;
-	unsigned long flags;
-	u32 hash = exe ? jhash(exe, strlen(exe), 0) : 0;
+	struct sbridge_task *t = sbridge_task_lookup(p);
 
-	rcu_read_lock();
-	t = sbridge_task_lookup(p);
-	if (!t) {
-		t = sbridge_task_alloc(p, GFP_NOWAIT);
-		if (t)
-			t = sbridge_task_insert(t);
-		if (!t)
-			goto out;
-	}
-	flags = sbridge_matrix_lock();
-	/*
-	 * Exec renames the task first, and the rename probe folded the old
-	 * program's windows under its name; the few since belong to neither
-	 * and go with the model reset. Without that probe the entry still
-	 * has the old name: fold them here.
-	 */
-	if ((t->flags & SBRIDGE_TF_LEARNED) &&
-	    strncmp(t->comm, p->comm, SBRIDGE_KEY_LEN))
-		sbridge_matrix_learn_locked(t);
-	t->exe_hash = hash;
+	if (t)
+		return t;
+	t = sbridge_task_new(p, GFP_NOWAIT);
+	return t ? sbridge_task_insert(t) : NULL;
+}
+
+/**
+ * sbridge_task_rekey() - a new program in @t's task: identity and model anew
+ * @t: entry of @p
+ * @p: the task, running its exec
+ * @exe_hash: jhash of the new executable's path, 0 if unknown
+ *
+ * Context: the caller holds the matrix lock (IRQs off), so a periodic fold
+ *	sees the entry before or after the exec, never in between.
+ */
+void sbridge_task_rekey(struct sbridge_task *t, struct task_struct *p, u32 exe_hash)
+{
+	t->exe_hash = exe_hash;
 	sbridge_task_reset_model(t);
 	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
 	if (sbridge_task_private(p))
 		t->flags |= SBRIDGE_TF_PRIVATE;
 	else
 		t->flags &= ~SBRIDGE_TF_PRIVATE;
-	sbridge_matrix_unlock(flags);
-	/* New comm, rules matched again (exe anew, cgroup part kept). */
-	sbridge_rules_exec(t, p, exe);
-	/* the seed writes the model the tick probe writes: IRQs off */
-	local_irq_save(flags);
-	sbridge_matrix_seed(t);
-	local_irq_restore(flags);
-out:
-	rcu_read_unlock();
 }
 
 /**
- * sbridge_task_renamed() - fold a task's windows before its comm changes
- * @p: the task being renamed; @p->comm and its entry's comm are the old name
- *
- * The matrix key is the comm, so windows learned under the old name are
- * folded under it now. Exec renames the task before sbridge_task_exec():
- * without this, what the old program learned would be folded under the
- * new program's name (and in the old uid's scope).
- *
- * Context: task_rename probe: preemption off, IRQs on, task_lock(@p);
- *	takes sbridge_mx_lock (IRQ-safe) and allocates atomically.
- */
-void sbridge_task_renamed(struct task_struct *p)
-{
-	struct sbridge_task *t;
-
-	rcu_read_lock();
-	t = sbridge_task_lookup(p);
-	if (t && (READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))
-		sbridge_matrix_learn(t);
-	rcu_read_unlock();
-}
-
-/**
- * sbridge_task_free() - forget a task (sched_process_free)
+ * sbridge_task_remove() - take @p's entry out of the table
  * @p: the task, about to be freed
  *
- * Context: RCU callback (softirq) or process context.
+ * Context: under RCU; the entry stays readable until that ends.
+ * Return: the entry, to be given to sbridge_task_release(), or NULL.
  */
-void sbridge_task_free(struct task_struct *p)
+struct sbridge_task *sbridge_task_remove(struct task_struct *p)
 {
-	struct sbridge_task *t;
+	struct sbridge_task *t = sbridge_task_lookup(p);
 
-	rcu_read_lock();
-	t = sbridge_task_lookup(p);
 	if (t && !rhashtable_remove_fast(&sbridge_tasks, &t->node,
-					 sbridge_task_params)) {
-		if (t->flags & SBRIDGE_TF_LEARNED)
-			sbridge_matrix_learn(t);
-		call_rcu(&t->rcu, sbridge_task_free_rcu);
-	}
-	rcu_read_unlock();
+					 sbridge_task_params))
+		return t;
+	return NULL;
+}
+
+/**
+ * sbridge_task_release() - free a removed entry after a grace period
+ * @t: from sbridge_task_remove()
+ */
+void sbridge_task_release(struct sbridge_task *t)
+{
+	call_rcu(&t->rcu, sbridge_task_free_rcu);
 }
 
 /**
@@ -554,10 +509,13 @@ int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
  * skipping the tasks already tracked. Restarting on every batch made a
  * load with 25 000 threads live take minutes.
  *
+ * @fresh: fills a new entry from above (rules, matrix seed) before it is
+ *	published; called under RCU, must not sleep
+ *
  * Context: process context, sleeps.
  * Return: number of tasks adopted.
  */
-int sbridge_tasks_adopt(void)
+int sbridge_tasks_adopt(void (*fresh)(struct sbridge_task *t))
 {
 	void *pool[SBRIDGE_ADOPT_BATCH];
 	struct task_struct *g, *p;
@@ -592,8 +550,7 @@ restart:
 			}
 		}
 		t = sbridge_task_setup(pool[used++], p);
-		sbridge_rules_apply(t, NULL);
-		sbridge_matrix_seed(t);
+		fresh(t);
 		if (sbridge_task_insert(t))
 			n++;
 	}
