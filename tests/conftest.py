@@ -1,6 +1,7 @@
 """pytest glue: the testbed lives in tools/testbed; TAP points inside each
 guest are tallied per cell and printed at the end, skips apart from passes."""
 import collections
+import lzma
 import sys
 from pathlib import Path
 
@@ -18,6 +19,20 @@ def record(cell, result):
     t["skip"] += len(result.skipped)
     if result.throttle:
         THROTTLE[result.throttle] += 1
+
+
+def dkms_modules(release, dest):
+    """The sbridge modules DKMS installed for kernel @release, copied to
+    directory @dest uncompressed (the guest's insmod takes plain .ko);
+    returns their paths, core first. Asserts both are there."""
+    kos = []
+    for name in ("sbridge_core", "sbridge_pmu"):
+        found = list(Path(f"/lib/modules/{release}/updates/dkms").glob(f"{name}.ko*"))
+        assert found, f"DKMS installed no {name} for {release}"
+        data = found[0].read_bytes()
+        kos.append(Path(dest) / f"{name}.ko")
+        kos[-1].write_bytes(lzma.decompress(data) if found[0].suffix == ".xz" else data)
+    return kos
 
 
 def pytest_terminal_summary(terminalreporter):

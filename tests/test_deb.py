@@ -4,7 +4,6 @@ ones with apt on the x86_64 host, boot the 6.1 guest with exactly the
 modules the package's DKMS hook built, then `apt-get purge` must leave
 nothing behind, the host's package set included."""
 import filecmp
-import lzma
 import os
 import re
 import shutil
@@ -16,7 +15,7 @@ import pytest
 import build
 import guest
 import harness
-from conftest import record
+from conftest import dkms_modules, record
 
 TOP = Path(__file__).resolve().parents[1]
 OUT = TOP / "build/deb"
@@ -202,14 +201,7 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
         assert re.search(rf"sbridge/{re.escape(upstream)}, {re.escape(rel)}, .*: installed",
                          status), f"dkms status: {status!r}"
         print(f"dkms status: {status.strip()}")
-        kos = []
-        for name in ("sbridge_core", "sbridge_pmu"):
-            found = list(Path(f"/lib/modules/{rel}/updates/dkms").glob(f"{name}.ko*"))
-            assert found, f"the package's DKMS installed no {name} for {rel}"
-            dest = tmp_path / f"{name}.ko"
-            data = found[0].read_bytes()
-            dest.write_bytes(lzma.decompress(data) if found[0].suffix == ".xz" else data)
-            kos.append(dest)
+        kos = dkms_modules(rel, tmp_path)
         modinfo = _run(["modinfo", "-F", "version", str(kos[0])]).strip()
         assert modinfo == upstream, f"module says version {modinfo!r}, package {upstream!r}"
         ctl = _run(["/usr/sbin/sbridgectl", "--version"])

@@ -1,7 +1,6 @@
 """DKMS for real on the x86_64 host: add/build/install against the installed
 Debian headers, boot the 6.1 guest with exactly the modules DKMS installed,
 then `dkms remove` must leave nothing behind."""
-import lzma
 import os
 import shutil
 import subprocess
@@ -12,7 +11,7 @@ import pytest
 import build
 import guest
 import harness
-from conftest import record
+from conftest import dkms_modules, record
 
 TOP = Path(__file__).resolve().parents[1]
 CELL = "x86_64-bookworm"
@@ -58,14 +57,7 @@ def test_dkms_install_boot_remove(tmp_path):
     assert not _leftovers(k.release, version), "stale sbridge DKMS state before the test"
     try:
         _make("dkms-install", k.release)
-        kos = []
-        for name in ("sbridge_core", "sbridge_pmu"):
-            found = list(Path(f"/lib/modules/{k.release}/updates/dkms").glob(f"{name}.ko*"))
-            assert found, f"dkms installed no {name} for {k.release}"
-            dest = tmp_path / f"{name}.ko"
-            data = found[0].read_bytes()
-            dest.write_bytes(lzma.decompress(data) if found[0].suffix == ".xz" else data)
-            kos.append(dest)
+        kos = dkms_modules(k.release, tmp_path)
         modinfo = subprocess.run(["modinfo", "-F", "version", str(kos[0])], text=True,
                                  capture_output=True).stdout.strip()
         assert modinfo == version, f"module says version {modinfo!r}, tree is {version!r}"
