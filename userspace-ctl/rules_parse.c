@@ -639,6 +639,133 @@ static int parse_match(struct rp_ctx *cx, const struct rp_token *t,
 	return 0;
 }
 
+/* The values a class= or prefer= action takes. */
+struct rp_word {
+	const char *name;
+	uint32_t val;
+};
+
+struct rp_words {
+	const char *key, *kind;		/* "class", what an unknown one is */
+	struct rp_word w[4];		/* ends with a NULL name */
+};
+
+static const struct rp_words rp_classes = {
+	"class", "class", {
+		{ "compute", SBRIDGE_CLASS_COMPUTE },
+		{ "memory", SBRIDGE_CLASS_MEMORY },
+		{ "auto", SBRIDGE_CLASS_AUTO },
+		{ NULL, 0 } },
+};
+
+static const struct rp_words rp_prefs = {
+	"prefer", "preference", {
+		{ "big", SBRIDGE_PREF_BIG },
+		{ "little", SBRIDGE_PREF_LITTLE },
+		{ "none", SBRIDGE_PREF_NONE },
+		{ NULL, 0 } },
+};
+
+/* KEY=WORD with WORD one of @ws, given once (@seen: times before). */
+static int parse_word(struct rp_ctx *cx, const struct rp_token *t, struct rp_loc *at,
+		      const struct rp_words *ws, int seen, uint32_t *out)
+{
+	const struct rp_word *w;
+
+	if (seen) {
+		set_err(cx->err, at, "%s given twice", ws->key);
+		return -1;
+	}
+	if (!t->val) {
+		set_err(cx->err, at, "%s needs a value: %s=%s|%s|%s", ws->key, ws->key,
+			ws->w[0].name, ws->w[1].name, ws->w[2].name);
+		return -1;
+	}
+	at->col = t->vcol;
+	for (w = ws->w; w->name; w++)
+		if (!strcmp(t->val, w->name)) {
+			*out = w->val;
+			return 0;
+		}
+	set_err(cx->err, at, "unknown %s '%s' (expected %s, %s or %s)", ws->kind,
+		clip(t->val), ws->w[0].name, ws->w[1].name, ws->w[2].name);
+	return -1;
+}
+
+/*
+ * "factor TYPE=VALUE..." from the token at *@i on; *@i ends on the last
+ * pair taken.
+ */
+static int parse_factors(struct rp_ctx *cx, const struct rp_line *ln, unsigned int *i,
+			 struct rp_loc *at, struct rp_rule *r)
+{
+	const struct rp_token *t = &ln->tok[*i];
+	unsigned int fmask = 0;
+	const char *why;
+	int got = 0;
+
+	if (t->val) {
+		set_err(cx->err, at, "write factors as 'factor TYPE=VALUE ...', e.g. factor little=0.6 big=1.0");
+		return -1;
+	}
+	while (*i + 1 < ln->n && ln->tok[*i + 1].val) {
+		const struct rp_token *f = &ln->tok[*i + 1];
+		uint32_t v;
+		int idx;
+
+		if (type_index(f->key, &idx))
+			break;
+		(*i)++;
+		at->col = f->col;
+		/* digits 4-9 parse as indices; only 0-3 exist */
+		if (f->key[0] != 'b' && idx >= SBRIDGE_MAX_CORE_TYPES) {
+			set_err(cx->err, at, "core type index %s out of range (0-%d)",
+				f->key, SBRIDGE_MAX_CORE_TYPES - 1);
+			return -1;
+		}
+		if (fmask & (1u << idx)) {
+			set_err(cx->err, at, "factor for core type %s given twice", f->key);
+			return -1;
+		}
+		fmask |= 1u << idx;
+		at->col = f->vcol;
+		if (!strcmp(f->val, "learn")) {
+			v = 0;
+		} else if (sb_parse_fp(f->val, &v, &why)) {
+			set_err(cx->err, at, "bad factor '%s': %s", clip(f->val), why);
+			return -1;
+		} else if (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX) {
+			set_err(cx->err, at, "factor %s out of range (0.125 to 8, or learn)",
+				clip(f->val));
+			return -1;
+		}
+		if (idx == SBRIDGE_MAX_CORE_TYPES)
+			r->big = v;
+		else
+			r->factors[idx] = v;
+		got++;
+	}
+	if (!got) {
+		at->col = t->col;
+		set_err(cx->err, at, "factor needs TYPE=VALUE pairs, e.g. factor little=0.6 big=1.0 (types: little, big, 0-%d)",
+			SBRIDGE_MAX_CORE_TYPES - 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* "file:line" of a rule, keeping the file name's tail if too long. */
+static void rule_source(struct rp_rule *r, const char *name, unsigned int lineno)
+{
+	char num[16];
+	size_t nl = strlen(name), room;
+
+	snprintf(num, sizeof(num), ":%u", lineno);
+	room = sizeof(r->source) - 1 - strlen(num);
+	snprintf(r->source, sizeof(r->source), "%s%s%s",
+		 nl > room ? "..." : "", nl > room ? name + nl - room + 3 : name, num);
+}
+
 static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 		      const char *line, size_t len)
 {
@@ -646,7 +773,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	struct rp_line *ln;
 	struct rp_rule r;
 	const char *why;
-	unsigned int col, i, fmask = 0;
+	unsigned int col, i;
 	int seen_class = 0, seen_pref = 0, seen_excl = 0, seen_factor = 0;
 	int ret = -1;
 
@@ -690,47 +817,11 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 
 		at.col = t->col;
 		if (!strcmp(t->key, "class")) {
-			if (seen_class++) {
-				set_err(cx->err, &at, "class given twice");
+			if (parse_word(cx, t, &at, &rp_classes, seen_class++, &r.cls))
 				goto out;
-			}
-			at.col = t->vcol;
-			if (!t->val) {
-				at.col = t->col;
-				set_err(cx->err, &at, "class needs a value: class=compute|memory|auto");
-				goto out;
-			} else if (!strcmp(t->val, "compute")) {
-				r.cls = SBRIDGE_CLASS_COMPUTE;
-			} else if (!strcmp(t->val, "memory")) {
-				r.cls = SBRIDGE_CLASS_MEMORY;
-			} else if (!strcmp(t->val, "auto")) {
-				r.cls = SBRIDGE_CLASS_AUTO;
-			} else {
-				set_err(cx->err, &at, "unknown class '%s' (expected compute, memory or auto)",
-					clip(t->val));
-				goto out;
-			}
 		} else if (!strcmp(t->key, "prefer")) {
-			if (seen_pref++) {
-				set_err(cx->err, &at, "prefer given twice");
+			if (parse_word(cx, t, &at, &rp_prefs, seen_pref++, &r.pref))
 				goto out;
-			}
-			at.col = t->vcol;
-			if (!t->val) {
-				at.col = t->col;
-				set_err(cx->err, &at, "prefer needs a value: prefer=big|little|none");
-				goto out;
-			} else if (!strcmp(t->val, "big")) {
-				r.pref = SBRIDGE_PREF_BIG;
-			} else if (!strcmp(t->val, "little")) {
-				r.pref = SBRIDGE_PREF_LITTLE;
-			} else if (!strcmp(t->val, "none")) {
-				r.pref = SBRIDGE_PREF_NONE;
-			} else {
-				set_err(cx->err, &at, "unknown preference '%s' (expected big, little or none)",
-					clip(t->val));
-				goto out;
-			}
 		} else if (!strcmp(t->key, "exclude")) {
 			if (t->val) {
 				set_err(cx->err, &at, "exclude takes no value");
@@ -741,60 +832,12 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 				goto out;
 			}
 		} else if (!strcmp(t->key, "factor")) {
-			int got = 0;
-
-			if (t->val) {
-				set_err(cx->err, &at, "write factors as 'factor TYPE=VALUE ...', e.g. factor little=0.6 big=1.0");
-				goto out;
-			}
-			if (seen_factor++) {
+			if (seen_factor++ && !t->val) {
 				set_err(cx->err, &at, "factor given twice (list all types after one 'factor')");
 				goto out;
 			}
-			while (i + 1 < ln->n && ln->tok[i + 1].val) {
-				const struct rp_token *f = &ln->tok[i + 1];
-				uint32_t v;
-				int idx;
-
-				if (type_index(f->key, &idx))
-					break;
-				i++;
-				at.col = f->col;
-				/* digits 4-9 parse as indices; only 0-3 exist */
-				if (f->key[0] != 'b' && idx >= SBRIDGE_MAX_CORE_TYPES) {
-					set_err(cx->err, &at, "core type index %s out of range (0-%d)",
-						f->key, SBRIDGE_MAX_CORE_TYPES - 1);
-					goto out;
-				}
-				if (fmask & (1u << idx)) {
-					set_err(cx->err, &at, "factor for core type %s given twice",
-						f->key);
-					goto out;
-				}
-				fmask |= 1u << idx;
-				at.col = f->vcol;
-				if (!strcmp(f->val, "learn")) {
-					v = 0;
-				} else if (sb_parse_fp(f->val, &v, &why)) {
-					set_err(cx->err, &at, "bad factor '%s': %s", clip(f->val), why);
-					goto out;
-				} else if (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX) {
-					set_err(cx->err, &at, "factor %s out of range (0.125 to 8, or learn)",
-						clip(f->val));
-					goto out;
-				}
-				if (idx == SBRIDGE_MAX_CORE_TYPES)
-					r.big = v;
-				else
-					r.factors[idx] = v;
-				got++;
-			}
-			if (!got) {
-				at.col = t->col;
-				set_err(cx->err, &at, "factor needs TYPE=VALUE pairs, e.g. factor little=0.6 big=1.0 (types: little, big, 0-%d)",
-					SBRIDGE_MAX_CORE_TYPES - 1);
+			if (parse_factors(cx, ln, &i, &at, &r))
 				goto out;
-			}
 		} else if (match_kind(t->key)) {
 			set_err(cx->err, &at, "a rule matches one thing only; write one rule per %s",
 				t->key);
@@ -816,17 +859,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	}
 	if (seen_excl)
 		r.pref = SBRIDGE_PREF_EXCLUDE;
-	{
-		/* Keep the file name's tail if "file:line" is too long. */
-		char num[16];
-		size_t nl = strlen(name), room;
-
-		snprintf(num, sizeof(num), ":%u", lineno);
-		room = sizeof(r.source) - 1 - strlen(num);
-		snprintf(r.source, sizeof(r.source), "%s%s%s",
-			 nl > room ? "..." : "", nl > room ? name + nl - room + 3 : name,
-			 num);
-	}
+	rule_source(&r, name, lineno);
 	ret = add_rule(cx, &r, &at);
 out:
 	free(ln);
