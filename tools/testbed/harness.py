@@ -279,10 +279,7 @@ def run(k, s, base, echo=None):
         cmd = rig_launch.command(k, initrd, s.smp, s.topology,
                                  capacities=s.capacities, eas=s.eas)
     slow = DEBUG_SLOWDOWN if k.flavour == "debug" else 1
-    r = vm.boot(k.arch, k.vmlinuz, initrd, smp=s.smp, topology=s.topology_for(k),
-                timeout=s.timeout * slow, throttle=s.throttle if k.arch == "arm64" else None,
-                icount=s.icount, cmd=cmd, echo=echo, cpufreq=s.cpufreq, injects=s.injects,
-                mem=s.mem)
+    r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
     console_log(k, s).write_text(r.console)
     fdir = files_dir(k, s)
     shutil.rmtree(fdir, ignore_errors=True)

@@ -420,19 +420,24 @@ def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append
                   "-no-reboot", "-accel", accel, *extra]
 
 
-def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None,
-         icount=False, append="", mem=None, extra=(), cmd=None, echo=None, cpufreq=False,
-         injects=False):
-    """Boot and wait for the guest to power off; returns a parsed Result.
+def boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
+    """Boot kernel @k with the machine scenario @s asks for and @initrd,
+    and wait for the guest to power off; returns a parsed Result.
 
-    @throttle: share of a host CPU given to each little vCPU (e.g. 0.45), or
-    None. @cmd: a complete QEMU command (e.g. from the rig) instead of ours.
-    @cpufreq: arm64 device tree with per-cluster OPP tables (guest.dtb).
+    @k: a kernels.Kernel (arch, vmlinuz). @s: a harness.Scenario: smp,
+    topology (s.topology_for(k)), timeout, throttle (the share of a host
+    CPU each little vCPU gets, arm64 only), icount, mem, cpufreq (arm64
+    device tree with per-cluster OPP tables), injects. @cmd: a complete QEMU
+    command (e.g. from the rig) instead of ours. @slowdown: the timeout's
+    multiplier (debug kernels).
     """
+    arch, smp, topology = k.arch, s.smp, s.topology_for(k)
+    timeout = s.timeout * slowdown
+    throttle = s.throttle if arch == "arm64" else None
     with tempfile.TemporaryDirectory() as tmp:
         qmp_path = Path(tmp) / "qmp.sock"
-        cmd = list(cmd or qemu_cmd(arch, kernel, initrd, smp, topology, mem, icount,
-                                   append, extra, cpufreq))
+        cmd = list(cmd or qemu_cmd(arch, k.vmlinuz, initrd, smp, topology, mem=s.mem,
+                                   icount=s.icount, cpufreq=s.cpufreq))
         # -S: start paused so throttling is in place before the guest runs
         cmd += ["-qmp", f"unix:{qmp_path},server=on,wait=off", "-S"]
         t0 = time.time()
@@ -482,6 +487,6 @@ def boot(arch, kernel, initrd, smp=2, topology="smp", timeout=120, throttle=None
             if thr:
                 thr.remove()
         console = b"".join(chunks).decode(errors="replace").replace("\r", "")
-        r = parse(console, timed_out, time.time() - t0, injects)
+        r = parse(console, timed_out, time.time() - t0, s.injects)
         r.throttle = thr.mode if thr else ""
         return r
