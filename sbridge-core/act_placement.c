@@ -584,23 +584,19 @@ static const char *sbridge_place_status(void)
 }
 
 /**
- * sbridge_placement_counters() - steer/release/user-win/yield counts
- * @buf: sysfs buffer
- * @at: offset to write at
- *
- * Return: bytes written.
+ * sbridge_placement_read_counts() - placement's counters
+ * @c: filled (each word read on its own, not as one snapshot)
  */
-int sbridge_placement_counters(char *buf, int at)
+void sbridge_placement_read_counts(struct sbridge_placement_counts *c)
 {
-	return sysfs_emit_at(buf, at,
-			     "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\nplacement_swept %llu\n",
-			     sbridge_placement_steered(), READ_ONCE(sbridge_place_steers),
-			     READ_ONCE(sbridge_place_releases),
-			     READ_ONCE(sbridge_place_user_wins),
-			     READ_ONCE(sbridge_place_yields),
-			     READ_ONCE(sbridge_place_inherits),
-			     READ_ONCE(sbridge_place_inherit_lost),
-			     READ_ONCE(sbridge_place_swept));
+	c->steered = sbridge_placement_steered();
+	c->steers = READ_ONCE(sbridge_place_steers);
+	c->releases = READ_ONCE(sbridge_place_releases);
+	c->user_wins = READ_ONCE(sbridge_place_user_wins);
+	c->yields = READ_ONCE(sbridge_place_yields);
+	c->inherits = READ_ONCE(sbridge_place_inherits);
+	c->inherit_lost = READ_ONCE(sbridge_place_inherit_lost);
+	c->swept = READ_ONCE(sbridge_place_swept);
 }
 
 static int sbridge_place_init(void)

@@ -177,25 +177,16 @@ const char *sbridge_actuators_mode(char *buf, size_t len)
 	return buf;
 }
 
-static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
-			      char *buf)
+/**
+ * sbridge_actuator_at() - the actuators in their apply order
+ * @i: index from 0
+ *
+ * Return: the @i-th actuator's ops, or NULL past the last.
+ */
+const struct sbridge_actuator *sbridge_actuator_at(unsigned int i)
 {
-	char mode[160];
-	unsigned int i;
-	int n = 0;
-
-	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
-		n += sysfs_emit_at(buf, n, "%s: %s\n", sbridge_acts[i]->name,
-				   sbridge_acts[i]->status());
-	return n + sysfs_emit_at(buf, n,
-				 "checker: %s\nhints_in_force: 0x%x\nmode: %s\n",
-				 READ_ONCE(sbridge_act_params.checker) ? "on" : "off",
-				 sbridge_hints_in_force(),
-				 sbridge_actuators_mode(mode, sizeof(mode)));
+	return i < ARRAY_SIZE(sbridge_acts) ? sbridge_acts[i] : NULL;
 }
-
-/* "actuators" under /sys/kernel/sbridge: one status line per piece. */
-struct kobj_attribute sbridge_actuators_attr = __ATTR_RO(actuators);
 
 /**
  * sbridge_actuators_init() - start every actuator, the runner, the checker

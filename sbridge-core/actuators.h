@@ -185,7 +185,7 @@ void sbridge_actuators_fork(struct task_struct *parent,
 			    struct task_struct *child);
 u32 sbridge_hints_in_force(void);
 const char *sbridge_actuators_mode(char *buf, size_t len);
-extern struct kobj_attribute sbridge_actuators_attr;
+const struct sbridge_actuator *sbridge_actuator_at(unsigned int i);
 
 /* ---- policy.c ---- */
 int sbridge_policy_init(void);
@@ -197,15 +197,64 @@ u32 sbridge_policy_speedup(struct task_struct *p);
 /* ---- act_placement.c ---- */
 bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask);
 void sbridge_placement_yield(struct task_struct *p);
-int sbridge_placement_counters(char *buf, int at);
+
+/**
+ * struct sbridge_placement_counts - placement's counters since load
+ * @steered: tasks steered now
+ * @steers: times a task was steered
+ * @releases: steered tasks handed back
+ * @user_wins: steered tasks whose user changed the affinity
+ * @yields: tasks released for the checker
+ * @inherits: children that took their parent's steering
+ * @inherit_lost: children whose steering could not be recorded
+ * @swept: late children given their own mask back at unload
+ */
+struct sbridge_placement_counts {
+	u32 steered;
+	u64 steers, releases, user_wins, yields, inherits, inherit_lost, swept;
+};
+void sbridge_placement_read_counts(struct sbridge_placement_counts *c);
 
 /* ---- checker.c ---- */
 int sbridge_checker_init(void);
 void sbridge_checker_exit(void);
 int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			 const struct genl_family *family);
-extern struct kobj_attribute sbridge_checker_attr;
-extern struct kobj_attribute sbridge_reports_attr;
+
+/* The checker's ring of reports; sysfs shows the newest that fit a page. */
+#define SBRIDGE_REPORTS		64
+#define SBRIDGE_REPORTS_SHOWN	32
+
+/**
+ * struct sbridge_report - one confirmed violation
+ * @time_ns: CLOCK_MONOTONIC when it was confirmed
+ * @idle_cpu: the CPU left idle
+ * @busy_cpu: the CPU with waiting work
+ * @nr_waiting: tasks waiting on @busy_cpu
+ * @hints: SBRIDGE_HINT_* in force (and SBRIDGE_HINT_CAUSED)
+ */
+struct sbridge_report {
+	u64 time_ns;
+	u32 idle_cpu;
+	u32 busy_cpu;
+	u32 nr_waiting;
+	u32 hints;
+};
+
+/**
+ * struct sbridge_checker_counts - the checker's counters since load
+ * @checks: passes
+ * @candidates: violations seen once
+ * @transient: candidates gone when looked at again
+ * @reports: violations confirmed and reported
+ * @unavoidable: passes that saw only violations pinning makes unavoidable
+ * @yields: tasks placement released on the checker's behalf
+ */
+struct sbridge_checker_counts {
+	u64 checks, candidates, transient, reports, unavoidable, yields;
+};
+void sbridge_checker_read_counts(struct sbridge_checker_counts *c);
+bool sbridge_checker_get_report(u64 seq, struct sbridge_report *r, u64 *end);
 
 /* A fair-class policy: the checker and actuators only look at CFS/EEVDF. */
 #define sbridge_fair_policy(pol)					\

@@ -53,26 +53,7 @@
 #include "actuators.h"
 #include "trace.h"
 
-#define SBRIDGE_REPORTS		64
-/* reports that fit in the sysfs page (lines under 112 bytes) */
-#define SBRIDGE_REPORTS_SHOWN	32
 #define SBRIDGE_YIELD_BATCH	8
-
-/**
- * struct sbridge_report - one confirmed violation
- * @time_ns: CLOCK_MONOTONIC when it was confirmed
- * @idle_cpu: the CPU left idle
- * @busy_cpu: the CPU with waiting work
- * @nr_waiting: tasks waiting on @busy_cpu
- * @hints: SBRIDGE_HINT_* in force (and SBRIDGE_HINT_CAUSED)
- */
-struct sbridge_report {
-	u64 time_ns;
-	u32 idle_cpu;
-	u32 busy_cpu;
-	u32 nr_waiting;
-	u32 hints;
-};
 
 /**
  * struct sbridge_checker - checker state
@@ -420,53 +401,42 @@ int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	return skb->len;
 }
 
-static ssize_t checker_show(struct kobject *k, struct kobj_attribute *a,
-			    char *buf)
+/**
+ * sbridge_checker_read_counts() - the checker's counters
+ * @c: filled (each word read on its own, not as one snapshot)
+ */
+void sbridge_checker_read_counts(struct sbridge_checker_counts *c)
 {
-	int n;
-
-	n = sysfs_emit(buf,
-		       "checks %llu\ncandidates %llu\ntransient %llu\nreports %llu\nunavoidable %llu\nyields %llu\n",
-		       READ_ONCE(sbc.checks), READ_ONCE(sbc.candidates),
-		       READ_ONCE(sbc.transient), READ_ONCE(sbc.nreports),
-		       READ_ONCE(sbc.unavoidable), READ_ONCE(sbc.yields));
-	return n + sbridge_placement_counters(buf, n);
+	c->checks = READ_ONCE(sbc.checks);
+	c->candidates = READ_ONCE(sbc.candidates);
+	c->transient = READ_ONCE(sbc.transient);
+	c->reports = READ_ONCE(sbc.nreports);
+	c->unavoidable = READ_ONCE(sbc.unavoidable);
+	c->yields = READ_ONCE(sbc.yields);
 }
 
-/* "checker" under /sys/kernel/sbridge: checker and placement counters. */
-struct kobj_attribute sbridge_checker_attr = __ATTR_RO(checker);
-
-static ssize_t reports_show(struct kobject *k, struct kobj_attribute *a,
-			    char *buf)
+/**
+ * sbridge_checker_get_report() - a report of the ring, by sequence number
+ * @seq: 0 for the first report since load
+ * @r: filled if it is still in the ring
+ * @end: out, the sequence number the next report will get
+ *
+ * Context: process context (takes the ring's lock with BHs off).
+ * Return: true if @r was filled; false if @seq is not in the ring (yet or
+ *	any more).
+ */
+bool sbridge_checker_get_report(u64 seq, struct sbridge_report *r, u64 *end)
 {
-	struct sbridge_report r;
-	u64 seq, end;
-	int n = 0;
+	bool in;
 
 	spin_lock_bh(&sbc.lock);
-	end = sbc.nreports;
+	*end = sbc.nreports;
+	in = seq < sbc.nreports && sbc.nreports - seq <= SBRIDGE_REPORTS;
+	if (in)
+		*r = sbc.reports[seq % SBRIDGE_REPORTS];
 	spin_unlock_bh(&sbc.lock);
-	seq = end > SBRIDGE_REPORTS ? end - SBRIDGE_REPORTS : 0;
-	/* the newest that fit in a page, and how many are left out */
-	if (end - seq > SBRIDGE_REPORTS_SHOWN) {
-		n += sysfs_emit_at(buf, n, "# %llu older reports not shown\n",
-				   (u64)(end - seq - SBRIDGE_REPORTS_SHOWN));
-		seq = end - SBRIDGE_REPORTS_SHOWN;
-	}
-	for (; seq < end; seq++) {
-		spin_lock_bh(&sbc.lock);
-		r = sbc.reports[seq % SBRIDGE_REPORTS];
-		spin_unlock_bh(&sbc.lock);
-		n += sysfs_emit_at(buf, n,
-				   "time_ns=%llu idle_cpu=%u busy_cpu=%u nr_waiting=%u hints=0x%x\n",
-				   r.time_ns, r.idle_cpu, r.busy_cpu, r.nr_waiting,
-				   r.hints);
-	}
-	return n;
+	return in;
 }
-
-/* "reports" under /sys/kernel/sbridge: the report ring, oldest first. */
-struct kobj_attribute sbridge_reports_attr = __ATTR_RO(reports);
 
 /**
  * sbridge_checker_init() - scratch space, start the checker

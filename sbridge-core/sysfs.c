@@ -150,6 +150,69 @@ static ssize_t params_show(struct kobject *k, struct kobj_attribute *a,
 }
 SB_ATTR_RO(params);
 
+/* "actuators": one status line per actuator, the checker, the mode. */
+static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
+			      char *buf)
+{
+	const struct sbridge_actuator *act;
+	char mode[160];
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; (act = sbridge_actuator_at(i)); i++)
+		n += sysfs_emit_at(buf, n, "%s: %s\n", act->name, act->status());
+	return n + sysfs_emit_at(buf, n,
+				 "checker: %s\nhints_in_force: 0x%x\nmode: %s\n",
+				 READ_ONCE(sbridge_act_params.checker) ? "on" : "off",
+				 sbridge_hints_in_force(),
+				 sbridge_actuators_mode(mode, sizeof(mode)));
+}
+static struct kobj_attribute actuators_attr = __ATTR_RO(actuators);
+
+/* "checker": the checker's and placement's counters, one per line. */
+static ssize_t checker_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct sbridge_placement_counts p;
+	struct sbridge_checker_counts c;
+
+	sbridge_checker_read_counts(&c);
+	sbridge_placement_read_counts(&p);
+	return sysfs_emit(buf,
+			  "checks %llu\ncandidates %llu\ntransient %llu\nreports %llu\nunavoidable %llu\nyields %llu\n"
+			  "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\nplacement_swept %llu\n",
+			  c.checks, c.candidates, c.transient, c.reports,
+			  c.unavoidable, c.yields, p.steered, p.steers,
+			  p.releases, p.user_wins, p.yields, p.inherits,
+			  p.inherit_lost, p.swept);
+}
+static struct kobj_attribute checker_attr = __ATTR_RO(checker);
+
+/* "reports": the checker's ring, oldest first, the newest that fit a page. */
+static ssize_t reports_show(struct kobject *k, struct kobj_attribute *a,
+			    char *buf)
+{
+	struct sbridge_report r;
+	u64 seq, end, now;
+	int n = 0;
+
+	sbridge_checker_get_report(0, &r, &end);	/* for end */
+	seq = end > SBRIDGE_REPORTS ? end - SBRIDGE_REPORTS : 0;
+	if (end - seq > SBRIDGE_REPORTS_SHOWN) {
+		n += sysfs_emit_at(buf, n, "# %llu older reports not shown\n",
+				   (u64)(end - seq - SBRIDGE_REPORTS_SHOWN));
+		seq = end - SBRIDGE_REPORTS_SHOWN;
+	}
+	for (; seq < end; seq++)
+		if (sbridge_checker_get_report(seq, &r, &now))
+			n += sysfs_emit_at(buf, n,
+					   "time_ns=%llu idle_cpu=%u busy_cpu=%u nr_waiting=%u hints=0x%x\n",
+					   r.time_ns, r.idle_cpu, r.busy_cpu,
+					   r.nr_waiting, r.hints);
+	return n;
+}
+static struct kobj_attribute reports_attr = __ATTR_RO(reports);
+
 static struct attribute *sbridge_attrs[] = {
 	&version_attr.attr,
 	&api_attr.attr,
@@ -176,9 +239,9 @@ static struct attribute *sbridge_attrs[] = {
 	&cpus_attr.attr,
 	&params_attr.attr,
 	&task_entry_bytes_attr.attr,
-	&sbridge_actuators_attr.attr,
-	&sbridge_checker_attr.attr,
-	&sbridge_reports_attr.attr,
+	&actuators_attr.attr,
+	&checker_attr.attr,
+	&reports_attr.attr,
 	NULL,
 };
 
