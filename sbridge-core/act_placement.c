@@ -48,7 +48,7 @@
 #define SBRIDGE_STEER_BATCH	32	/* entries released per walk */
 
 /* zero (a new, zeroed entry) is "released": not yet counted as steered */
-enum { SB_RELEASED, SB_STEERED, SB_HANDS_OFF };
+enum { SBRIDGE_RELEASED, SBRIDGE_STEERED, SBRIDGE_HANDS_OFF };
 
 /**
  * struct sbridge_steer - a task placement touched
@@ -59,7 +59,7 @@ enum { SB_RELEASED, SB_STEERED, SB_HANDS_OFF };
  * @set: the mask we set (kept after release, to recognise children)
  * @prev: the mask we set before @set (a child may have copied it just
  *	before a re-steer), empty if none
- * @state: SB_STEERED, SB_RELEASED (own mask given back), or SB_HANDS_OFF
+ * @state: SBRIDGE_STEERED, SBRIDGE_RELEASED (own mask given back), or SBRIDGE_HANDS_OFF
  *	(the user changed it or the checker made us yield: never again)
  * @hint: the hint @set implements
  * @seen: run number that last found the task in the decision
@@ -171,9 +171,9 @@ static void sbridge_steer_add(struct sbridge_steer *e, struct task_struct *p)
 static void sbridge_steer_state(struct sbridge_steer *e, u8 state)
 {
 	lockdep_assert_held(&sbridge_steer_lock);
-	if (e->state == SB_STEERED && state != SB_STEERED)
+	if (e->state == SBRIDGE_STEERED && state != SBRIDGE_STEERED)
 		sbridge_steered_now--;
-	else if (e->state != SB_STEERED && state == SB_STEERED)
+	else if (e->state != SBRIDGE_STEERED && state == SBRIDGE_STEERED)
 		sbridge_steered_now++;
 	e->state = state;
 }
@@ -196,9 +196,9 @@ static void sbridge_steer_release(struct sbridge_steer *e)
 	bool intact;
 
 	spin_lock(&sbridge_steer_lock);
-	intact = e->state == SB_STEERED && cpumask_equal(&p->cpus_mask, e->set);
-	if (e->state == SB_STEERED && !intact) {
-		sbridge_steer_state(e, SB_HANDS_OFF);
+	intact = e->state == SBRIDGE_STEERED && cpumask_equal(&p->cpus_mask, e->set);
+	if (e->state == SBRIDGE_STEERED && !intact) {
+		sbridge_steer_state(e, SBRIDGE_HANDS_OFF);
 		sbridge_place_user_wins++;
 	}
 	cpumask_copy(sbridge_place_tmp, e->user);
@@ -211,7 +211,7 @@ static void sbridge_steer_release(struct sbridge_steer *e)
 		trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_RESTORE,
 				  p, -1, sbridge_place_tmp, 0, 0);
 	}
-	sbridge_steer_set_state(e, SB_RELEASED);
+	sbridge_steer_set_state(e, SBRIDGE_RELEASED);
 }
 
 /*
@@ -237,7 +237,7 @@ static void sbridge_steer_apply(struct task_struct *p, struct sbridge_steer *e,
 		get_task_struct(p);
 		sbridge_steer_add(n, p);
 		e = n;
-	} else if (e->state == SB_RELEASED) {
+	} else if (e->state == SBRIDGE_RELEASED) {
 		/* the user may have changed the mask since we gave it back */
 		cpumask_copy(e->user, &p->cpus_mask);
 	}
@@ -245,10 +245,10 @@ static void sbridge_steer_apply(struct task_struct *p, struct sbridge_steer *e,
 	cpumask_copy(e->set, set);
 	e->hint = hint;
 	e->seen = sbridge_place_run;
-	sbridge_steer_state(e, SB_STEERED);
+	sbridge_steer_state(e, SBRIDGE_STEERED);
 	spin_unlock(&sbridge_steer_lock);
 	if (set_cpus_allowed_ptr(p, set)) {
-		sbridge_steer_set_state(e, SB_RELEASED);
+		sbridge_steer_set_state(e, SBRIDGE_RELEASED);
 		return;
 	}
 	sbridge_place_steers++;
@@ -287,7 +287,7 @@ static void sbridge_place_one(const struct sbridge_decision *d,
 {
 	struct task_struct *p = h->p;
 	struct sbridge_steer *e;
-	u8 state = SB_RELEASED;
+	u8 state = SBRIDGE_RELEASED;
 	bool same = false;
 
 	spin_lock(&sbridge_steer_lock);
@@ -295,29 +295,29 @@ static void sbridge_place_one(const struct sbridge_decision *d,
 	if (e) {
 		state = e->state;
 		e->seen = sbridge_place_run;
-		if (state == SB_STEERED && !cpumask_equal(&p->cpus_mask, e->set)) {
-			sbridge_steer_state(e, SB_HANDS_OFF);
+		if (state == SBRIDGE_STEERED && !cpumask_equal(&p->cpus_mask, e->set)) {
+			sbridge_steer_state(e, SBRIDGE_HANDS_OFF);
 			sbridge_place_user_wins++;
-			state = SB_HANDS_OFF;
+			state = SBRIDGE_HANDS_OFF;
 			pr_info("pid %d: user affinity change wins over placement\n",
 				task_pid_nr(p));
 		}
 		/* the mask the hint narrows: the user's, not ours */
 		cpumask_copy(sbridge_place_tmp,
-			     state == SB_STEERED ? e->user : &p->cpus_mask);
+			     state == SBRIDGE_STEERED ? e->user : &p->cpus_mask);
 	} else {
 		cpumask_copy(sbridge_place_tmp, &p->cpus_mask);
 	}
 	spin_unlock(&sbridge_steer_lock);
-	if (state == SB_HANDS_OFF)
+	if (state == SBRIDGE_HANDS_OFF)
 		return;
 	if (h->hint == SBRIDGE_HINT_NONE ||
 	    !sbridge_place_mask(d, h->hint, sbridge_place_tmp, set)) {
-		if (e && state == SB_STEERED)
+		if (e && state == SBRIDGE_STEERED)
 			sbridge_steer_release(e);
 		return;
 	}
-	if (e && state == SB_STEERED) {
+	if (e && state == SBRIDGE_STEERED) {
 		spin_lock(&sbridge_steer_lock);
 		same = cpumask_equal(e->set, set);
 		spin_unlock(&sbridge_steer_lock);
@@ -342,13 +342,13 @@ static void sbridge_place_sweep(bool all)
 		spin_lock(&sbridge_steer_lock);
 		list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
 			if (e->p->exit_state || (e->p->flags & PF_EXITING)) {
-				sbridge_steer_state(e, SB_RELEASED);
+				sbridge_steer_state(e, SBRIDGE_RELEASED);
 				list_move(&e->node, &dead);
 				hash_del(&e->hnode);
 				sbridge_steer_count--;
 				continue;
 			}
-			if (e->state == SB_STEERED &&
+			if (e->state == SBRIDGE_STEERED &&
 			    (all || e->seen != sbridge_place_run) &&
 			    nrel < ARRAY_SIZE(rel)) {
 				/* marks it, so the next batch skips it */
@@ -408,7 +408,7 @@ bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
 
 	spin_lock(&sbridge_steer_lock);
 	e = sbridge_steer_find(p);
-	if (e && e->state == SB_STEERED) {
+	if (e && e->state == SBRIDGE_STEERED) {
 		cpumask_copy(mask, e->user);
 		ret = true;
 	}
@@ -430,9 +430,9 @@ void sbridge_placement_yield(struct task_struct *p)
 
 	mutex_lock(&sbridge_place_mutex);
 	e = sbridge_steer_lookup(p);
-	if (e && e->state == SB_STEERED) {
+	if (e && e->state == SBRIDGE_STEERED) {
 		sbridge_steer_release(e);
-		sbridge_steer_set_state(e, SB_HANDS_OFF);
+		sbridge_steer_set_state(e, SBRIDGE_HANDS_OFF);
 		sbridge_place_yields++;
 		pr_info("placement yields pid %d to the work-conserving checker\n",
 			task_pid_nr(p));
@@ -449,10 +449,10 @@ static bool sbridge_steer_carries(struct sbridge_steer *pe,
 				  struct task_struct *parent,
 				  struct task_struct *p)
 {
-	if (pe->state == SB_HANDS_OFF)
+	if (pe->state == SBRIDGE_HANDS_OFF)
 		return false;
 	if (cpumask_equal(&p->cpus_mask, pe->set))
-		return !(pe->state == SB_RELEASED &&
+		return !(pe->state == SBRIDGE_RELEASED &&
 			 cpumask_equal(&parent->cpus_mask, pe->set));
 	return !cpumask_empty(pe->prev) &&
 	       cpumask_equal(&p->cpus_mask, pe->prev) &&
@@ -498,7 +498,7 @@ static void sbridge_place_fork(struct task_struct *parent,
 	e->hint = pe->hint;
 	get_task_struct(child);
 	sbridge_steer_add(e, child);
-	sbridge_steer_state(e, SB_STEERED);
+	sbridge_steer_state(e, SBRIDGE_STEERED);
 	sbridge_place_inherits++;
 	spin_unlock(&sbridge_steer_lock);
 }
@@ -619,7 +619,7 @@ static void sbridge_place_exit(void)
 	list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
 		list_del(&e->node);
 		hash_del(&e->hnode);
-		sbridge_steer_state(e, SB_RELEASED);
+		sbridge_steer_state(e, SBRIDGE_RELEASED);
 		sbridge_steer_count--;
 		sbridge_steer_free(e);
 	}

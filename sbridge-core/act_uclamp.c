@@ -55,7 +55,7 @@
 #define SBRIDGE_SETPARAM_POLICY	((u32)-1)	/* keep policy and reset-on-fork */
 
 /* zero (a new, zeroed entry) is "released": not yet counted as live */
-enum { SB_CL_RELEASED, SB_CL_SET, SB_CL_HANDS_OFF };
+enum { SBRIDGE_CL_RELEASED, SBRIDGE_CL_SET, SBRIDGE_CL_HANDS_OFF };
 
 /**
  * struct sbridge_clamp - a task whose clamps we set
@@ -65,7 +65,7 @@ enum { SB_CL_RELEASED, SB_CL_SET, SB_CL_HANDS_OFF };
  * @orig: util_min/util_max before, SBRIDGE_CLAMP_RESET if the task had not
  *	set it
  * @set: what we set (kept after release, to recognise children)
- * @state: SB_CL_SET, SB_CL_RELEASED or SB_CL_HANDS_OFF
+ * @state: SBRIDGE_CL_SET, SBRIDGE_CL_RELEASED or SBRIDGE_CL_HANDS_OFF
  * @seen: run number that last found the task in the decision
  *
  * All fields change under sbridge_clamp_lock.
@@ -128,9 +128,9 @@ static struct sbridge_clamp *sbridge_clamp_find(struct task_struct *p)
 static void sbridge_clamp_state(struct sbridge_clamp *e, u8 state)
 {
 	lockdep_assert_held(&sbridge_clamp_lock);
-	if (e->state == SB_CL_SET && state != SB_CL_SET)
+	if (e->state == SBRIDGE_CL_SET && state != SBRIDGE_CL_SET)
 		sbridge_clamp_live--;
-	else if (e->state != SB_CL_SET && state == SB_CL_SET)
+	else if (e->state != SBRIDGE_CL_SET && state == SBRIDGE_CL_SET)
 		sbridge_clamp_live++;
 	e->state = state;
 }
@@ -152,10 +152,10 @@ static void sbridge_clamp_release(struct sbridge_clamp *e)
 	bool intact;
 
 	spin_lock(&sbridge_clamp_lock);
-	intact = e->state == SB_CL_SET && !e->p->exit_state &&
+	intact = e->state == SBRIDGE_CL_SET && !e->p->exit_state &&
 		 sbridge_clamp_is(e->p, e->set);
-	if (e->state == SB_CL_SET && !intact)
-		sbridge_clamp_state(e, SB_CL_HANDS_OFF);
+	if (e->state == SBRIDGE_CL_SET && !intact)
+		sbridge_clamp_state(e, SBRIDGE_CL_HANDS_OFF);
 	memcpy(orig, e->orig, sizeof(orig));
 	spin_unlock(&sbridge_clamp_lock);
 	if (!intact)
@@ -164,7 +164,7 @@ static void sbridge_clamp_release(struct sbridge_clamp *e)
 	if (!sbridge_clamp_write(e->p, orig[UCLAMP_MIN], orig[UCLAMP_MAX]))
 		sbridge_clamp_trace(SBRIDGE_TP_OP_RESTORE, e->p);
 	spin_lock(&sbridge_clamp_lock);
-	sbridge_clamp_state(e, SB_CL_RELEASED);
+	sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
 	spin_unlock(&sbridge_clamp_lock);
 }
 
@@ -185,7 +185,7 @@ static void sbridge_clamp_one(const struct sbridge_hint *h)
 	struct task_struct *p = h->p;
 	struct sbridge_clamp *e, *n = NULL;
 	u32 want[UCLAMP_CNT];
-	u8 state = SB_CL_RELEASED;
+	u8 state = SBRIDGE_CL_RELEASED;
 
 	/* nothing known of it: no clamp (a held one is released by the sweep) */
 	if (!h->known)
@@ -195,16 +195,16 @@ static void sbridge_clamp_one(const struct sbridge_hint *h)
 	e = sbridge_clamp_find(p);
 	if (e) {
 		e->seen = sbridge_clamp_run;
-		if (e->state == SB_CL_SET && !sbridge_clamp_is(p, e->set))
-			sbridge_clamp_state(e, SB_CL_HANDS_OFF);
+		if (e->state == SBRIDGE_CL_SET && !sbridge_clamp_is(p, e->set))
+			sbridge_clamp_state(e, SBRIDGE_CL_HANDS_OFF);
 		state = e->state;
 	}
 	spin_unlock(&sbridge_clamp_lock);
-	if (e && (state == SB_CL_HANDS_OFF ||
-		  (state == SB_CL_SET && !memcmp(e->set, want, sizeof(want)))))
+	if (e && (state == SBRIDGE_CL_HANDS_OFF ||
+		  (state == SBRIDGE_CL_SET && !memcmp(e->set, want, sizeof(want)))))
 		return;
 	/* A clamp the task chose itself is its business. */
-	if ((!e || state == SB_CL_RELEASED) &&
+	if ((!e || state == SBRIDGE_CL_RELEASED) &&
 	    (p->uclamp_req[UCLAMP_MIN].user_defined ||
 	     p->uclamp_req[UCLAMP_MAX].user_defined))
 		return;
@@ -221,17 +221,17 @@ static void sbridge_clamp_one(const struct sbridge_hint *h)
 		sbridge_clamp_add(n, p);
 		e = n;
 	}
-	if (e->state != SB_CL_SET) {
+	if (e->state != SBRIDGE_CL_SET) {
 		e->orig[UCLAMP_MIN] = SBRIDGE_CLAMP_RESET;
 		e->orig[UCLAMP_MAX] = SBRIDGE_CLAMP_RESET;
 	}
 	memcpy(e->set, want, sizeof(want));
 	e->seen = sbridge_clamp_run;
-	sbridge_clamp_state(e, SB_CL_SET);
+	sbridge_clamp_state(e, SBRIDGE_CL_SET);
 	spin_unlock(&sbridge_clamp_lock);
 	if (sbridge_clamp_write(p, want[UCLAMP_MIN], want[UCLAMP_MAX])) {
 		spin_lock(&sbridge_clamp_lock);
-		sbridge_clamp_state(e, SB_CL_RELEASED);
+		sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
 		spin_unlock(&sbridge_clamp_lock);
 		return;
 	}
@@ -250,13 +250,13 @@ static void sbridge_clamp_sweep(bool all)
 		spin_lock(&sbridge_clamp_lock);
 		list_for_each_entry_safe(e, n, &sbridge_clamp_list, node) {
 			if (e->p->exit_state || (e->p->flags & PF_EXITING)) {
-				sbridge_clamp_state(e, SB_CL_RELEASED);
+				sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
 				list_move(&e->node, &dead);
 				hash_del(&e->hnode);
 				sbridge_clamp_count--;
 				continue;
 			}
-			if (e->state == SB_CL_SET &&
+			if (e->state == SBRIDGE_CL_SET &&
 			    (all || e->seen != sbridge_clamp_run) &&
 			    nrel < ARRAY_SIZE(rel)) {
 				e->seen = sbridge_clamp_run;
@@ -309,9 +309,9 @@ static void sbridge_clamp_fork(struct task_struct *parent,
 		return;
 	spin_lock(&sbridge_clamp_lock);
 	pe = sbridge_clamp_find(parent);
-	inherited = pe && pe->state != SB_CL_HANDS_OFF &&
+	inherited = pe && pe->state != SBRIDGE_CL_HANDS_OFF &&
 		    sbridge_clamp_is(child, pe->set) &&
-		    !(pe->state == SB_CL_RELEASED && sbridge_clamp_is(parent, pe->set));
+		    !(pe->state == SBRIDGE_CL_RELEASED && sbridge_clamp_is(parent, pe->set));
 	spin_unlock(&sbridge_clamp_lock);
 	if (!inherited)
 		return;
@@ -329,7 +329,7 @@ static void sbridge_clamp_fork(struct task_struct *parent,
 	memcpy(e->orig, pe->orig, sizeof(e->orig));
 	memcpy(e->set, pe->set, sizeof(e->set));
 	sbridge_clamp_add(e, child);
-	sbridge_clamp_state(e, SB_CL_SET);
+	sbridge_clamp_state(e, SBRIDGE_CL_SET);
 	sbridge_clamp_inherits++;
 	spin_unlock(&sbridge_clamp_lock);
 }
@@ -356,7 +356,7 @@ static void sbridge_clamp_exit(void)
 			pe = sbridge_clamp_find(rcu_dereference(p->real_parent));
 			if (!pe)
 				pe = sbridge_clamp_find(p->group_leader);
-			if (!pe || pe->state == SB_CL_HANDS_OFF ||
+			if (!pe || pe->state == SBRIDGE_CL_HANDS_OFF ||
 			    !sbridge_clamp_is(p, pe->set))
 				continue;
 			if (nf == ARRAY_SIZE(fix)) {
@@ -381,7 +381,7 @@ static void sbridge_clamp_exit(void)
 	list_for_each_entry_safe(e, n, &sbridge_clamp_list, node) {
 		list_del(&e->node);
 		hash_del(&e->hnode);
-		sbridge_clamp_state(e, SB_CL_RELEASED);
+		sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
 		sbridge_clamp_count--;
 		put_task_struct(e->p);
 		kfree(e);

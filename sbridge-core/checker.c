@@ -98,14 +98,14 @@ struct sbridge_checker {
 	void *any, *user, *gain;
 };
 
-static struct sbridge_checker sbc = {
-	.lock = __SPIN_LOCK_UNLOCKED(sbc.lock),
+static struct sbridge_checker sbridge_chk = {
+	.lock = __SPIN_LOCK_UNLOCKED(sbridge_chk.lock),
 };
 
 static void sbridge_checker_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_checker_work, sbridge_checker_fn);
 
-static struct cpumask *sbc_mask(void *base, int cpu)
+static struct cpumask *sbridge_chk_mask(void *base, int cpu)
 {
 	return (struct cpumask *)((char *)base + (size_t)cpu * cpumask_size());
 }
@@ -133,7 +133,7 @@ struct sbridge_violation {
 static void sbridge_checker_gainer(struct task_struct *p, int cpu, u32 gain,
 				   const struct cpumask *fast)
 {
-	struct cpumask *m = sbc_mask(sbc.gain, cpu);
+	struct cpumask *m = sbridge_chk_mask(sbridge_chk.gain, cpu);
 
 	if (!fast || cpumask_test_cpu(cpu, fast) || (p->flags & PF_KTHREAD) ||
 	    !sbridge_fair_policy(p->policy) || sbridge_policy_speedup(p) < gain)
@@ -152,12 +152,12 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 	int cpu, b, i, self;
 
 	memset(v, 0, sizeof(*v));
-	cpumask_clear(sbc.busy);
+	cpumask_clear(sbridge_chk.busy);
 	for_each_possible_cpu(cpu) {
-		sbc.nwait[cpu] = 0;
-		cpumask_clear(sbc_mask(sbc.any, cpu));
-		cpumask_clear(sbc_mask(sbc.user, cpu));
-		cpumask_clear(sbc_mask(sbc.gain, cpu));
+		sbridge_chk.nwait[cpu] = 0;
+		cpumask_clear(sbridge_chk_mask(sbridge_chk.any, cpu));
+		cpumask_clear(sbridge_chk_mask(sbridge_chk.user, cpu));
+		cpumask_clear(sbridge_chk_mask(sbridge_chk.gain, cpu));
 	}
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
@@ -166,7 +166,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 			continue;
 		cpu = task_cpu(p);
 		if (READ_ONCE(p->on_cpu)) {
-			cpumask_set_cpu(cpu, sbc.busy);
+			cpumask_set_cpu(cpu, sbridge_chk.busy);
 			sbridge_checker_gainer(p, cpu, gain, fast);
 			continue;
 		}
@@ -174,13 +174,13 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 		    !sbridge_task_queued(p) ||
 		    !sbridge_fair_policy(p->policy))
 			continue;
-		sbc.nwait[cpu]++;
-		cpumask_or(sbc_mask(sbc.any, cpu), sbc_mask(sbc.any, cpu),
+		sbridge_chk.nwait[cpu]++;
+		cpumask_or(sbridge_chk_mask(sbridge_chk.any, cpu), sbridge_chk_mask(sbridge_chk.any, cpu),
 			   p->cpus_ptr);
-		if (!sbridge_placement_user_mask(p, sbc.tmp))
-			cpumask_copy(sbc.tmp, p->cpus_ptr);
-		cpumask_or(sbc_mask(sbc.user, cpu), sbc_mask(sbc.user, cpu),
-			   sbc.tmp);
+		if (!sbridge_placement_user_mask(p, sbridge_chk.tmp))
+			cpumask_copy(sbridge_chk.tmp, p->cpus_ptr);
+		cpumask_or(sbridge_chk_mask(sbridge_chk.user, cpu), sbridge_chk_mask(sbridge_chk.user, cpu),
+			   sbridge_chk.tmp);
 	}
 	rcu_read_unlock();
 
@@ -191,20 +191,20 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 	 * displaced and counts as running.
 	 */
 	self = raw_smp_processor_id();
-	if (sbc.nwait[self]) {
-		cpumask_set_cpu(self, sbc.busy);
-		sbc.nwait[self]--;
+	if (sbridge_chk.nwait[self]) {
+		cpumask_set_cpu(self, sbridge_chk.busy);
+		sbridge_chk.nwait[self]--;
 	} else {
-		cpumask_clear_cpu(self, sbc.busy);
+		cpumask_clear_cpu(self, sbridge_chk.busy);
 	}
-	cpumask_andnot(sbc.idle, cpu_active_mask, sbc.busy);
-	for_each_cpu(b, sbc.busy) {
-		if (!sbc.nwait[b])
+	cpumask_andnot(sbridge_chk.idle, cpu_active_mask, sbridge_chk.busy);
+	for_each_cpu(b, sbridge_chk.busy) {
+		if (!sbridge_chk.nwait[b])
 			continue;
 		/* b runs one task and has nwait[b] more: >= 2 runnable. */
-		for_each_cpu(i, sbc.idle) {
-			bool in_any = cpumask_test_cpu(i, sbc_mask(sbc.any, b));
-			bool in_user = cpumask_test_cpu(i, sbc_mask(sbc.user, b));
+		for_each_cpu(i, sbridge_chk.idle) {
+			bool in_any = cpumask_test_cpu(i, sbridge_chk_mask(sbridge_chk.any, b));
+			bool in_user = cpumask_test_cpu(i, sbridge_chk_mask(sbridge_chk.user, b));
 
 			if (want_idle >= 0 && i != want_idle)
 				continue;
@@ -221,16 +221,16 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 			v->caused = !in_any;
 			v->idle = i;
 			v->busy = b;
-			v->nwait = sbc.nwait[b];
+			v->nwait = sbridge_chk.nwait[b];
 		}
 	}
 	if (v->found || !fast)
 		return;
 	/* A fast CPU idle while a task that gains from it runs slow. */
-	for_each_cpu(b, sbc.busy) {
-		struct cpumask *m = sbc_mask(sbc.gain, b);
+	for_each_cpu(b, sbridge_chk.busy) {
+		struct cpumask *m = sbridge_chk_mask(sbridge_chk.gain, b);
 
-		for_each_cpu_and(i, sbc.idle, fast) {
+		for_each_cpu_and(i, sbridge_chk.idle, fast) {
 			if ((want_idle >= 0 && i != want_idle) ||
 			    !cpumask_test_cpu(i, m))
 				continue;
@@ -257,8 +257,8 @@ static int sbridge_checker_culprits(u32 idle, u32 busy, struct task_struct **out
 		if (task_cpu(p) != busy || READ_ONCE(p->on_cpu) ||
 		    !task_is_running(p) ||
 		    cpumask_test_cpu(idle, p->cpus_ptr) ||
-		    !sbridge_placement_user_mask(p, sbc.tmp) ||
-		    !cpumask_test_cpu(idle, sbc.tmp))
+		    !sbridge_placement_user_mask(p, sbridge_chk.tmp) ||
+		    !cpumask_test_cpu(idle, sbridge_chk.tmp))
 			continue;
 		get_task_struct(p);
 		out[n++] = p;
@@ -279,15 +279,15 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 			 (v->caused ? SBRIDGE_HINT_CAUSED : 0) |
 			 (v->slower ? SBRIDGE_HINT_SLOWER : 0),
 	};
-	u32 waited = (u32)min_t(u64, div_u64(r.time_ns - sbc.cand_ns, NSEC_PER_MSEC),
+	u32 waited = (u32)min_t(u64, div_u64(r.time_ns - sbridge_chk.cand_ns, NSEC_PER_MSEC),
 				U32_MAX);
 	char text[96];
 	int i, n = 0;
 
-	spin_lock_bh(&sbc.lock);
-	sbc.reports[sbc.nreports % SBRIDGE_REPORTS] = r;
-	sbc.nreports++;
-	spin_unlock_bh(&sbc.lock);
+	spin_lock_bh(&sbridge_chk.lock);
+	sbridge_chk.reports[sbridge_chk.nreports % SBRIDGE_REPORTS] = r;
+	sbridge_chk.nreports++;
+	spin_unlock_bh(&sbridge_chk.lock);
 	if (v->slower)
 		snprintf(text, sizeof(text),
 			 "fast cpu%u idle while cpu%u runs a task that gains from it (hints 0x%x)",
@@ -310,7 +310,7 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 				     SBRIDGE_TP_YIELD);
 		sbridge_placement_yield(culprit[i]);
 		put_task_struct(culprit[i]);
-		WRITE_ONCE(sbc.yields, sbc.yields + 1);
+		WRITE_ONCE(sbridge_chk.yields, sbridge_chk.yields + 1);
 	}
 }
 
@@ -320,35 +320,35 @@ static void sbridge_checker_fn(struct work_struct *w)
 	struct sbridge_violation v;
 
 	if (!READ_ONCE(sbridge_act_params.checker)) {
-		sbc.watching = false;
+		sbridge_chk.watching = false;
 		goto out;
 	}
-	if (sbc.watching) {
-		sbc.watching = false;
-		sbridge_checker_scan(&v, sbc.cand_idle);
-		if (v.found && v.caused == sbc.cand_caused &&
-		    v.slower == sbc.cand_slower)
+	if (sbridge_chk.watching) {
+		sbridge_chk.watching = false;
+		sbridge_checker_scan(&v, sbridge_chk.cand_idle);
+		if (v.found && v.caused == sbridge_chk.cand_caused &&
+		    v.slower == sbridge_chk.cand_slower)
 			sbridge_checker_report(&v);
 		else
-			WRITE_ONCE(sbc.transient, sbc.transient + 1);
+			WRITE_ONCE(sbridge_chk.transient, sbridge_chk.transient + 1);
 		goto out;
 	}
-	WRITE_ONCE(sbc.checks, sbc.checks + 1);
+	WRITE_ONCE(sbridge_chk.checks, sbridge_chk.checks + 1);
 	sbridge_checker_scan(&v, -1);
 	if (v.found) {
-		WRITE_ONCE(sbc.candidates, sbc.candidates + 1);
-		sbc.watching = true;
-		sbc.cand_idle = v.idle;
-		sbc.cand_caused = v.caused;
-		sbc.cand_slower = v.slower;
-		sbc.cand_ns = ktime_get_ns();
+		WRITE_ONCE(sbridge_chk.candidates, sbridge_chk.candidates + 1);
+		sbridge_chk.watching = true;
+		sbridge_chk.cand_idle = v.idle;
+		sbridge_chk.cand_caused = v.caused;
+		sbridge_chk.cand_slower = v.slower;
+		sbridge_chk.cand_ns = ktime_get_ns();
 		next = msecs_to_jiffies(READ_ONCE(sbridge_act_params.watch_ms));
 		/* the decision layer gets two periods to fix a slower one */
 		if (v.slower)
 			next = max(next, msecs_to_jiffies(2 *
 				   READ_ONCE(sbridge_act_params.period_ms)));
 	} else if (v.unavoidable) {
-		WRITE_ONCE(sbc.unavoidable, sbc.unavoidable + 1);
+		WRITE_ONCE(sbridge_chk.unavoidable, sbridge_chk.unavoidable + 1);
 	}
 out:
 	schedule_delayed_work(&sbridge_checker_work, next ?: 1);
@@ -370,16 +370,16 @@ int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	u64 seq, end;
 	void *hdr;
 
-	spin_lock_bh(&sbc.lock);
-	end = sbc.nreports;
-	spin_unlock_bh(&sbc.lock);
+	spin_lock_bh(&sbridge_chk.lock);
+	end = sbridge_chk.nreports;
+	spin_unlock_bh(&sbridge_chk.lock);
 	seq = cb->args[0];
 	if (end > SBRIDGE_REPORTS && seq < end - SBRIDGE_REPORTS)
 		seq = end - SBRIDGE_REPORTS;
 	for (; seq < end; seq++) {
-		spin_lock_bh(&sbc.lock);
-		r = sbc.reports[seq % SBRIDGE_REPORTS];
-		spin_unlock_bh(&sbc.lock);
+		spin_lock_bh(&sbridge_chk.lock);
+		r = sbridge_chk.reports[seq % SBRIDGE_REPORTS];
+		spin_unlock_bh(&sbridge_chk.lock);
 		hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_GET_REPORTS);
 		if (!hdr)
 			break;
@@ -407,12 +407,12 @@ int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
  */
 void sbridge_checker_read_counts(struct sbridge_checker_counts *c)
 {
-	c->checks = READ_ONCE(sbc.checks);
-	c->candidates = READ_ONCE(sbc.candidates);
-	c->transient = READ_ONCE(sbc.transient);
-	c->reports = READ_ONCE(sbc.nreports);
-	c->unavoidable = READ_ONCE(sbc.unavoidable);
-	c->yields = READ_ONCE(sbc.yields);
+	c->checks = READ_ONCE(sbridge_chk.checks);
+	c->candidates = READ_ONCE(sbridge_chk.candidates);
+	c->transient = READ_ONCE(sbridge_chk.transient);
+	c->reports = READ_ONCE(sbridge_chk.nreports);
+	c->unavoidable = READ_ONCE(sbridge_chk.unavoidable);
+	c->yields = READ_ONCE(sbridge_chk.yields);
 }
 
 /**
@@ -429,12 +429,12 @@ bool sbridge_checker_get_report(u64 seq, struct sbridge_report *r, u64 *end)
 {
 	bool in;
 
-	spin_lock_bh(&sbc.lock);
-	*end = sbc.nreports;
-	in = seq < sbc.nreports && sbc.nreports - seq <= SBRIDGE_REPORTS;
+	spin_lock_bh(&sbridge_chk.lock);
+	*end = sbridge_chk.nreports;
+	in = seq < sbridge_chk.nreports && sbridge_chk.nreports - seq <= SBRIDGE_REPORTS;
 	if (in)
-		*r = sbc.reports[seq % SBRIDGE_REPORTS];
-	spin_unlock_bh(&sbc.lock);
+		*r = sbridge_chk.reports[seq % SBRIDGE_REPORTS];
+	spin_unlock_bh(&sbridge_chk.lock);
 	return in;
 }
 
@@ -445,15 +445,15 @@ bool sbridge_checker_get_report(u64 seq, struct sbridge_report *r, u64 *end)
  */
 int sbridge_checker_init(void)
 {
-	if (!zalloc_cpumask_var(&sbc.busy, GFP_KERNEL) ||
-	    !zalloc_cpumask_var(&sbc.idle, GFP_KERNEL) ||
-	    !zalloc_cpumask_var(&sbc.tmp, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&sbridge_chk.busy, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&sbridge_chk.idle, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&sbridge_chk.tmp, GFP_KERNEL))
 		goto nomem;
-	sbc.nwait = kcalloc(nr_cpu_ids, sizeof(*sbc.nwait), GFP_KERNEL);
-	sbc.any = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
-	sbc.user = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
-	sbc.gain = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
-	if (!sbc.nwait || !sbc.any || !sbc.user || !sbc.gain)
+	sbridge_chk.nwait = kcalloc(nr_cpu_ids, sizeof(*sbridge_chk.nwait), GFP_KERNEL);
+	sbridge_chk.any = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
+	sbridge_chk.user = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
+	sbridge_chk.gain = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
+	if (!sbridge_chk.nwait || !sbridge_chk.any || !sbridge_chk.user || !sbridge_chk.gain)
 		goto nomem;
 	schedule_delayed_work(&sbridge_checker_work,
 			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.check_period_ms)));
@@ -471,15 +471,15 @@ nomem:
 void sbridge_checker_exit(void)
 {
 	cancel_delayed_work_sync(&sbridge_checker_work);
-	kvfree(sbc.gain);
-	kvfree(sbc.user);
-	kvfree(sbc.any);
-	kfree(sbc.nwait);
-	sbc.gain = NULL;
-	sbc.user = NULL;
-	sbc.any = NULL;
-	sbc.nwait = NULL;
-	free_cpumask_var(sbc.tmp);
-	free_cpumask_var(sbc.idle);
-	free_cpumask_var(sbc.busy);
+	kvfree(sbridge_chk.gain);
+	kvfree(sbridge_chk.user);
+	kvfree(sbridge_chk.any);
+	kfree(sbridge_chk.nwait);
+	sbridge_chk.gain = NULL;
+	sbridge_chk.user = NULL;
+	sbridge_chk.any = NULL;
+	sbridge_chk.nwait = NULL;
+	free_cpumask_var(sbridge_chk.tmp);
+	free_cpumask_var(sbridge_chk.idle);
+	free_cpumask_var(sbridge_chk.busy);
 }

@@ -202,19 +202,19 @@ struct sbridge_hook {
  * live tasks (see sbridge_tasks_adopt()), switch, runtime and migrate
  * after; rename and cgroup attach (rules, none loaded yet at init) last.
  */
-enum { SB_HOOK_FREE, SB_HOOK_FORK, SB_HOOK_EXEC, SB_HOOK_SWITCH,
-	SB_HOOK_RUNTIME, SB_HOOK_MIGRATE, SB_HOOK_RENAME, SB_HOOK_CGROUP,
-	SB_NR_HOOKS };
+enum { SBRIDGE_HOOK_FREE, SBRIDGE_HOOK_FORK, SBRIDGE_HOOK_EXEC, SBRIDGE_HOOK_SWITCH,
+	SBRIDGE_HOOK_RUNTIME, SBRIDGE_HOOK_MIGRATE, SBRIDGE_HOOK_RENAME, SBRIDGE_HOOK_CGROUP,
+	SBRIDGE_NR_HOOKS };
 
-static struct sbridge_hook sbridge_hooks[SB_NR_HOOKS] = {
-	[SB_HOOK_FREE]	 = { "sched_process_free", sbridge_probe_free },
-	[SB_HOOK_FORK]	 = { "sched_process_fork", sbridge_probe_fork },
-	[SB_HOOK_EXEC]	 = { "sched_process_exec", sbridge_probe_exec },
-	[SB_HOOK_SWITCH] = { "sched_switch", sbridge_probe_switch },
-	[SB_HOOK_RUNTIME] = { "sched_stat_runtime", sbridge_probe_runtime },
-	[SB_HOOK_MIGRATE] = { "sched_migrate_task", sbridge_probe_migrate },
-	[SB_HOOK_RENAME] = { "task_rename", sbridge_probe_rename, true },
-	[SB_HOOK_CGROUP] = { "cgroup_attach_task", sbridge_probe_cgroup_attach,
+static struct sbridge_hook sbridge_hooks[SBRIDGE_NR_HOOKS] = {
+	[SBRIDGE_HOOK_FREE]	 = { "sched_process_free", sbridge_probe_free },
+	[SBRIDGE_HOOK_FORK]	 = { "sched_process_fork", sbridge_probe_fork },
+	[SBRIDGE_HOOK_EXEC]	 = { "sched_process_exec", sbridge_probe_exec },
+	[SBRIDGE_HOOK_SWITCH] = { "sched_switch", sbridge_probe_switch },
+	[SBRIDGE_HOOK_RUNTIME] = { "sched_stat_runtime", sbridge_probe_runtime },
+	[SBRIDGE_HOOK_MIGRATE] = { "sched_migrate_task", sbridge_probe_migrate },
+	[SBRIDGE_HOOK_RENAME] = { "task_rename", sbridge_probe_rename, true },
+	[SBRIDGE_HOOK_CGROUP] = { "cgroup_attach_task", sbridge_probe_cgroup_attach,
 			     true },
 };
 
@@ -222,7 +222,7 @@ static void sbridge_find_tp(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
 
-	for (i = 0; i < SB_NR_HOOKS; i++)
+	for (i = 0; i < SBRIDGE_NR_HOOKS; i++)
 		if (!strcmp(tp->name, sbridge_hooks[i].name))
 			sbridge_hooks[i].tp = tp;
 }
@@ -250,7 +250,7 @@ void sbridge_hooks_exit(void)
 {
 	int i;
 
-	for (i = SB_NR_HOOKS - 1; i >= 0; i--) {
+	for (i = SBRIDGE_NR_HOOKS - 1; i >= 0; i--) {
 		struct sbridge_hook *h = &sbridge_hooks[i];
 
 		if (!h->registered)
@@ -273,7 +273,7 @@ int sbridge_hooks_init(void)
 	int ret, n;
 
 	for_each_kernel_tracepoint(sbridge_find_tp, NULL);
-	for (i = 0; i < SB_NR_HOOKS; i++) {
+	for (i = 0; i < SBRIDGE_NR_HOOKS; i++) {
 		if (sbridge_hooks[i].tp)
 			continue;
 		if (sbridge_hooks[i].optional) {
@@ -284,13 +284,13 @@ int sbridge_hooks_init(void)
 		pr_err("tracepoint %s not found\n", sbridge_hooks[i].name);
 		return -ENOENT;
 	}
-	for (i = SB_HOOK_FREE; i <= SB_HOOK_EXEC; i++) {
+	for (i = SBRIDGE_HOOK_FREE; i <= SBRIDGE_HOOK_EXEC; i++) {
 		ret = sbridge_hook_register(i);
 		if (ret)
 			goto fail;
 	}
 	n = sbridge_tasks_adopt(sbridge_track_fresh);
-	for (i = SB_HOOK_SWITCH; i < SB_NR_HOOKS; i++) {
+	for (i = SBRIDGE_HOOK_SWITCH; i < SBRIDGE_NR_HOOKS; i++) {
 		if (!sbridge_hooks[i].tp)
 			continue;
 		ret = sbridge_hook_register(i);

@@ -57,59 +57,59 @@ struct sbridge_param_desc {
  * '.' (modprobe.d, modinfo, /sys/module/sbridge_core/parameters).
  */
 enum {
-	SB_P_LEARNING,
-	SB_P_WINDOW_INSTR,
-	SB_P_WINDOW_CYCLES,
-	SB_P_PHASE_WINDOWS,
-	SB_P_PHASE_DELTA,
-	SB_P_C,
-	SB_P_REF_SHARE,
-	SB_P_MATRIX_MAX,
-	SB_P_TICK_MS,
-	SB_P_LEARN_MEASURED,
-	SB_P_ACT_OBSERVE,
-	SB_P_ACT_CAPACITY,
-	SB_P_ACT_PLACEMENT,
-	SB_P_ACT_UCLAMP,
-	SB_P_ACT_FREQ,
-	SB_P_ACT_PERIOD_MS,
-	SB_P_ACT_UP_UTIL,
-	SB_P_ACT_DOWN_UTIL,
-	SB_P_ACT_GAIN,
-	SB_P_ACT_MODEL,
-	SB_P_ACT_HOLD_MS,
-	SB_P_CHECKER_ON,
-	SB_P_CHECKER_PERIOD_MS,
-	SB_P_CHECKER_WATCH_MS,
-	SB_P_CHECKER_SELFTEST,
+	SBRIDGE_P_LEARNING,
+	SBRIDGE_P_WINDOW_INSTR,
+	SBRIDGE_P_WINDOW_CYCLES,
+	SBRIDGE_P_PHASE_WINDOWS,
+	SBRIDGE_P_PHASE_DELTA,
+	SBRIDGE_P_C,
+	SBRIDGE_P_REF_SHARE,
+	SBRIDGE_P_MATRIX_MAX,
+	SBRIDGE_P_TICK_MS,
+	SBRIDGE_P_LEARN_MEASURED,
+	SBRIDGE_P_ACT_OBSERVE,
+	SBRIDGE_P_ACT_CAPACITY,
+	SBRIDGE_P_ACT_PLACEMENT,
+	SBRIDGE_P_ACT_UCLAMP,
+	SBRIDGE_P_ACT_FREQ,
+	SBRIDGE_P_ACT_PERIOD_MS,
+	SBRIDGE_P_ACT_UP_UTIL,
+	SBRIDGE_P_ACT_DOWN_UTIL,
+	SBRIDGE_P_ACT_GAIN,
+	SBRIDGE_P_ACT_MODEL,
+	SBRIDGE_P_ACT_HOLD_MS,
+	SBRIDGE_P_CHECKER_ON,
+	SBRIDGE_P_CHECKER_PERIOD_MS,
+	SBRIDGE_P_CHECKER_WATCH_MS,
+	SBRIDGE_P_CHECKER_SELFTEST,
 };
 
 static struct sbridge_param_desc sbridge_param_tab[] = {
-	[SB_P_LEARNING] = { "learning", &sbridge_params.learning, 0, 1 },
-	[SB_P_WINDOW_INSTR] = { "window_instr", &sbridge_params.window_instr, 1000, 1000000000 },
-	[SB_P_WINDOW_CYCLES] = { "window_cycles", &sbridge_params.window_cycles, 1000, 1000000000 },
-	[SB_P_PHASE_WINDOWS] = { "phase_windows", &sbridge_params.phase_windows, 1, 64 },
-	[SB_P_PHASE_DELTA] = { "phase_delta", &sbridge_params.phase_delta, 1, SBRIDGE_FP_ONE },
-	[SB_P_C] = { "c", &sbridge_params.c_const, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX },
-	[SB_P_REF_SHARE] = { "ref_share", &sbridge_params.ref_share, 1, SBRIDGE_FP_ONE },
-	[SB_P_MATRIX_MAX] = { "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
-	[SB_P_TICK_MS] = { "tick_ms", &sbridge_params.tick_ms, 0, 10000 },
-	[SB_P_LEARN_MEASURED] = { "learn.measured", &sbridge_params.learn_measured, 0, 1 },
-	[SB_P_ACT_OBSERVE] = { "act.observe", &sbridge_act_params.observe, 0, 1 },
-	[SB_P_ACT_CAPACITY] = { "act.capacity", &sbridge_act_params.capacity, 0, 1 },
-	[SB_P_ACT_PLACEMENT] = { "act.placement", &sbridge_act_params.placement, 0, 1 },
-	[SB_P_ACT_UCLAMP] = { "act.uclamp", &sbridge_act_params.uclamp, 0, 1 },
-	[SB_P_ACT_FREQ] = { "act.freq", &sbridge_act_params.freq, 0, 1 },
-	[SB_P_ACT_PERIOD_MS] = { "act.period_ms", &sbridge_act_params.period_ms, 10, 60000 },
-	[SB_P_ACT_UP_UTIL] = { "act.up_util", &sbridge_act_params.up_util, 1, SCHED_CAPACITY_SCALE },
-	[SB_P_ACT_DOWN_UTIL] = { "act.down_util", &sbridge_act_params.down_util, 0, SCHED_CAPACITY_SCALE },
-	[SB_P_ACT_GAIN] = { "act.gain", &sbridge_act_params.gain, 0, SBRIDGE_FACTOR_MAX },
-	[SB_P_ACT_MODEL] = { "act.model", &sbridge_act_params.model, 0, 1 },
-	[SB_P_ACT_HOLD_MS] = { "act.hold_ms", &sbridge_act_params.hold_ms, 0, 60000 },
-	[SB_P_CHECKER_ON] = { "checker.on", &sbridge_act_params.checker, 0, 1 },
-	[SB_P_CHECKER_PERIOD_MS] = { "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
-	[SB_P_CHECKER_WATCH_MS] = { "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
-	[SB_P_CHECKER_SELFTEST] = { "checker.selftest", &sbridge_act_params.selftest, 0, 1 },
+	[SBRIDGE_P_LEARNING] = { "learning", &sbridge_params.learning, 0, 1 },
+	[SBRIDGE_P_WINDOW_INSTR] = { "window_instr", &sbridge_params.window_instr, 1000, 1000000000 },
+	[SBRIDGE_P_WINDOW_CYCLES] = { "window_cycles", &sbridge_params.window_cycles, 1000, 1000000000 },
+	[SBRIDGE_P_PHASE_WINDOWS] = { "phase_windows", &sbridge_params.phase_windows, 1, 64 },
+	[SBRIDGE_P_PHASE_DELTA] = { "phase_delta", &sbridge_params.phase_delta, 1, SBRIDGE_FP_ONE },
+	[SBRIDGE_P_C] = { "c", &sbridge_params.c_const, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX },
+	[SBRIDGE_P_REF_SHARE] = { "ref_share", &sbridge_params.ref_share, 1, SBRIDGE_FP_ONE },
+	[SBRIDGE_P_MATRIX_MAX] = { "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
+	[SBRIDGE_P_TICK_MS] = { "tick_ms", &sbridge_params.tick_ms, 0, 10000 },
+	[SBRIDGE_P_LEARN_MEASURED] = { "learn.measured", &sbridge_params.learn_measured, 0, 1 },
+	[SBRIDGE_P_ACT_OBSERVE] = { "act.observe", &sbridge_act_params.observe, 0, 1 },
+	[SBRIDGE_P_ACT_CAPACITY] = { "act.capacity", &sbridge_act_params.capacity, 0, 1 },
+	[SBRIDGE_P_ACT_PLACEMENT] = { "act.placement", &sbridge_act_params.placement, 0, 1 },
+	[SBRIDGE_P_ACT_UCLAMP] = { "act.uclamp", &sbridge_act_params.uclamp, 0, 1 },
+	[SBRIDGE_P_ACT_FREQ] = { "act.freq", &sbridge_act_params.freq, 0, 1 },
+	[SBRIDGE_P_ACT_PERIOD_MS] = { "act.period_ms", &sbridge_act_params.period_ms, 10, 60000 },
+	[SBRIDGE_P_ACT_UP_UTIL] = { "act.up_util", &sbridge_act_params.up_util, 1, SCHED_CAPACITY_SCALE },
+	[SBRIDGE_P_ACT_DOWN_UTIL] = { "act.down_util", &sbridge_act_params.down_util, 0, SCHED_CAPACITY_SCALE },
+	[SBRIDGE_P_ACT_GAIN] = { "act.gain", &sbridge_act_params.gain, 0, SBRIDGE_FACTOR_MAX },
+	[SBRIDGE_P_ACT_MODEL] = { "act.model", &sbridge_act_params.model, 0, 1 },
+	[SBRIDGE_P_ACT_HOLD_MS] = { "act.hold_ms", &sbridge_act_params.hold_ms, 0, 60000 },
+	[SBRIDGE_P_CHECKER_ON] = { "checker.on", &sbridge_act_params.checker, 0, 1 },
+	[SBRIDGE_P_CHECKER_PERIOD_MS] = { "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
+	[SBRIDGE_P_CHECKER_WATCH_MS] = { "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
+	[SBRIDGE_P_CHECKER_SELFTEST] = { "checker.selftest", &sbridge_act_params.selftest, 0, 1 },
 };
 
 /* up_util and down_util as a pair: two thresholds, never inverted. */
@@ -193,55 +193,55 @@ static const struct kernel_param_ops sbridge_mp_ops = {
 	.get = sbridge_mp_get,
 };
 
-module_param_cb(learning, &sbridge_mp_ops, &sbridge_param_tab[SB_P_LEARNING], 0644);
+module_param_cb(learning, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARNING], 0644);
 MODULE_PARM_DESC(learning, "0 stops the model (factors frozen)");
-module_param_cb(window_instr, &sbridge_mp_ops, &sbridge_param_tab[SB_P_WINDOW_INSTR], 0644);
+module_param_cb(window_instr, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_INSTR], 0644);
 MODULE_PARM_DESC(window_instr, "instructions per model window");
-module_param_cb(window_cycles, &sbridge_mp_ops, &sbridge_param_tab[SB_P_WINDOW_CYCLES], 0644);
+module_param_cb(window_cycles, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_CYCLES], 0644);
 MODULE_PARM_DESC(window_cycles, "cycles per window without instructions");
-module_param_cb(phase_windows, &sbridge_mp_ops, &sbridge_param_tab[SB_P_PHASE_WINDOWS], 0644);
+module_param_cb(phase_windows, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_PHASE_WINDOWS], 0644);
 MODULE_PARM_DESC(phase_windows, "windows a new CPI_B share must hold to be a phase");
-module_param_cb(phase_delta, &sbridge_mp_ops, &sbridge_param_tab[SB_P_PHASE_DELTA], 0644);
+module_param_cb(phase_delta, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_PHASE_DELTA], 0644);
 MODULE_PARM_DESC(phase_delta, "share change that is a new phase (1024 = 1.0)");
-module_param_cb(c, &sbridge_mp_ops, &sbridge_param_tab[SB_P_C], 0644);
+module_param_cb(c, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_C], 0644);
 MODULE_PARM_DESC(c, "the model's constant C (1024 = 1.0)");
-module_param_cb(ref_share, &sbridge_mp_ops, &sbridge_param_tab[SB_P_REF_SHARE], 0644);
+module_param_cb(ref_share, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_REF_SHARE], 0644);
 MODULE_PARM_DESC(ref_share, "CPI_B share of the reference task (1024 = 1.0)");
-module_param_cb(matrix_max, &sbridge_mp_ops, &sbridge_param_tab[SB_P_MATRIX_MAX], 0644);
+module_param_cb(matrix_max, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_MATRIX_MAX], 0644);
 MODULE_PARM_DESC(matrix_max, "matrix cells kept before LRU eviction");
-module_param_cb(tick_ms, &sbridge_mp_ops, &sbridge_param_tab[SB_P_TICK_MS], 0644);
+module_param_cb(tick_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_TICK_MS], 0644);
 MODULE_PARM_DESC(tick_ms, "least ms between counter reads of a running task, 0 = switches only");
-module_param_cb(learn_measured, &sbridge_mp_ops, &sbridge_param_tab[SB_P_LEARN_MEASURED], 0644);
+module_param_cb(learn_measured, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_MEASURED], 0644);
 MODULE_PARM_DESC(learn_measured, "1: blend the measured big/little speedup into decisions");
-module_param_cb(act_observe, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_OBSERVE], 0644);
+module_param_cb(act_observe, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_OBSERVE], 0644);
 MODULE_PARM_DESC(act_observe, "1: every actuator off, learn and report only");
-module_param_cb(act_capacity, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_CAPACITY], 0644);
+module_param_cb(act_capacity, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_CAPACITY], 0644);
 MODULE_PARM_DESC(act_capacity, "1: write CPU factor overrides into cpu_scale");
-module_param_cb(act_placement, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_PLACEMENT], 0644);
+module_param_cb(act_placement, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_PLACEMENT], 0644);
 MODULE_PARM_DESC(act_placement, "1: steer hot tasks to the core type the decision chose");
-module_param_cb(act_uclamp, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_UCLAMP], 0644);
+module_param_cb(act_uclamp, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_UCLAMP], 0644);
 MODULE_PARM_DESC(act_uclamp, "1: util_min/util_max of hot tasks from their CPI_B share");
-module_param_cb(act_freq, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_FREQ], 0644);
+module_param_cb(act_freq, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_FREQ], 0644);
 MODULE_PARM_DESC(act_freq, "1: cpufreq floors under hot compute-bound tasks");
-module_param_cb(act_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_PERIOD_MS], 0644);
+module_param_cb(act_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_PERIOD_MS], 0644);
 MODULE_PARM_DESC(act_period_ms, "period of the decision and actuators, ms");
-module_param_cb(act_up_util, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_UP_UTIL], 0644);
+module_param_cb(act_up_util, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_UP_UTIL], 0644);
 MODULE_PARM_DESC(act_up_util, "busy share of its CPU (1024 = all) to enter a decision");
-module_param_cb(act_down_util, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_DOWN_UTIL], 0644);
+module_param_cb(act_down_util, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_DOWN_UTIL], 0644);
 MODULE_PARM_DESC(act_down_util, "busy share below which a task leaves it (<= up_util)");
-module_param_cb(act_gain, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_GAIN], 0644);
+module_param_cb(act_gain, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_GAIN], 0644);
 MODULE_PARM_DESC(act_gain, "least predicted speedup above 1.0 to want the fast cores (1024 = 1.0)");
-module_param_cb(act_model, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_MODEL], 0644);
+module_param_cb(act_model, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_MODEL], 0644);
 MODULE_PARM_DESC(act_model, "1 = rank by the learned speedup, 0 = by load alone (HMP-style)");
-module_param_cb(act_hold_ms, &sbridge_mp_ops, &sbridge_param_tab[SB_P_ACT_HOLD_MS], 0644);
+module_param_cb(act_hold_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_HOLD_MS], 0644);
 MODULE_PARM_DESC(act_hold_ms, "hint kept through a sleep; aging step for turns on the fast cores (0 = no turns)");
-module_param_cb(checker_on, &sbridge_mp_ops, &sbridge_param_tab[SB_P_CHECKER_ON], 0644);
+module_param_cb(checker_on, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_ON], 0644);
 MODULE_PARM_DESC(checker_on, "1: run the work-conserving checker");
-module_param_cb(checker_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SB_P_CHECKER_PERIOD_MS], 0644);
+module_param_cb(checker_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_PERIOD_MS], 0644);
 MODULE_PARM_DESC(checker_period_ms, "checker period S, ms");
-module_param_cb(checker_watch_ms, &sbridge_mp_ops, &sbridge_param_tab[SB_P_CHECKER_WATCH_MS], 0644);
+module_param_cb(checker_watch_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_WATCH_MS], 0644);
 MODULE_PARM_DESC(checker_watch_ms, "checker confirmation delay M, ms");
-module_param_cb(checker_selftest, &sbridge_mp_ops, &sbridge_param_tab[SB_P_CHECKER_SELFTEST], 0644);
+module_param_cb(checker_selftest, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_SELFTEST], 0644);
 MODULE_PARM_DESC(checker_selftest, "1: steer every hot task to one CPU to provoke a report");
 
 /**

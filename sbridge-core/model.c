@@ -7,9 +7,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/overflow.h>
 #include <linux/math64.h>
-#define SB_DIV64(a, b)	div64_u64((a), (b))
+#define SBRIDGE_DIV64(a, b)	div64_u64((a), (b))
 #else
-#define SB_DIV64(a, b)	((a) / (b))
+#define SBRIDGE_DIV64(a, b)	((a) / (b))
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define U64_MAX		(~0ULL)
 #endif
@@ -20,12 +20,12 @@
 /* Capacities within 2 % of each other are one core type. */
 #define SBRIDGE_TYPE_TOL_PCT	2
 
-static u32 sb_sat32(u64 v)
+static u32 sbridge_sat32(u64 v)
 {
 	return v > 0xffffffffULL ? 0xffffffffU : (u32)v;
 }
 
-static u32 sb_absdiff(u32 a, u32 b)
+static u32 sbridge_absdiff(u32 a, u32 b)
 {
 	return a > b ? a - b : b - a;
 }
@@ -43,8 +43,8 @@ u32 sbridge_model_penalty_cycles(u32 mem_latency_ns, u32 khz)
 
 	if (!khz)
 		khz = SBRIDGE_DEFAULT_KHZ;
-	c = SB_DIV64((u64)mem_latency_ns * khz, 1000000ULL);
-	return c ? sb_sat32(c) : 1;
+	c = SBRIDGE_DIV64((u64)mem_latency_ns * khz, 1000000ULL);
+	return c ? sbridge_sat32(c) : 1;
 }
 
 /**
@@ -97,12 +97,12 @@ int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
 	if (stall > w->cycles)
 		stall = w->cycles;
 
-	out->cpi = sb_sat32(SB_DIV64(w->cycles << SBRIDGE_FP_SHIFT, w->instr));
-	out->cpi_stall = sb_sat32(SB_DIV64(stall << SBRIDGE_FP_SHIFT, w->instr));
+	out->cpi = sbridge_sat32(SBRIDGE_DIV64(w->cycles << SBRIDGE_FP_SHIFT, w->instr));
+	out->cpi_stall = sbridge_sat32(SBRIDGE_DIV64(stall << SBRIDGE_FP_SHIFT, w->instr));
 	if (out->cpi_stall > out->cpi)
 		out->cpi_stall = out->cpi;
 	out->cpi_base = out->cpi - out->cpi_stall;
-	out->share = (u32)SB_DIV64((w->cycles - stall) << SBRIDGE_FP_SHIFT,
+	out->share = (u32)SBRIDGE_DIV64((w->cycles - stall) << SBRIDGE_FP_SHIFT,
 				   w->cycles);
 	out->share_q = sbridge_model_quantise(out->share);
 	return 0;
@@ -119,7 +119,7 @@ u32 sbridge_model_cap_ratio(u32 cap_ref, u32 cap_j)
 {
 	if (!cap_j || !cap_ref)
 		return SBRIDGE_FP_ONE;
-	return sb_sat32(SB_DIV64((u64)cap_ref << SBRIDGE_FP_SHIFT, cap_j));
+	return sbridge_sat32(SBRIDGE_DIV64((u64)cap_ref << SBRIDGE_FP_SHIFT, cap_j));
 }
 
 /**
@@ -155,7 +155,7 @@ u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m)
 	/* c * cap * share_i carries FP^3; divide by share_m * FP to get FP. */
 	num = (u64)c * cap_ratio * share_i;
 	den = (u64)share_m << SBRIDGE_FP_SHIFT;
-	return sbridge_model_clamp(SB_DIV64(num, den));
+	return sbridge_model_clamp(SBRIDGE_DIV64(num, den));
 }
 
 /**
@@ -183,11 +183,11 @@ bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 		ph->cand_count = 0;
 		return false;
 	}
-	if (sb_absdiff(share_q, ph->share[ph->cur]) < delta) {
+	if (sbridge_absdiff(share_q, ph->share[ph->cur]) < delta) {
 		ph->cand_count = 0;
 		return false;
 	}
-	if (ph->cand_count && sb_absdiff(share_q, ph->cand) < delta) {
+	if (ph->cand_count && sbridge_absdiff(share_q, ph->cand) < delta) {
 		ph->cand_count++;
 	} else {
 		ph->cand = share_q;
@@ -198,7 +198,7 @@ bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 
 	ph->cand_count = 0;
 	for (i = 0; i < ph->nphases; i++) {
-		if (i != ph->cur && sb_absdiff(ph->share[i], ph->cand) < delta) {
+		if (i != ph->cur && sbridge_absdiff(ph->share[i], ph->cand) < delta) {
 			ph->cur = i;
 			return true;
 		}
@@ -216,17 +216,17 @@ bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 	return true;
 }
 
-#define SB_TP_CPI_MASK	((1ULL << SBRIDGE_TP_CPI_BITS) - 1)
-#define SB_TP_KHZ_MASK	((1ULL << SBRIDGE_TP_KHZ_BITS) - 1)
+#define SBRIDGE_TP_CPI_MASK	((1ULL << SBRIDGE_TP_CPI_BITS) - 1)
+#define SBRIDGE_TP_KHZ_MASK	((1ULL << SBRIDGE_TP_KHZ_BITS) - 1)
 
-static u64 sb_tp_cpi(u64 tp)
+static u64 sbridge_tp_cpi(u64 tp)
 {
-	return tp & SB_TP_CPI_MASK;
+	return tp & SBRIDGE_TP_CPI_MASK;
 }
 
-static u64 sb_tp_khz(u64 tp)
+static u64 sbridge_tp_khz(u64 tp)
 {
-	return (tp >> SBRIDGE_TP_CPI_BITS) & SB_TP_KHZ_MASK;
+	return (tp >> SBRIDGE_TP_CPI_BITS) & SBRIDGE_TP_KHZ_MASK;
 }
 
 /**
@@ -256,7 +256,7 @@ unsigned int sbridge_model_tp_count(u64 tp)
 u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz)
 {
 	u64 n = sbridge_model_tp_count(tp);
-	u64 c = sb_tp_cpi(tp), k = sb_tp_khz(tp);
+	u64 c = sbridge_tp_cpi(tp), k = sbridge_tp_khz(tp);
 
 	if (cpi > 0xfffe)
 		cpi = 0xfffe;
@@ -269,8 +269,8 @@ u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz)
 	}
 	c += cpi;
 	k += khz;
-	return (n << SBRIDGE_TP_N_SHIFT) | ((k & SB_TP_KHZ_MASK) << SBRIDGE_TP_CPI_BITS) |
-	       (c & SB_TP_CPI_MASK);
+	return (n << SBRIDGE_TP_N_SHIFT) | ((k & SBRIDGE_TP_KHZ_MASK) << SBRIDGE_TP_CPI_BITS) |
+	       (c & SBRIDGE_TP_CPI_MASK);
 }
 
 /**
@@ -291,8 +291,8 @@ u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz)
 u32 sbridge_model_tp_speedup(u64 fast, u64 slow, bool *equal_clocks)
 {
 	u64 nf = sbridge_model_tp_count(fast), ns = sbridge_model_tp_count(slow);
-	u64 cf = sb_tp_cpi(fast), cs = sb_tp_cpi(slow);
-	u64 kf = sb_tp_khz(fast), ks = sb_tp_khz(slow);
+	u64 cf = sbridge_tp_cpi(fast), cs = sbridge_tp_cpi(slow);
+	u64 kf = sbridge_tp_khz(fast), ks = sbridge_tp_khz(slow);
 	u64 num, den;
 
 	if (equal_clocks)
@@ -319,7 +319,7 @@ u32 sbridge_model_tp_speedup(u64 fast, u64 slow, bool *equal_clocks)
 	}
 	if (!den)
 		return SBRIDGE_FACTOR_MAX;
-	return sbridge_model_clamp(SB_DIV64(num << SBRIDGE_FP_SHIFT, den));
+	return sbridge_model_clamp(SBRIDGE_DIV64(num << SBRIDGE_FP_SHIFT, den));
 }
 
 /**
@@ -355,10 +355,10 @@ u32 sbridge_model_speedup_blend(u32 pred, u32 own, u32 own_w, u32 seed,
 		*meas = own ? own : seed;
 		return pred;
 	}
-	m = SB_DIV64((u64)own * own_w + (u64)seed * sw, trust);
+	m = SBRIDGE_DIV64((u64)own * own_w + (u64)seed * sw, trust);
 	*meas = (u32)m;
-	return (u32)SB_DIV64(m * trust + (u64)pred * (SBRIDGE_SPEEDUP_TRUST - trust),
-			     SBRIDGE_SPEEDUP_TRUST);
+	return (u32)SBRIDGE_DIV64(m * trust + (u64)pred * (SBRIDGE_SPEEDUP_TRUST - trust),
+				  SBRIDGE_SPEEDUP_TRUST);
 }
 
 /**
@@ -374,27 +374,27 @@ u32 sbridge_model_wavg(u32 old, u32 old_w, u32 val, u32 w)
 {
 	if (!old_w && !w)
 		return old;
-	return (u32)SB_DIV64((u64)old * old_w + (u64)val * w, (u64)old_w + w);
+	return (u32)SBRIDGE_DIV64((u64)old * old_w + (u64)val * w, (u64)old_w + w);
 }
 
 /**
- * struct sb_level - a capacity level while grouping core types
+ * struct sbridge_level - a capacity level while grouping core types
  * @min: lowest capacity in the level
  * @max: highest capacity in the level
  * @sum: sum of member capacities
  * @count: members
  */
-struct sb_level {
+struct sbridge_level {
 	u32 min, max;
 	u64 sum;
 	u32 count;
 };
 
-static bool sb_near(u32 a, u32 b)
+static bool sbridge_near(u32 a, u32 b)
 {
 	u32 hi = a > b ? a : b;
 
-	return (u64)sb_absdiff(a, b) * 100 <= (u64)hi * SBRIDGE_TYPE_TOL_PCT;
+	return (u64)sbridge_absdiff(a, b) * 100 <= (u64)hi * SBRIDGE_TYPE_TOL_PCT;
 }
 
 /**
@@ -415,7 +415,7 @@ static bool sb_near(u32 a, u32 b)
 int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
 			u32 *type_cap, unsigned int max_types)
 {
-	struct sb_level lv[SBRIDGE_MAX_CORE_TYPES + 1];
+	struct sbridge_level lv[SBRIDGE_MAX_CORE_TYPES + 1];
 	unsigned int nl = 0, i, j;
 
 	if (max_types > SBRIDGE_MAX_CORE_TYPES)
@@ -430,7 +430,7 @@ int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
 			continue;
 		for (j = 0; j < nl; j++) {
 			if ((v >= lv[j].min && v <= lv[j].max) ||
-			    sb_near(v, lv[j].min) || sb_near(v, lv[j].max))
+			    sbridge_near(v, lv[j].min) || sbridge_near(v, lv[j].max))
 				break;
 		}
 		if (j < nl) {
@@ -456,7 +456,7 @@ int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
 			u64 best_r = ~0ULL;
 
 			for (j = 0; j + 1 < nl; j++) {
-				u64 r = SB_DIV64((u64)lv[j + 1].min << 16,
+				u64 r = SBRIDGE_DIV64((u64)lv[j + 1].min << 16,
 						 lv[j].max);
 
 				if (r < best_r) {
@@ -474,7 +474,7 @@ int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
 	}
 
 	for (j = 0; j < nl; j++)
-		type_cap[j] = (u32)SB_DIV64(lv[j].sum, lv[j].count);
+		type_cap[j] = (u32)SBRIDGE_DIV64(lv[j].sum, lv[j].count);
 	for (i = 0; i < n; i++) {
 		type[i] = 0;
 		for (j = 0; j < nl; j++) {

@@ -83,7 +83,7 @@ struct sbridge_pcand {
 	u8 kind;
 };
 
-enum { SB_PC_WANT, SB_PC_OTHER, SB_PC_SLOW, SB_PC_SLEEPER, SB_PC_PINNED };
+enum { SBRIDGE_PC_WANT, SBRIDGE_PC_OTHER, SBRIDGE_PC_SLOW, SBRIDGE_PC_SLEEPER, SBRIDGE_PC_PINNED };
 
 static struct sbridge_pcand sbridge_pc[SBRIDGE_DECISION_MAX];
 static u8 sbridge_pc_order[SBRIDGE_DECISION_MAX];
@@ -205,13 +205,13 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		hot = runnable && (busy >= up || (hinted && busy >= down)) &&
 		      READ_ONCE(p->se.sum_exec_runtime) >= min_run;
 		if (hot) {
-			kind = SB_PC_OTHER;
+			kind = SBRIDGE_PC_OTHER;
 			if (split &&
 			    !sbridge_policy_reach(p, d->fast_type, sbridge_policy_tmp))
-				kind = SB_PC_PINNED;
+				kind = SBRIDGE_PC_PINNED;
 		} else if (hinted && !runnable &&
 			   (u16)((u16)jiffies - READ_ONCE(t->hint_at)) < hold) {
-			kind = SB_PC_SLEEPER;
+			kind = SBRIDGE_PC_SLEEPER;
 		} else {
 			sbridge_policy_clear(t);
 			continue;
@@ -225,9 +225,9 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 			   READ_ONCE(t->ph.nphases);
 		h->busy = busy;
 		h->cpu = task_cpu(p);
-		h->hint = kind == SB_PC_SLEEPER ? READ_ONCE(t->hint) : SBRIDGE_HINT_NONE;
-		h->why = kind == SB_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
-			 kind == SB_PC_PINNED ? SBRIDGE_WHY_PINNED : SBRIDGE_WHY_LOW;
+		h->hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) : SBRIDGE_HINT_NONE;
+		h->why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
+			 kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED : SBRIDGE_WHY_LOW;
 		sbridge_pc[d->n].t = t;
 		sbridge_pc[d->n].prev = READ_ONCE(t->hint);
 		sbridge_pc[d->n].kind = kind;
@@ -364,9 +364,9 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 		struct sbridge_hint *h = &d->task[i];
 		u8 pref = READ_ONCE(c->t->pref);
 
-		if (c->kind == SB_PC_SLEEPER)
+		if (c->kind == SBRIDGE_PC_SLEEPER)
 			continue;
-		if (c->kind == SB_PC_PINNED) {
+		if (c->kind == SBRIDGE_PC_PINNED) {
 			/* it runs where its mask says: count it there */
 			if (cpumask_test_cpu(h->cpu, &sbridge_topo.type_mask[d->fast_type])) {
 				base_fast += (u64)h->busy << SBRIDGE_FP_SHIFT;
@@ -378,7 +378,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 			continue;
 		}
 		if (pref == SBRIDGE_PREF_LITTLE) {
-			c->kind = SB_PC_SLOW;
+			c->kind = SBRIDGE_PC_SLOW;
 			h->hint = SBRIDGE_HINT_SLOW;
 			h->why = SBRIDGE_WHY_RULE;
 			base += sbridge_slow_load(h);
@@ -390,7 +390,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 			base_n++;
 			continue;
 		}
-		c->kind = SB_PC_WANT;
+		c->kind = SBRIDGE_PC_WANT;
 		c->prio = min_t(u32, h->speedup, SBRIDGE_FACTOR_MAX);
 		if (pref == SBRIDGE_PREF_BIG)
 			c->prio += SBRIDGE_PREF_BONUS;
@@ -436,7 +436,7 @@ static void sbridge_policy_assign(struct sbridge_decision *d)
 	 */
 	n_other = 0;
 	for (i = 0; i < d->n; i++) {
-		if (sbridge_pc[i].kind != SB_PC_OTHER)
+		if (sbridge_pc[i].kind != SBRIDGE_PC_OTHER)
 			continue;
 		sbridge_pc[i].prio = d->task[i].speedup;
 		sbridge_pc_order[m + n_other++] = i;
@@ -511,7 +511,7 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 		rcu_read_lock();
 		sbridge_policy_collect(d, false);
 		for (i = 0; i < d->n; i++) {
-			if (sbridge_pc[i].kind == SB_PC_SLEEPER)
+			if (sbridge_pc[i].kind == SBRIDGE_PC_SLEEPER)
 				continue;
 			d->task[i].hint = SBRIDGE_HINT_FAST;
 			d->task[i].why = SBRIDGE_WHY_SELFTEST;
@@ -545,7 +545,7 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 	for (i = 0; i < d->n; i++) {
 		struct sbridge_pcand *c = &sbridge_pc[i];
 
-		if (c->kind == SB_PC_SLEEPER)
+		if (c->kind == SBRIDGE_PC_SLEEPER)
 			continue;
 		WRITE_ONCE(c->t->hint, d->task[i].hint);
 		if (d->task[i].hint != SBRIDGE_HINT_NONE)

@@ -14,41 +14,41 @@
 
 static struct kobject *sbridge_kobj;
 
-#define SB_ATTR_RO(_name)						\
+#define SBRIDGE_ATTR_RO(_name)						\
 	static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
-#define SB_STAT_ATTR(_name, _expr)					\
+#define SBRIDGE_STAT_ATTR(_name, _expr)					\
 	static ssize_t _name##_show(struct kobject *k,			\
 				    struct kobj_attribute *a, char *buf) \
 	{								\
 		return sysfs_emit(buf, "%lld\n", (long long)(_expr));	\
 	}								\
-	SB_ATTR_RO(_name)
+	SBRIDGE_ATTR_RO(_name)
 
-SB_STAT_ATTR(api, SBRIDGE_API_VERSION);
-SB_STAT_ATTR(tasks, sbridge_tasks_live());
-SB_STAT_ATTR(allocs, atomic64_read(&sbridge_stats.allocs));
-SB_STAT_ATTR(frees, atomic64_read(&sbridge_stats.frees));
-SB_STAT_ATTR(alloc_fail, atomic64_read(&sbridge_stats.alloc_fail));
-SB_STAT_ATTR(matrix_hits, atomic64_read(&sbridge_stats.matrix_hits));
-SB_STAT_ATTR(samples, atomic64_read(&sbridge_stats.samples));
-SB_STAT_ATTR(phase_changes, atomic64_read(&sbridge_stats.phase_changes));
-SB_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
-SB_STAT_ATTR(type_migrations, atomic64_read(&sbridge_stats.type_migrations));
-SB_STAT_ATTR(switches, sbridge_sample_switches(NULL));
-SB_STAT_ATTR(ticks, sbridge_sample_runtime_reads());
-SB_STAT_ATTR(matrix, sbridge_matrix_count());
-SB_STAT_ATTR(rules, sbridge_rules_count());
-SB_STAT_ATTR(ntypes, sbridge_topo.ntypes);
-SB_STAT_ATTR(learning, sbridge_learning_possible());
-SB_STAT_ATTR(task_entry_bytes, sizeof(struct sbridge_task));
+SBRIDGE_STAT_ATTR(api, SBRIDGE_API_VERSION);
+SBRIDGE_STAT_ATTR(tasks, sbridge_tasks_live());
+SBRIDGE_STAT_ATTR(allocs, atomic64_read(&sbridge_stats.allocs));
+SBRIDGE_STAT_ATTR(frees, atomic64_read(&sbridge_stats.frees));
+SBRIDGE_STAT_ATTR(alloc_fail, atomic64_read(&sbridge_stats.alloc_fail));
+SBRIDGE_STAT_ATTR(matrix_hits, atomic64_read(&sbridge_stats.matrix_hits));
+SBRIDGE_STAT_ATTR(samples, atomic64_read(&sbridge_stats.samples));
+SBRIDGE_STAT_ATTR(phase_changes, atomic64_read(&sbridge_stats.phase_changes));
+SBRIDGE_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
+SBRIDGE_STAT_ATTR(type_migrations, atomic64_read(&sbridge_stats.type_migrations));
+SBRIDGE_STAT_ATTR(switches, sbridge_sample_switches(NULL));
+SBRIDGE_STAT_ATTR(ticks, sbridge_sample_runtime_reads());
+SBRIDGE_STAT_ATTR(matrix, sbridge_matrix_count());
+SBRIDGE_STAT_ATTR(rules, sbridge_rules_count());
+SBRIDGE_STAT_ATTR(ntypes, sbridge_topo.ntypes);
+SBRIDGE_STAT_ATTR(learning, sbridge_learning_possible());
+SBRIDGE_STAT_ATTR(task_entry_bytes, sizeof(struct sbridge_task));
 
 static ssize_t version_show(struct kobject *k, struct kobj_attribute *a,
 			    char *buf)
 {
 	return sysfs_emit(buf, "%s\n", SBRIDGE_VERSION);
 }
-SB_ATTR_RO(version);
+SBRIDGE_ATTR_RO(version);
 
 static ssize_t untracked_show(struct kobject *k, struct kobj_attribute *a,
 			      char *buf)
@@ -58,7 +58,7 @@ static ssize_t untracked_show(struct kobject *k, struct kobj_attribute *a,
 	sbridge_sample_switches(&u);
 	return sysfs_emit(buf, "%llu\n", u);
 }
-SB_ATTR_RO(untracked);
+SBRIDGE_ATTR_RO(untracked);
 
 static ssize_t source_show(struct kobject *k, struct kobj_attribute *a,
 			   char *buf)
@@ -68,7 +68,7 @@ static ssize_t source_show(struct kobject *k, struct kobj_attribute *a,
 	sbridge_source_describe(name, sizeof(name));
 	return sysfs_emit(buf, "%s\n", name[0] ? name : "none");
 }
-SB_ATTR_RO(source);
+SBRIDGE_ATTR_RO(source);
 
 static ssize_t events_show(struct kobject *k, struct kobj_attribute *a,
 			   char *buf)
@@ -77,7 +77,7 @@ static ssize_t events_show(struct kobject *k, struct kobj_attribute *a,
 
 	return sysfs_emit(buf, "0x%x\n", sbridge_source_describe(name, sizeof(name)));
 }
-SB_ATTR_RO(events);
+SBRIDGE_ATTR_RO(events);
 
 static ssize_t message_show(struct kobject *k, struct kobj_attribute *a,
 			    char *buf)
@@ -87,7 +87,7 @@ static ssize_t message_show(struct kobject *k, struct kobj_attribute *a,
 
 	return sysfs_emit(buf, "%s\n", sbridge_status_message(ev, name[0]));
 }
-SB_ATTR_RO(message);
+SBRIDGE_ATTR_RO(message);
 
 /* One line per core type: index, nominal capacity, max kHz, CPU factor, CPUs. */
 static ssize_t types_show(struct kobject *k, struct kobj_attribute *a,
@@ -104,7 +104,7 @@ static ssize_t types_show(struct kobject *k, struct kobj_attribute *a,
 				   cpumask_pr_args(&sbridge_topo.type_mask[i]));
 	return n;
 }
-SB_ATTR_RO(types);
+SBRIDGE_ATTR_RO(types);
 
 /* Room kept for one more line, so none is cut in the middle. */
 #define SBRIDGE_SYSFS_LINE	256
@@ -134,7 +134,7 @@ static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 				   more);
 	return n;
 }
-SB_ATTR_RO(cpus);
+SBRIDGE_ATTR_RO(cpus);
 
 static ssize_t params_show(struct kobject *k, struct kobj_attribute *a,
 			   char *buf)
@@ -148,7 +148,7 @@ static ssize_t params_show(struct kobject *k, struct kobj_attribute *a,
 		n += sysfs_emit_at(buf, n, "%s %llu\n", name, v);
 	return n;
 }
-SB_ATTR_RO(params);
+SBRIDGE_ATTR_RO(params);
 
 /* "actuators": one status line per actuator, the checker, the mode. */
 static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
