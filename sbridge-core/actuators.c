@@ -17,24 +17,6 @@
 #include "internal.h"
 #include "actuators.h"
 
-struct sbridge_act_params sbridge_act_params = {
-	.observe = 0,
-	.capacity = 0,
-	.placement = 1,	/* idle with one core type: see sbridge_actuators_mode() */
-	.uclamp = 0,
-	.freq = 0,
-	.period_ms = 200,
-	.up_util = 512,
-	.down_util = 256,
-	.gain = SBRIDGE_FP_ONE / 10,
-	.model = 1,
-	.hold_ms = 1000,
-	.checker = 1,
-	.check_period_ms = 1000,
-	.watch_ms = 100,
-	.selftest = 0,
-};
-
 /* Order of init and apply; exit runs backwards. */
 static const struct sbridge_actuator *const sbridge_acts[] = {
 	&sbridge_act_capacity,

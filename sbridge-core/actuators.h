@@ -28,55 +28,6 @@ struct netlink_callback;
 /* A fast CPU idled while a task that gains from it ran on a slow one. */
 #define SBRIDGE_HINT_SLOWER	BIT(9)
 
-/**
- * struct sbridge_act_params - actuator, decision and checker tunables
- * @observe: act.observe, 1 turns every actuator off (learn and report only)
- * @capacity: act.capacity, 1 writes CPU factors into cpu_scale
- * @placement: act.placement, 1 steers tasks by affinity to the core type
- *	the decision layer chose
- * @uclamp: act.uclamp, 1 sets util_min/util_max from the decisions
- * @freq: act.freq, 1 adds frequency floors (freq_qos)
- * @period_ms: act.period_ms, period of the decision and actuator work
- * @up_util: act.up_util, busy share of its CPU (0..1024: util_avg over
- *	the CPU's capacity) a runnable task needs to enter the decision
- * @down_util: act.down_util, busy share below which a task with a hint
- *	leaves it (<= @up_util: two thresholds, no ping-pong)
- * @gain: act.gain, least predicted big/little speedup above 1.0 (fp) for
- *	a task to want the fast cores
- * @model: act.model, 1 ranks tasks by the learned speedup; 0 gives every
- *	hot task the fast/slow capacity ratio, so placement steers by load
- *	alone (the HMP-style baseline of the evaluation)
- * @hold_ms: act.hold_ms, time a hint is kept through a sleep, and the
- *	aging step: a task kept off the fast cores gains 0.1 of priority per
- *	@hold_ms, so equal tasks take turns (0: no rotation)
- * @checker: checker.on, 1 runs the invariant checker
- * @check_period_ms: checker.period_ms, S of the Wasted Cores checker
- * @watch_ms: checker.watch_ms, M of the Wasted Cores checker
- * @selftest: checker.selftest, 1 makes placement steer every hot task to
- *	one CPU regardless of saturation, to provoke a violation on purpose
- *
- * Each is one aligned word written with WRITE_ONCE() by sbridge_param_set()
- * and read with READ_ONCE(); the work items notice changes on their next
- * run, so a switch takes effect within one period.
- */
-struct sbridge_act_params {
-	u32 observe;
-	u32 capacity;
-	u32 placement;
-	u32 uclamp;
-	u32 freq;
-	u32 period_ms;
-	u32 up_util;
-	u32 down_util;
-	u32 gain;
-	u32 model;
-	u32 hold_ms;
-	u32 checker;
-	u32 check_period_ms;
-	u32 watch_ms;
-	u32 selftest;
-};
-extern struct sbridge_act_params sbridge_act_params;
 
 /* Tasks one decision holds at most (the hottest first). */
 #define SBRIDGE_DECISION_MAX	64

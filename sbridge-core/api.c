@@ -97,7 +97,7 @@ void sbridge_unregister_consumer(struct sbridge_consumer *c)
  *
  * Context: process context (module notifier).
  */
-void sbridge_consumers_module_going(struct module *mod)
+static void sbridge_consumers_module_going(struct module *mod)
 {
 	struct sbridge_consumer *c, *n;
 
@@ -143,13 +143,66 @@ void sbridge_consumers_notify(bool cpu_mask_changed)
 	mutex_unlock(&sbridge_consumer_lock);
 }
 
+/* The effective CPU factors moved: a round with cpu_mask_changed. */
+static void sbridge_moved_fn(struct work_struct *w)
+{
+	sbridge_consumers_notify(true);
+}
+static DECLARE_WORK(sbridge_moved_work, sbridge_moved_fn);
+
+/* event.c's chain is atomic: the round is a work item's to start. */
+static int sbridge_api_event(struct notifier_block *nb, unsigned long type,
+			     void *data)
+{
+	if (type == SBRIDGE_EVENT_FACTORS_MOVED)
+		schedule_work(&sbridge_moved_work);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sbridge_api_event_nb = {
+	.notifier_call = sbridge_api_event,
+};
+
+static int sbridge_api_module_cb(struct notifier_block *nb, unsigned long action,
+				 void *data)
+{
+	if (action == MODULE_STATE_GOING)
+		sbridge_consumers_module_going(data);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sbridge_api_module_nb = {
+	.notifier_call = sbridge_api_module_cb,
+};
+
 /**
- * sbridge_api_exit() - stop and flush notifications at unload
+ * sbridge_api_init() - hear of factor changes and of consumers leaving
+ *
+ * Context: process context at load.
+ * Return: 0 or a negative errno.
+ */
+int sbridge_api_init(void)
+{
+	int ret = sbridge_event_listen(&sbridge_api_event_nb);
+
+	if (ret)
+		return ret;
+	ret = register_module_notifier(&sbridge_api_module_nb);
+	if (ret)
+		sbridge_event_unlisten(&sbridge_api_event_nb);
+	return ret;
+}
+
+/**
+ * sbridge_api_exit() - stop listening, stop and flush notifications
  *
  * Context: process context, sleeps.
  */
 void sbridge_api_exit(void)
 {
+	unregister_module_notifier(&sbridge_api_module_nb);
+	sbridge_event_unlisten(&sbridge_api_event_nb);
+	cancel_work_sync(&sbridge_moved_work);
 	mutex_lock(&sbridge_consumer_lock);
 	sbridge_api_dying = true;
 	mutex_unlock(&sbridge_consumer_lock);

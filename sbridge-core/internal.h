@@ -35,7 +35,7 @@ void sbridge_source_exit(void);
 
 /* ---- api.c ---- */
 void sbridge_consumers_notify(bool cpu_mask_changed);
-void sbridge_consumers_module_going(struct module *mod);
+int sbridge_api_init(void);
 void sbridge_api_exit(void);
 
 /* ---- topology.c ---- */
@@ -323,6 +323,56 @@ struct sbridge_params {
 	u32 learn_measured;
 };
 extern struct sbridge_params sbridge_params;
+/**
+ * struct sbridge_act_params - actuator, decision and checker tunables
+ * @observe: act.observe, 1 turns every actuator off (learn and report only)
+ * @capacity: act.capacity, 1 writes CPU factors into cpu_scale
+ * @placement: act.placement, 1 steers tasks by affinity to the core type
+ *	the decision layer chose
+ * @uclamp: act.uclamp, 1 sets util_min/util_max from the decisions
+ * @freq: act.freq, 1 adds frequency floors (freq_qos)
+ * @period_ms: act.period_ms, period of the decision and actuator work
+ * @up_util: act.up_util, busy share of its CPU (0..1024: util_avg over
+ *	the CPU's capacity) a runnable task needs to enter the decision
+ * @down_util: act.down_util, busy share below which a task with a hint
+ *	leaves it (<= @up_util: two thresholds, no ping-pong)
+ * @gain: act.gain, least predicted big/little speedup above 1.0 (fp) for
+ *	a task to want the fast cores
+ * @model: act.model, 1 ranks tasks by the learned speedup; 0 gives every
+ *	hot task the fast/slow capacity ratio, so placement steers by load
+ *	alone (the HMP-style baseline of the evaluation)
+ * @hold_ms: act.hold_ms, time a hint is kept through a sleep, and the
+ *	aging step: a task kept off the fast cores gains 0.1 of priority per
+ *	@hold_ms, so equal tasks take turns (0: no rotation)
+ * @checker: checker.on, 1 runs the invariant checker
+ * @check_period_ms: checker.period_ms, S of the Wasted Cores checker
+ * @watch_ms: checker.watch_ms, M of the Wasted Cores checker
+ * @selftest: checker.selftest, 1 makes placement steer every hot task to
+ *	one CPU regardless of saturation, to provoke a violation on purpose
+ *
+ * Each is one aligned word written with WRITE_ONCE() by sbridge_param_set()
+ * and read with READ_ONCE(); the work items notice changes on their next
+ * run, so a switch takes effect within one period.
+ */
+struct sbridge_act_params {
+	u32 observe;
+	u32 capacity;
+	u32 placement;
+	u32 uclamp;
+	u32 freq;
+	u32 period_ms;
+	u32 up_util;
+	u32 down_util;
+	u32 gain;
+	u32 model;
+	u32 hold_ms;
+	u32 checker;
+	u32 check_period_ms;
+	u32 watch_ms;
+	u32 selftest;
+};
+extern struct sbridge_act_params sbridge_act_params;
+void sbridge_params_live(bool live);
 int sbridge_param_set(const char *name, u64 value);
 bool sbridge_learning_possible(void);
 /* Iterates the parameter table; returns NULL past the end. */
@@ -367,6 +417,13 @@ int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack);
 int sbridge_rules_clear(void);
 
 /* ---- event.c: lower layers post, interfaces listen ---- */
+/*
+ * Events of this value and above are sbridge's own, never multicast:
+ * SBRIDGE_EVENT_FACTORS_MOVED: the effective CPU factors moved (cpufreq),
+ * for the in-kernel consumers (api.c).
+ */
+#define SBRIDGE_EVENT_INTERNAL		0x100
+#define SBRIDGE_EVENT_FACTORS_MOVED	(SBRIDGE_EVENT_INTERNAL + 0)
 struct notifier_block;
 void sbridge_event_post(u32 type, const char *text);
 int sbridge_event_listen(struct notifier_block *nb);

@@ -53,7 +53,8 @@ static int sbridge_nl_event(struct notifier_block *nb, unsigned long type,
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!genl_has_listeners(&sbridge_family, &init_net, 0))
+	if (type >= SBRIDGE_EVENT_INTERNAL ||
+	    !genl_has_listeners(&sbridge_family, &init_net, 0))
 		return NOTIFY_DONE;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)

@@ -171,7 +171,6 @@ static int sbridge_source_module_cb(struct notifier_block *nb,
 		       cur->name, mod->name);
 		sbridge_unregister_source(cur);
 	}
-	sbridge_consumers_module_going(mod);
 	return NOTIFY_DONE;
 }
 
@@ -215,4 +214,19 @@ const char *sbridge_status_message(u32 events, bool has_source)
 	if (!READ_ONCE(sbridge_params.learning))
 		return "learning switched off";
 	return "ok";
+}
+
+/**
+ * sbridge_learning_possible() - can the model learn right now
+ *
+ * Return: true if learning is on and the source gives cycles and
+ *	instructions.
+ */
+bool sbridge_learning_possible(void)
+{
+	char name[8];
+	u32 ev = sbridge_source_describe(name, sizeof(name));
+
+	return READ_ONCE(sbridge_params.learning) &&
+	       (ev & SBRIDGE_EV_LEARN) == SBRIDGE_EV_LEARN;
 }

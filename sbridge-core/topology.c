@@ -296,7 +296,7 @@ static void sbridge_topo_freq_fn(struct work_struct *w)
 	moved = sbridge_topo_refresh_eff_locked();
 	mutex_unlock(&sbridge_topo_lock);
 	if (moved)
-		sbridge_consumers_notify(true);
+		sbridge_event_post(SBRIDGE_EVENT_FACTORS_MOVED, NULL);
 	schedule_delayed_work(&sbridge_topo_freq_work,
 			      msecs_to_jiffies(SBRIDGE_TOPO_FREQ_MS));
 }

@@ -1,6 +1,7 @@
 """Host-side tests: the plain-C suites (built and run by make) and the harness's own logic."""
 import os
 import re
+import shutil
 import sys
 import subprocess
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_throttle_finds_cgroup_mounts(tmp_path):
 def test_man_page_lists_every_parameter():
     # The SET_PARAM table in the core is the truth; the man page must name
     # every entry (and nothing the core does not know).
-    src = (TOP / "sbridge-core/main.c").read_text()
+    src = (TOP / "sbridge-core/params.c").read_text()
     table = src[src.index("sbridge_param_tab[] = {"):]
     table = table[:table.index("};")]
     names = set(re.findall(r'\{ "([a-z_.]+)", &', table))
@@ -312,3 +313,58 @@ def test_board_runner_ktap(tmp_path):
     assert lines[-1] == "# Totals: pass:1 fail:3 xfail:0 xpass:0 skip:1 error:0"
     bad = subprocess.run([str(run), "nosuch"], env=env, text=True, capture_output=True)
     assert bad.returncode == 2 and "no scenario 'nosuch'" in bad.stderr
+
+
+def _core_layers():
+    """docs/architecture.md's layer table: {file: layer}."""
+    doc = (TOP / "docs/architecture.md").read_text()
+    return {m.group(2): int(m.group(1))
+            for m in re.finditer(r"^\| (\d) \| ([a-z_]+\.c) \|", doc, re.M)}
+
+
+def _c_code(text):
+    """C text without comments and string literals (names there are not uses)."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+
+
+def test_core_layers():
+    """No file of sbridge-core calls, reads or includes a higher layer's."""
+    layers = _core_layers()
+    files = {p.name: _c_code(p.read_text()) for p in (TOP / "sbridge-core").glob("*.c")
+             if not p.name.endswith(".mod.c")}
+    assert set(files) == set(layers), \
+        f"not in the table: {set(files) - set(layers)}; gone: {set(layers) - set(files)}"
+    defined = {}  # non-static function or variable -> file
+    for name, code in files.items():
+        for m in re.finditer(r"^(?!static)[a-z][\w *]*?\b(sbridge_\w+)\s*\(", code, re.M):
+            defined.setdefault(m.group(1), name)
+        for m in re.finditer(r"^(?!static)(?:const )?[a-z][\w ]*\b(sbridge_\w+)(?:\[\])?\s*[;=]",
+                             code, re.M):
+            defined.setdefault(m.group(1), name)
+    assert len(defined) > 100, "the definition scan found too little to be trusted"
+    header_layer = {"actuators.h": 4}
+    up = []
+    for name, code in files.items():
+        for sym, owner in defined.items():
+            if layers[owner] > layers[name] and re.search(rf"\b{sym}\b", code):
+                up.append(f"{name} (layer {layers[name]}) uses {sym} of {owner} "
+                          f"(layer {layers[owner]})")
+        for h in re.findall(r'^#include "([\w.]+)"', code, re.M):
+            if header_layer.get(h, 0) > layers[name]:
+                up.append(f"{name} (layer {layers[name]}) includes {h}")
+    assert not up, "calls up the layers:\n" + "\n".join(up)
+
+
+def test_core_layers_catches_an_upward_call(tmp_path, monkeypatch):
+    """The layer test can fail: a call from task.c into netlink.c is caught."""
+    tree = tmp_path / "tree"
+    shutil.copytree(TOP / "sbridge-core", tree / "sbridge-core",
+                    ignore=shutil.ignore_patterns("*.o", "*.ko", "*.mod*", ".*"))
+    shutil.copytree(TOP / "docs", tree / "docs")
+    task = tree / "sbridge-core/task.c"
+    task.write_text(task.read_text() + "\nvoid sbridge_x(void)\n{\n\tsbridge_netlink_exit();\n}\n")
+    monkeypatch.setattr(sys.modules[__name__], "TOP", tree)
+    with pytest.raises(AssertionError, match="task.c .layer 2. uses sbridge_netlink_exit of netlink.c"):
+        test_core_layers()
