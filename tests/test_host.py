@@ -368,3 +368,22 @@ def test_core_layers_catches_an_upward_call(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "TOP", tree)
     with pytest.raises(AssertionError, match="task.c .layer 2. uses sbridge_netlink_exit of netlink.c"):
         test_core_layers()
+
+
+def test_bash_completion_offers_rule_files(tmp_path):
+    """rules check <TAB> offers *.rules files and directories, in a plain
+    bash without extglob or the bash-completion package."""
+    (tmp_path / "a.rules").write_text("")
+    (tmp_path / "b.txt").write_text("")
+    (tmp_path / "sub").mkdir()
+    script = f"""
+shopt -u extglob
+source {TOP}/userspace-ctl/completion/sbridgectl.bash
+COMP_WORDS=(sbridgectl rules check "")
+COMP_CWORD=3
+_sbridgectl
+printf '%s\\n' "${{COMPREPLY[@]}}" | sort
+"""
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=tmp_path,
+                       text=True, capture_output=True)
+    assert r.stdout.split() == ["a.rules", "sub"], r.stdout + r.stderr

@@ -68,7 +68,14 @@ _sbridgectl()
 		if [[ -z $sub ]]; then
 			COMPREPLY=($(compgen -W "load list clear check" -- "$cur"))
 		elif [[ $sub == load || $sub == check ]]; then
-			COMPREPLY=($(compgen -f -X '!*@(.rules|/)' -- "$cur") $(compgen -d -- "$cur"))
+			# rule files and directories; needs neither extglob nor
+			# the bash-completion package
+			local f
+			COMPREPLY=()
+			compopt -o filenames 2>/dev/null
+			while IFS= read -r f; do
+				[[ -d $f || $f == *.rules ]] && COMPREPLY+=("$f")
+			done < <(compgen -f -- "$cur")
 		fi ;;
 	config)
 		if [[ -z $sub ]]; then
