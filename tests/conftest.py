@@ -35,6 +35,18 @@ def dkms_modules(release, dest):
     return kos
 
 
+def boot_load(k, kos, tmp_path, label):
+    """Boot cell kernel @k with exactly the modules @kos and run load.sh;
+    recorded in the summary as cell(@label). Returns the vm.Result."""
+    import guest
+    import harness
+    base = guest.base_initramfs(k, kos, harness.programs(k.arch),
+                                dest=tmp_path / f"{label}-base.cpio.gz")
+    r = harness.run(k, harness.load_scenario(Path(__file__).parent / "scenarios/load.sh"), base)
+    record(f"{k.cell}({label})", r)
+    return r
+
+
 def pytest_terminal_summary(terminalreporter):
     if not TALLY:
         return

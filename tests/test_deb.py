@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 import build
-import guest
 import harness
-from conftest import dkms_modules, record
+from conftest import boot_load, dkms_modules
 
 TOP = Path(__file__).resolve().parents[1]
 OUT = TOP / "build/deb"
@@ -210,10 +209,7 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
             assert Path(f"/etc/systemd/system/multi-user.target.wants/{unit}").is_symlink(), \
                 f"{unit} not enabled by the package"
 
-        base = guest.base_initramfs(k, kos, harness.programs(k.arch),
-                                    dest=tmp_path / "deb-base.cpio.gz")
-        r = harness.run(k, harness.load_scenario(TOP / "tests/scenarios/load.sh"), base)
-        record(CELL + "(deb)", r)
+        r = boot_load(k, kos, tmp_path, "deb")
         assert not r.problems, "package-built modules in the 6.1 guest:\n" + "\n".join(r.problems)
     finally:
         subprocess.run(APT + ["purge", *[p for p in PACKAGES if _installed(p)]],

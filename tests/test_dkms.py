@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 import build
-import guest
 import harness
-from conftest import dkms_modules, record
+from conftest import boot_load, dkms_modules
 
 TOP = Path(__file__).resolve().parents[1]
 CELL = "x86_64-bookworm"
@@ -61,10 +60,7 @@ def test_dkms_install_boot_remove(tmp_path):
         modinfo = subprocess.run(["modinfo", "-F", "version", str(kos[0])], text=True,
                                  capture_output=True).stdout.strip()
         assert modinfo == version, f"module says version {modinfo!r}, tree is {version!r}"
-        base = guest.base_initramfs(k, kos, harness.programs(k.arch),
-                                    dest=tmp_path / "dkms-base.cpio.gz")
-        r = harness.run(k, harness.load_scenario(TOP / "tests/scenarios/load.sh"), base)
-        record(CELL + "(dkms)", r)
+        r = boot_load(k, kos, tmp_path, "dkms")
         assert not r.problems, "DKMS-built modules in the 6.1 guest:\n" + "\n".join(r.problems)
     finally:
         _make("dkms-remove", k.release)
