@@ -1,6 +1,6 @@
 #!/bin/sh
 # scenario: work-conserving checker stays quiet on a healthy busy system (20 s here; the 60 s of issue 5 is the bench length) and ignores violations pinning makes unavoidable
-# arch: any
+# arch: x86_64
 # trixie: no
 # topology: smp
 # smp: 2

@@ -1,6 +1,6 @@
 #!/bin/sh
 # scenario: checker selftest: placement deliberately stacks two spinners on one CPU; the checker confirms the violation after M, reports it (sysfs, netlink), and placement yields
-# arch: any
+# arch: x86_64
 # trixie: no
 # topology: smp
 # smp: 2
