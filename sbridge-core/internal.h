@@ -441,6 +441,28 @@ static inline void *sbridge_dump_hdr(struct sk_buff *skb,
 			   family, NLM_F_MULTI, cmd);
 }
 
+/*
+ * A nest @attrtype of @n SBRIDGE_A_FACTOR values, one per core type: the
+ * layout tasks and rules share. Returns 0 or -EMSGSIZE, the nest undone.
+ */
+static inline int sbridge_nla_put_factors(struct sk_buff *skb, int attrtype,
+					  const u32 *factors, u32 n)
+{
+	struct nlattr *f = nla_nest_start(skb, attrtype);
+	u32 i;
+
+	if (!f)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (nla_put_u32(skb, SBRIDGE_A_FACTOR, factors[i])) {
+			nla_nest_cancel(skb, f);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, f);
+	return 0;
+}
+
 /* ---- netlink.c ---- */
 int sbridge_netlink_init(void);
 void sbridge_netlink_exit(void);

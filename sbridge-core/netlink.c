@@ -254,10 +254,10 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 {
 	struct sbridge_task_dump *d = arg;
 	struct sk_buff *skb = d->skb;
-	unsigned int type, cpu = t->last_cpu;
+	unsigned int type, nt, cpu = t->last_cpu;
 	u32 speedup, pred, meas, place = sbridge_task_placement(t);
 	char rule[SBRIDGE_RULE_SRC_LEN];
-	struct nlattr *f;
+	u32 factors[SBRIDGE_MAX_CORE_TYPES];
 	void *hdr;
 
 	/*
@@ -297,14 +297,11 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, t->cpi[type]) ||
 	     nla_put_u32(skb, SBRIDGE_A_TASK_CPI_STALL, t->cpi_stall[type])))
 		goto cancel;
-	f = nla_nest_start(skb, SBRIDGE_A_TASK_FACTORS);
-	if (!f)
+	nt = min_t(unsigned int, sbridge_topo.ntypes, SBRIDGE_MAX_CORE_TYPES);
+	for (type = 0; type < nt; type++)
+		factors[type] = sbridge_task_factor_on(t, type);
+	if (sbridge_nla_put_factors(skb, SBRIDGE_A_TASK_FACTORS, factors, nt))
 		goto cancel;
-	for (type = 0; type < sbridge_topo.ntypes; type++)
-		if (nla_put_u32(skb, SBRIDGE_A_FACTOR,
-				sbridge_task_factor_on(t, type)))
-			goto cancel;
-	nla_nest_end(skb, f);
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:

@@ -512,9 +512,12 @@ u32 sbridge_rules_count(void)
 
 static int sbridge_rule_fill(struct sk_buff *skb, const struct sbridge_rule *r)
 {
-	struct nlattr *e, *f;
+	u32 f[SBRIDGE_MAX_CORE_TYPES];
+	struct nlattr *e;
 	u32 i;
 
+	for (i = 0; i < r->nfactors; i++)
+		f[i] = r->factors[i];
 	e = nla_nest_start(skb, SBRIDGE_A_RULE);
 	if (!e)
 		return -EMSGSIZE;
@@ -526,15 +529,9 @@ static int sbridge_rule_fill(struct sk_buff *skb, const struct sbridge_rule *r)
 	    nla_put_u64_64bit(skb, SBRIDGE_A_RULE_HITS, atomic64_read(&r->hits),
 			      SBRIDGE_A_PAD))
 		goto cancel;
-	if (r->nfactors) {
-		f = nla_nest_start(skb, SBRIDGE_A_RULE_FACTORS);
-		if (!f)
-			goto cancel;
-		for (i = 0; i < r->nfactors; i++)
-			if (nla_put_u32(skb, SBRIDGE_A_FACTOR, r->factors[i]))
-				goto cancel;
-		nla_nest_end(skb, f);
-	}
+	if (r->nfactors &&
+	    sbridge_nla_put_factors(skb, SBRIDGE_A_RULE_FACTORS, f, r->nfactors))
+		goto cancel;
 	nla_nest_end(skb, e);
 	return 0;
 cancel:
