@@ -4,7 +4,7 @@
  * context-switch read path.
  *
  * Every CPU gets one pinned, counting (no sampling), per-CPU kernel event
- * per kind (cycles, instructions, LLC references, LLC misses, backend stall
+ * per kind the model reads (cycles, instructions, LLC misses, backend stall
  * cycles) through perf_event_create_kernel_counter(). Events are created by
  * the CPU hotplug "online" callback and released by the "offline" callback;
  * both run in the target CPU's hotplug thread.
@@ -32,16 +32,21 @@
 const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS] = {
 	[SBRIDGE_PMU_CYCLES]		= "cycles",
 	[SBRIDGE_PMU_INSTRUCTIONS]	= "instructions",
-	[SBRIDGE_PMU_LLC_REFS]		= "llc_refs",
 	[SBRIDGE_PMU_LLC_MISSES]	= "llc_misses",
 	[SBRIDGE_PMU_STALL]		= "stall_cycles",
+};
+
+const u32 sbridge_pmu_kind_ev[SBRIDGE_PMU_NR_KINDS] = {
+	[SBRIDGE_PMU_CYCLES]		= SBRIDGE_EV_CYCLES,
+	[SBRIDGE_PMU_INSTRUCTIONS]	= SBRIDGE_EV_INSTRUCTIONS,
+	[SBRIDGE_PMU_LLC_MISSES]	= SBRIDGE_EV_LLC_MISSES,
+	[SBRIDGE_PMU_STALL]		= SBRIDGE_EV_STALL_CYCLES,
 };
 
 /* Generic perf mapping used unless raw_events= gives a code. */
 static const u64 sbridge_pmu_generic[SBRIDGE_PMU_NR_KINDS] = {
 	[SBRIDGE_PMU_CYCLES]		= PERF_COUNT_HW_CPU_CYCLES,
 	[SBRIDGE_PMU_INSTRUCTIONS]	= PERF_COUNT_HW_INSTRUCTIONS,
-	[SBRIDGE_PMU_LLC_REFS]		= PERF_COUNT_HW_CACHE_REFERENCES,
 	[SBRIDGE_PMU_LLC_MISSES]	= PERF_COUNT_HW_CACHE_MISSES,
 	[SBRIDGE_PMU_STALL]		= PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
 };
@@ -146,7 +151,7 @@ static int sbridge_pmu_parse_codes(struct sbridge_pmu_raw *r, char *list)
 		*val++ = '\0';
 		kind = sbridge_pmu_kind_by_name(item);
 		if (kind < 0) {
-			pr_err("raw_events: unknown event '%s' (cycles, instructions, llc_refs, llc_misses, stall_cycles)\n",
+			pr_err("raw_events: unknown event '%s' (cycles, instructions, llc_misses, stall_cycles)\n",
 			       item);
 			return -EINVAL;
 		}
@@ -374,12 +379,6 @@ int sbridge_pmu_counters_init(void)
 {
 	int ret;
 
-	BUILD_BUG_ON(BIT(SBRIDGE_PMU_CYCLES) != SBRIDGE_EV_CYCLES);
-	BUILD_BUG_ON(BIT(SBRIDGE_PMU_INSTRUCTIONS) != SBRIDGE_EV_INSTRUCTIONS);
-	BUILD_BUG_ON(BIT(SBRIDGE_PMU_LLC_REFS) != SBRIDGE_EV_LLC_REFS);
-	BUILD_BUG_ON(BIT(SBRIDGE_PMU_LLC_MISSES) != SBRIDGE_EV_LLC_MISSES);
-	BUILD_BUG_ON(BIT(SBRIDGE_PMU_STALL) != SBRIDGE_EV_STALL_CYCLES);
-
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "sbridge/pmu:online",
 				sbridge_pmu_cpu_online, sbridge_pmu_cpu_offline);
 	if (ret < 0) {
@@ -408,14 +407,18 @@ void sbridge_pmu_counters_exit(void)
  */
 u32 sbridge_pmu_events_everywhere(void)
 {
-	u32 mask = BIT(SBRIDGE_PMU_NR_KINDS) - 1;
+	u32 mask = BIT(SBRIDGE_PMU_NR_KINDS) - 1, ev = 0;
 	unsigned int cpu;
+	int i;
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
 		mask &= per_cpu_ptr(&sbridge_pmu_cpu, cpu)->mask;
 	cpus_read_unlock();
-	return mask;
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+		if (mask & BIT(i))
+			ev |= sbridge_pmu_kind_ev[i];
+	return ev;
 }
 
 static bool sbridge_pmu_same_type(unsigned int a, unsigned int b)
@@ -588,7 +591,6 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 	u64 *field[SBRIDGE_PMU_NR_KINDS] = {
 		[SBRIDGE_PMU_CYCLES]		= &delta->cycles,
 		[SBRIDGE_PMU_INSTRUCTIONS]	= &delta->instructions,
-		[SBRIDGE_PMU_LLC_REFS]		= &delta->llc_refs,
 		[SBRIDGE_PMU_LLC_MISSES]	= &delta->llc_misses,
 		[SBRIDGE_PMU_STALL]		= &delta->stall_cycles,
 	};
@@ -617,7 +619,7 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 					      run - pc->prev_run[i]);
 			*field[i] = d;
 			WRITE_ONCE(pc->total[i], pc->total[i] + d);
-			delta->valid |= BIT(i);
+			delta->valid |= sbridge_pmu_kind_ev[i];
 		}
 		pc->prev[i] = val;
 		pc->prev_en[i] = en;

@@ -34,7 +34,7 @@
 static char *raw_events;
 module_param(raw_events, charp, 0444);
 MODULE_PARM_DESC(raw_events,
-		 "raw event codes per core type: key:kind=code[,kind=code][;key:...]; key is the PMU name of the core type (e.g. armv8_cortex_a53, cpu_atom) or *; kind is cycles, instructions, llc_refs, llc_misses or stall_cycles");
+		 "raw event codes per core type: key:kind=code[,kind=code][;key:...]; key is the PMU name of the core type (e.g. armv8_cortex_a53, cpu_atom) or *; kind is cycles, instructions, llc_misses or stall_cycles");
 
 static unsigned int mem_latency_ns;
 module_param(mem_latency_ns, uint, 0444);
@@ -94,7 +94,17 @@ static struct sbridge_source_ops sbridge_pmu_ops = {
 	.effective_khz	= sbridge_pmu_effective_khz,
 };
 
-/* Fill sbridge_pmu_status from what exists on every CPU. */
+static u32 sbridge_pmu_ev_all(void)
+{
+	u32 ev = 0;
+	int i;
+
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+		ev |= sbridge_pmu_kind_ev[i];
+	return ev;
+}
+
+/* Fill sbridge_pmu_status from what exists on every CPU (SBRIDGE_EV_*). */
 static void sbridge_pmu_set_status(u32 ev)
 {
 	const u32 cpi = SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS;
@@ -104,11 +114,11 @@ static void sbridge_pmu_set_status(u32 ev)
 	if ((ev & cpi) == cpi) {
 		n = scnprintf(sbridge_pmu_status, sizeof(sbridge_pmu_status),
 			      "learning on");
-		if (ev != BIT(SBRIDGE_PMU_NR_KINDS) - 1) {
+		if (ev != sbridge_pmu_ev_all()) {
 			n += scnprintf(sbridge_pmu_status + n,
 				       sizeof(sbridge_pmu_status) - n, " (missing:");
 			for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
-				if (!(ev & BIT(i)))
+				if (!(ev & sbridge_pmu_kind_ev[i]))
 					n += scnprintf(sbridge_pmu_status + n,
 						       sizeof(sbridge_pmu_status) - n,
 						       " %s", sbridge_pmu_kind_name[i]);

@@ -9,13 +9,14 @@
 #include <sbridge/sbridge.h>
 
 /*
- * Counter kinds. The index of a kind is also the bit number of its
- * SBRIDGE_EV_* flag (BUILD_BUG_ON in counters.c keeps them in step).
+ * Counter kinds: the events the core's model reads, nothing more (every
+ * open counter takes one of a core's few). Masks of kinds (BIT(kind))
+ * stay inside this module; sbridge_pmu_kind_ev[] gives each kind's
+ * SBRIDGE_EV_* flag for the core.
  */
 enum sbridge_pmu_kind {
 	SBRIDGE_PMU_CYCLES,
 	SBRIDGE_PMU_INSTRUCTIONS,
-	SBRIDGE_PMU_LLC_REFS,
 	SBRIDGE_PMU_LLC_MISSES,
 	SBRIDGE_PMU_STALL,
 	SBRIDGE_PMU_NR_KINDS,
@@ -23,6 +24,7 @@ enum sbridge_pmu_kind {
 
 /* Names used in raw_events= and in the `events` report. */
 extern const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS];
+extern const u32 sbridge_pmu_kind_ev[SBRIDGE_PMU_NR_KINDS];
 
 /* counters.c */
 int sbridge_pmu_parse_raw_events(const char *spec);

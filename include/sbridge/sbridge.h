@@ -24,7 +24,6 @@ struct module;
  * @valid: SBRIDGE_EV_* bits saying which fields below are meaningful
  * @cycles: core cycles
  * @instructions: retired instructions
- * @llc_refs: last-level cache references
  * @llc_misses: last-level cache misses
  * @stall_cycles: backend stall cycles
  *
@@ -34,7 +33,6 @@ struct sbridge_counts {
 	u32 valid;
 	u64 cycles;
 	u64 instructions;
-	u64 llc_refs;
 	u64 llc_misses;
 	u64 stall_cycles;
 };

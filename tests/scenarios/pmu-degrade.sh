@@ -50,7 +50,7 @@ bad_param "writing the read-only status" "status is read-only" status=x
 
 mark_dmesg
 check "loads with mem_latency_ns=123 and a raw code for an absent PMU" \
-	insmod $M/sbridge_pmu.ko mem_latency_ns=123 'raw_events=nosuch_pmu:llc_refs=0x2a'
+	insmod $M/sbridge_pmu.ko mem_latency_ns=123 'raw_events=nosuch_pmu:llc_misses=0x2a'
 check "mem_latency_ns shows the value in use" test "$(cat $P/mem_latency_ns)" = 123
 
 status=$(cat $P/status)

@@ -139,6 +139,7 @@ enum sbridge_pref {
 /* Bits of SBRIDGE_A_STATUS_EVENTS: which counters the source delivers. */
 #define SBRIDGE_EV_CYCLES		(1U << 0)
 #define SBRIDGE_EV_INSTRUCTIONS		(1U << 1)
+/* (1U << 2), LLC references, is never set: the model does not read them */
 #define SBRIDGE_EV_LLC_REFS		(1U << 2)
 #define SBRIDGE_EV_LLC_MISSES		(1U << 3)
 #define SBRIDGE_EV_STALL_CYCLES		(1U << 4)

@@ -36,7 +36,6 @@ static void sbridge_fake_read_delta(unsigned int cpu, struct sbridge_counts *d)
 	d->instructions = 500000;
 	/* 10000 misses x 80 cycles (80 ns at the 1 GHz default) = 0.8 M. */
 	d->llc_misses = mem ? 10000 : 0;
-	d->llc_refs = 0;
 	d->stall_cycles = 0;
 }
 
