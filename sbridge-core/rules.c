@@ -584,14 +584,61 @@ static const struct nla_policy sbridge_rule_policy[SBRIDGE_A_RULE_SOURCE + 1] = 
 				     .len = SBRIDGE_RULE_SRC_LEN - 1 },
 };
 
+/* -EINVAL with @msg (a literal) on @attr for the netlink caller */
+#define SBRIDGE_RULE_BAD(extack, attr, msg)			\
+	({ NL_SET_ERR_MSG_ATTR(extack, attr, msg); -EINVAL; })
+
+/* Checks the pattern @a for match kind @r->match (no copy yet). */
+static int sbridge_rule_pattern(struct sbridge_rule *r, const struct nlattr *a,
+				struct netlink_ext_ack *extack)
+{
+	const char *pat = nla_data(a);
+
+	if (!pat[0])
+		return SBRIDGE_RULE_BAD(extack, a, "empty rule pattern");
+	if (r->match == SBRIDGE_MATCH_COMM && strlen(pat) >= SBRIDGE_KEY_LEN)
+		return SBRIDGE_RULE_BAD(extack, a, "comm pattern longer than 15 bytes");
+	if (r->match == SBRIDGE_MATCH_EXE && pat[0] != '/')
+		return SBRIDGE_RULE_BAD(extack, a, "exe pattern must be an absolute path");
+	if (r->match == SBRIDGE_MATCH_UID &&
+	    (kstrtou32(pat, 10, &r->uid) ||
+	     !uid_valid(make_kuid(&init_user_ns, r->uid))))
+		return SBRIDGE_RULE_BAD(extack, a, "uid pattern must be a decimal uid");
+	r->glob = r->match == SBRIDGE_MATCH_EXE && strpbrk(pat, "*?[");
+	return 0;
+}
+
+/* The SBRIDGE_A_RULE_FACTORS nest @nest into @r->factors. */
+static int sbridge_rule_factors(struct sbridge_rule *r, const struct nlattr *nest,
+				struct netlink_ext_ack *extack)
+{
+	const struct nlattr *f;
+	int rem;
+	u32 v;
+
+	nla_for_each_nested(f, nest, rem) {
+		if (nla_type(f) != SBRIDGE_A_FACTOR || nla_len(f) != sizeof(u32))
+			return SBRIDGE_RULE_BAD(extack, f,
+						"factors nest holds only u32 factors");
+		if (r->nfactors >= SBRIDGE_MAX_CORE_TYPES)
+			return SBRIDGE_RULE_BAD(extack, f, "more factors than core types");
+		v = nla_get_u32(f);
+		if (v && (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX))
+			return SBRIDGE_RULE_BAD(extack, f,
+						"factor outside [128, 8192] (1/8 .. 8)");
+		r->factors[r->nfactors++] = v;
+	}
+	if (rem)
+		return SBRIDGE_RULE_BAD(extack, nest, "trailing bytes in factors nest");
+	return 0;
+}
+
 /* Validates and copies one SBRIDGE_A_RULE nest into @r. */
 static int sbridge_rule_parse(struct nlattr *e, struct sbridge_rule *r,
 			      struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[SBRIDGE_A_RULE_SOURCE + 1];
-	const char *pat;
-	struct nlattr *f;
-	int ret, rem;
+	int ret;
 
 	if (nla_type(e) != SBRIDGE_A_RULE) {
 		NL_SET_ERR_MSG_ATTR(extack, e, "rules nest holds only rules");
@@ -606,64 +653,19 @@ static int sbridge_rule_parse(struct nlattr *e, struct sbridge_rule *r,
 		return -EINVAL;
 	}
 	r->match = nla_get_u32(tb[SBRIDGE_A_RULE_MATCH]);
-	pat = nla_data(tb[SBRIDGE_A_RULE_PATTERN]);
-	if (!pat[0]) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_PATTERN],
-				    "empty rule pattern");
-		return -EINVAL;
-	}
-	if (r->match == SBRIDGE_MATCH_COMM && strlen(pat) >= SBRIDGE_KEY_LEN) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_PATTERN],
-				    "comm pattern longer than 15 bytes");
-		return -EINVAL;
-	}
-	if (r->match == SBRIDGE_MATCH_EXE && pat[0] != '/') {
-		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_PATTERN],
-				    "exe pattern must be an absolute path");
-		return -EINVAL;
-	}
-	r->glob = r->match == SBRIDGE_MATCH_EXE && strpbrk(pat, "*?[");
-	if (r->match == SBRIDGE_MATCH_UID &&
-	    (kstrtou32(pat, 10, &r->uid) ||
-	     !uid_valid(make_kuid(&init_user_ns, r->uid)))) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_PATTERN],
-				    "uid pattern must be a decimal uid");
-		return -EINVAL;
-	}
+	ret = sbridge_rule_pattern(r, tb[SBRIDGE_A_RULE_PATTERN], extack);
+	if (ret)
+		return ret;
 	r->class = tb[SBRIDGE_A_RULE_CLASS] ?
 		   nla_get_u32(tb[SBRIDGE_A_RULE_CLASS]) : SBRIDGE_CLASS_AUTO;
 	r->pref = tb[SBRIDGE_A_RULE_PREF] ?
 		  nla_get_u32(tb[SBRIDGE_A_RULE_PREF]) : SBRIDGE_PREF_NONE;
 	if (tb[SBRIDGE_A_RULE_FACTORS]) {
-		nla_for_each_nested(f, tb[SBRIDGE_A_RULE_FACTORS], rem) {
-			u32 v;
-
-			if (nla_type(f) != SBRIDGE_A_FACTOR ||
-			    nla_len(f) != sizeof(u32)) {
-				NL_SET_ERR_MSG_ATTR(extack, f,
-						    "factors nest holds only u32 factors");
-				return -EINVAL;
-			}
-			if (r->nfactors >= SBRIDGE_MAX_CORE_TYPES) {
-				NL_SET_ERR_MSG_ATTR(extack, f,
-						    "more factors than core types");
-				return -EINVAL;
-			}
-			v = nla_get_u32(f);
-			if (v && (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX)) {
-				NL_SET_ERR_MSG_ATTR(extack, f,
-						    "factor outside [128, 8192] (1/8 .. 8)");
-				return -EINVAL;
-			}
-			r->factors[r->nfactors++] = v;
-		}
-		if (rem) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_RULE_FACTORS],
-					    "trailing bytes in factors nest");
-			return -EINVAL;
-		}
+		ret = sbridge_rule_factors(r, tb[SBRIDGE_A_RULE_FACTORS], extack);
+		if (ret)
+			return ret;
 	}
-	r->pattern = kstrdup(pat, GFP_KERNEL);
+	r->pattern = kstrdup(nla_data(tb[SBRIDGE_A_RULE_PATTERN]), GFP_KERNEL);
 	if (!r->pattern)
 		return -ENOMEM;
 	if (tb[SBRIDGE_A_RULE_SOURCE]) {
