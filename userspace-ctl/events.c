@@ -28,7 +28,7 @@ static int event_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 {
 	struct ctx *cx = arg;
 	uint32_t type = sb_u32(at->a[SBRIDGE_A_EVENT_TYPE], 0);
-	const char *name = type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+	const char *name = type < SB_ARRAY_SIZE(names) ? names[type] : "?";
 	struct timespec ts;
 
 	if (cmd != SBRIDGE_CMD_EVENT)

@@ -26,7 +26,7 @@ static const struct sb_cmd commands[] = {
 	{ "record", cmd_record, "record events, switches and samples to a file" },
 };
 
-#define NCMDS (sizeof(commands) / sizeof(commands[0]))
+#define NCMDS SB_ARRAY_SIZE(commands)
 
 static void usage(FILE *f)
 {

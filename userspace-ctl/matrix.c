@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* matrix save|load|show: the learned workload x core type x phase factors. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -246,13 +247,100 @@ static int bad(const char *path, unsigned int line, unsigned int col,
 	return SB_EXIT_USAGE;
 }
 
-static int parse_u32(const char *s, uint32_t max, uint32_t *out)
-{
-	unsigned long long v;
+/* One field of a saved matrix line: what it holds and how it is checked. */
+enum mx_kind { MX_KEY, MX_U32, MX_FP, MX_HASH };
 
-	if (sb_parse_uint(s, max, &v))
-		return -1;
-	*out = (uint32_t)v;
+struct mx_field {
+	const char *name;
+	enum mx_kind kind;
+	size_t off;		/* of its uint32_t in struct mx */
+	uint32_t min, max;
+	unsigned int need;	/* bit in the required set, 0: optional */
+	const char *msg;	/* the error, followed by the value */
+};
+
+#define MX_NEEDED	7	/* key, type, factor */
+
+static const struct mx_field mx_fields[] = {
+	{ "key", MX_KEY, 0, 1, SBRIDGE_KEY_LEN - 1, 1, "key must be 1 to 15 bytes:" },
+	{ "type", MX_U32, offsetof(struct mx, type), 0, SBRIDGE_MAX_CORE_TYPES - 1, 2,
+	  "core type must be 0-3, got" },
+	{ "phase", MX_U32, offsetof(struct mx, phase), 0, SBRIDGE_MAX_PHASES - 1, 0,
+	  "phase must be 0-3, got" },
+	{ "factor", MX_FP, offsetof(struct mx, factor), SBRIDGE_FACTOR_MIN,
+	  SBRIDGE_FACTOR_MAX, 4, "factor must be a decimal in [0.125, 8], got" },
+	{ "cpib", MX_FP, offsetof(struct mx, cpib), 0, SBRIDGE_FP_ONE, 0,
+	  "cpib must be a decimal in [0, 1], got" },
+	{ "samples", MX_U32, offsetof(struct mx, samples), 0, 0xffffffffu, 0,
+	  "bad sample count" },
+	{ "exe", MX_HASH, offsetof(struct mx, exe_hash), 0, 0xffffffffu, 0,
+	  "exe must be a 32-bit hash such as 0x1a2b3c4d, got" },
+	{ "speedup", MX_FP, offsetof(struct mx, meas), SBRIDGE_FACTOR_MIN,
+	  SBRIDGE_FACTOR_MAX, 0, "speedup must be a decimal in [0.125, 8], got" },
+	{ "uid", MX_U32, offsetof(struct mx, uid), 0, 0xfffffffeu, 0,
+	  "uid must be a number below 4294967295, got" },
+};
+
+/* @v into @e's field @fd; 0 or -1 if @v is out of the field's range. */
+static int mx_set(const struct mx_field *fd, const char *v, struct mx *e)
+{
+	uint32_t *out = (uint32_t *)((char *)e + fd->off);
+	unsigned long long u;
+	const char *why;
+	char *end;
+
+	switch (fd->kind) {
+	case MX_KEY:
+		if (strlen(v) < fd->min || strlen(v) > fd->max)
+			return -1;
+		memcpy(e->key, v, strlen(v) + 1);
+		return 0;
+	case MX_U32:
+		if (sb_parse_uint(v, fd->max, &u))
+			return -1;
+		*out = (uint32_t)u;
+		return 0;
+	case MX_FP:
+		return sb_parse_fp(v, out, &why) || *out < fd->min || *out > fd->max ?
+			-1 : 0;
+	case MX_HASH:
+		errno = 0;
+		u = strtoull(v, &end, 0);
+		if (errno || end == v || *end || u > fd->max)
+			return -1;
+		*out = (uint32_t)u;
+		e->has_exe = 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* The entry of one tokenized, non-empty line into @e. */
+static int parse_entry(const char *path, unsigned int lineno,
+		       const struct rp_line *ln, struct mx *e)
+{
+	unsigned int seen = 0, i, k;
+
+	memset(e, 0, sizeof(*e));
+	for (i = 0; i < ln->n; i++) {
+		const struct rp_token *t = &ln->tok[i];
+		const struct mx_field *fd = NULL;
+
+		if (!t->val)
+			return bad(path, lineno, t->col, "expected KEY=VALUE, got", t->key);
+		for (k = 0; k < SB_ARRAY_SIZE(mx_fields) && !fd; k++)
+			if (!strcmp(t->key, mx_fields[k].name))
+				fd = &mx_fields[k];
+		if (!fd)
+			return bad(path, lineno, t->col,
+				   "unknown field (key, type, phase, factor, cpib, samples, exe, speedup, uid):",
+				   t->key);
+		if (mx_set(fd, t->val, e))
+			return bad(path, lineno, t->vcol, fd->msg, t->val);
+		seen |= fd->need;
+	}
+	if (seen != MX_NEEDED)
+		return bad(path, lineno, 1, "an entry needs key=, type= and factor=", NULL);
 	return 0;
 }
 
@@ -264,8 +352,9 @@ static int parse_file(const char *path, struct mxlist *l)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	unsigned int lineno = 0, col, i;
+	unsigned int lineno = 0, col;
 	const char *why;
+	struct mx e;
 	int ret = 0;
 
 	if (!f) {
@@ -278,88 +367,18 @@ static int parse_file(const char *path, struct mxlist *l)
 		goto out;
 	}
 	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
-		struct mx e;
-		unsigned int seen = 0;
-
 		lineno++;
 		if (len && line[len - 1] == '\n')
 			len--;
-		if (len > RP_MAX_LINE) {
+		if (len > RP_MAX_LINE)
 			ret = bad(path, lineno, RP_MAX_LINE + 1, "line too long", NULL);
-			break;
-		}
-		if (memchr(line, '\0', (size_t)len)) {
+		else if (memchr(line, '\0', (size_t)len))
 			ret = bad(path, lineno, 1, "NUL byte in line", NULL);
-			break;
-		}
-		if (rp_tokenize(line, (size_t)len, ln, &col, &why)) {
+		else if (rp_tokenize(line, (size_t)len, ln, &col, &why))
 			ret = bad(path, lineno, col, why, NULL);
-			break;
-		}
-		if (!ln->n)
-			continue;
-		memset(&e, 0, sizeof(e));
-		for (i = 0; i < ln->n && !ret; i++) {
-			const struct rp_token *t = &ln->tok[i];
-			const char *v = t->val;
-
-			if (!v) {
-				ret = bad(path, lineno, t->col, "expected KEY=VALUE, got", t->key);
-			} else if (!strcmp(t->key, "key")) {
-				if (!*v || strlen(v) >= SBRIDGE_KEY_LEN)
-					ret = bad(path, lineno, t->vcol, "key must be 1 to 15 bytes:", v);
-				else
-					memcpy(e.key, v, strlen(v) + 1);
-				seen |= 1;
-			} else if (!strcmp(t->key, "type")) {
-				if (parse_u32(v, SBRIDGE_MAX_CORE_TYPES - 1, &e.type))
-					ret = bad(path, lineno, t->vcol, "core type must be 0-3, got", v);
-				seen |= 2;
-			} else if (!strcmp(t->key, "phase")) {
-				if (parse_u32(v, SBRIDGE_MAX_PHASES - 1, &e.phase))
-					ret = bad(path, lineno, t->vcol, "phase must be 0-3, got", v);
-			} else if (!strcmp(t->key, "factor")) {
-				if (sb_parse_fp(v, &e.factor, &why) ||
-				    e.factor < SBRIDGE_FACTOR_MIN || e.factor > SBRIDGE_FACTOR_MAX)
-					ret = bad(path, lineno, t->vcol,
-						  "factor must be a decimal in [0.125, 8], got", v);
-				seen |= 4;
-			} else if (!strcmp(t->key, "cpib")) {
-				if (sb_parse_fp(v, &e.cpib, &why) || e.cpib > SBRIDGE_FP_ONE)
-					ret = bad(path, lineno, t->vcol,
-						  "cpib must be a decimal in [0, 1], got", v);
-			} else if (!strcmp(t->key, "samples")) {
-				if (parse_u32(v, 0xffffffffu, &e.samples))
-					ret = bad(path, lineno, t->vcol, "bad sample count", v);
-			} else if (!strcmp(t->key, "exe")) {
-				char *end;
-				unsigned long h;
-
-				errno = 0;
-				h = strtoul(v, &end, 0);
-				if (errno || end == v || *end || h > 0xffffffffUL)
-					ret = bad(path, lineno, t->vcol,
-						  "exe must be a 32-bit hash such as 0x1a2b3c4d, got", v);
-				e.exe_hash = (uint32_t)h;
-				e.has_exe = 1;
-			} else if (!strcmp(t->key, "speedup")) {
-				if (sb_parse_fp(v, &e.meas, &why) ||
-				    e.meas < SBRIDGE_FACTOR_MIN || e.meas > SBRIDGE_FACTOR_MAX)
-					ret = bad(path, lineno, t->vcol,
-						  "speedup must be a decimal in [0.125, 8], got", v);
-			} else if (!strcmp(t->key, "uid")) {
-				if (parse_u32(v, 0xfffffffeu, &e.uid))
-					ret = bad(path, lineno, t->vcol,
-						  "uid must be a number below 4294967295, got", v);
-			} else {
-				ret = bad(path, lineno, t->col,
-					  "unknown field (key, type, phase, factor, cpib, samples, exe, speedup, uid):",
-					  t->key);
-			}
-		}
-		if (!ret && seen != 7)
-			ret = bad(path, lineno, 1, "an entry needs key=, type= and factor=", NULL);
-		if (!ret && mx_add(l, &e))
+		else if (ln->n)
+			ret = parse_entry(path, lineno, ln, &e);
+		if (!ret && ln->n && mx_add(l, &e))
 			ret = SB_EXIT_ERR;
 	}
 	if (!ret && ferror(f)) {

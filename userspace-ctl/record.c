@@ -281,13 +281,13 @@ static int make_instance(struct rec *r, int switches, int *sbridge_events)
 		 * them the count falls back to a /proc scan per sample.
 		 */
 		r->track = 1;
-		for (i = 0; i < sizeof(track) / sizeof(track[0]) && r->track; i++) {
+		for (i = 0; i < SB_ARRAY_SIZE(track) && r->track; i++) {
 			snprintf(ev, sizeof(ev), "events/sched/%s/enable", track[i]);
 			if (inst_write(r, ev, "1"))
 				r->track = 0;
 		}
 		if (!r->track)
-			for (i = 0; i < sizeof(track) / sizeof(track[0]); i++) {
+			for (i = 0; i < SB_ARRAY_SIZE(track); i++) {
 				snprintf(ev, sizeof(ev), "events/sched/%s/enable", track[i]);
 				inst_write(r, ev, "0");
 			}

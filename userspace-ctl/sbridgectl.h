@@ -10,6 +10,8 @@
 #include "nl.h"
 
 /* Exit codes: stable, documented in sbridgectl(8). */
+#define SB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define SB_EXIT_OK	0	/* success */
 #define SB_EXIT_ERR	1	/* kernel or runtime error */
 #define SB_EXIT_USAGE	2	/* bad command line or bad input file; nothing sent */
