@@ -287,6 +287,63 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 		js_arr_end();
 }
 
+/* One filter option @c of tasks and top; 0 or an exit code. */
+static int filter_opt(int c, const char *arg, struct filter *f, const char *help,
+		      int top)
+{
+	static const char *const classes[] = {
+		[SBRIDGE_CLASS_AUTO] = "auto",
+		[SBRIDGE_CLASS_COMPUTE] = "compute",
+		[SBRIDGE_CLASS_MEMORY] = "memory",
+	};
+	unsigned long long v;
+	int i;
+
+	switch (c) {
+	case 's':
+		for (i = 0; sort_names[i] && strcmp(sort_names[i], arg); i++)
+			;
+		if (top || !sort_names[i])
+			return sb_usage(help, top ? "top always sorts by CPU share" :
+					"unknown sort key '%s' (pid, comm, cpu, cpi, stall, cpib, speedup, runtime, uid)",
+					arg);
+		f->sort = i;
+		return 0;
+	case 'r':
+		f->reverse = 1;
+		return 0;
+	case 'p':
+		if (sb_parse_uint(arg, 0x7fffffff, &v))
+			return sb_usage(help, "bad PID '%s'", arg);
+		f->pid = (long long)v;
+		return 0;
+	case 'c':
+		if (!*arg || strlen(arg) >= SBRIDGE_KEY_LEN)
+			return sb_usage(help, "bad comm '%s' (1 to %d bytes)", arg,
+					SBRIDGE_KEY_LEN - 1);
+		f->comm = arg;
+		return 0;
+	case 'u':
+		if (sb_parse_uint(arg, 0xffffffffULL, &v))
+			return sb_usage(help, "bad UID '%s'", arg);
+		f->uid = (long long)v;
+		return 0;
+	case 'C':
+		for (i = 0; i < (int)SB_ARRAY_SIZE(classes); i++)
+			if (classes[i] && !strcmp(arg, classes[i]))
+				break;
+		if (i == (int)SB_ARRAY_SIZE(classes))
+			return sb_usage(help, "unknown class '%s' (auto, compute, memory)", arg);
+		f->cls = i;
+		return 0;
+	case 'l':
+		if (sb_parse_uint(arg, 1000000000ULL, &f->limit))
+			return sb_usage(help, "bad limit '%s'", arg);
+		return 0;
+	}
+	return SB_EXIT_USAGE;
+}
+
 /* Options shared by tasks and top; returns 0, 'h' or an exit code. */
 static int parse_filter(int argc, char **argv, struct filter *f, const char *help,
 			int top, unsigned long long *interval_ms,
@@ -304,72 +361,27 @@ static int parse_filter(int argc, char **argv, struct filter *f, const char *hel
 		{ "iterations", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long v, ms;
-	int c, i;
+	unsigned long long ms;
+	int c, ret;
 
 	while ((c = sb_getopt(argc, argv, "s:rp:c:u:C:l:i:n:", opts, help)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h')
 			return 'h';
-		case 's':
-			for (i = 0; sort_names[i] && strcmp(sort_names[i], optarg); i++)
-				;
-			if (top || !sort_names[i])
-				return sb_usage(help, top ? "top always sorts by CPU share" :
-						"unknown sort key '%s' (pid, comm, cpu, cpi, stall, cpib, speedup, runtime, uid)",
-						optarg);
-			f->sort = i;
-			break;
-		case 'r':
-			f->reverse = 1;
-			break;
-		case 'p':
-			if (sb_parse_uint(optarg, 0x7fffffff, &v))
-				return sb_usage(help, "bad PID '%s'", optarg);
-			f->pid = (long long)v;
-			break;
-		case 'c':
-			if (!*optarg || strlen(optarg) >= SBRIDGE_KEY_LEN)
-				return sb_usage(help, "bad comm '%s' (1 to %d bytes)", optarg,
-						SBRIDGE_KEY_LEN - 1);
-			f->comm = optarg;
-			break;
-		case 'u':
-			if (sb_parse_uint(optarg, 0xffffffffULL, &v))
-				return sb_usage(help, "bad UID '%s'", optarg);
-			f->uid = (long long)v;
-			break;
-		case 'C':
-			if (!strcmp(optarg, "auto"))
-				f->cls = SBRIDGE_CLASS_AUTO;
-			else if (!strcmp(optarg, "compute"))
-				f->cls = SBRIDGE_CLASS_COMPUTE;
-			else if (!strcmp(optarg, "memory"))
-				f->cls = SBRIDGE_CLASS_MEMORY;
-			else
-				return sb_usage(help, "unknown class '%s' (auto, compute, memory)",
-						optarg);
-			break;
-		case 'l':
-			if (sb_parse_uint(optarg, 1000000000ULL, &f->limit))
-				return sb_usage(help, "bad limit '%s'", optarg);
-			break;
-		case 'i':
-			if (!top)
-				return sb_usage(help, "--interval is for top");
+		if ((c == 'i' || c == 'n') && !top)
+			return sb_usage(help, "--%s is for top",
+					c == 'i' ? "interval" : "iterations");
+		if (c == 'i') {
 			if (sb_parse_seconds(optarg, 3600000ULL, &ms) || ms < 100)
 				return sb_usage(help, "bad interval '%s' (seconds, 0.1 to 3600)",
 						optarg);
 			*interval_ms = ms;
-			break;
-		case 'n':
-			if (!top)
-				return sb_usage(help, "--iterations is for top");
+		} else if (c == 'n') {
 			if (sb_parse_uint(optarg, 1000000000ULL, iterations) || !*iterations)
 				return sb_usage(help, "bad iteration count '%s'", optarg);
-			break;
-		default:
-			return SB_EXIT_USAGE;
+		} else {
+			ret = filter_opt(c, optarg, f, help, top);
+			if (ret)
+				return ret;
 		}
 	}
 	if (optind < argc)
