@@ -201,6 +201,49 @@ static int check_as_load(const struct rp_set *parsed)
 	return ret;
 }
 
+/* The kernel refused the load @ret: name the rule its extack points into. */
+static int load_refused(struct sb_nl *nl, const struct rp_set *set,
+			const size_t *offs, int ret)
+{
+	size_t i;
+
+	for (i = 0; nl->extack_off >= 0 && i < set->n; i++) {
+		if ((size_t)nl->extack_off >= offs[i] &&
+		    (size_t)nl->extack_off < offs[i + 1]) {
+			sb_err("kernel rejected the rule at %s", set->rules[i].source);
+			break;
+		}
+	}
+	ret = sb_fail(nl, ret, "rules load");
+	if (ret != SB_EXIT_PERM)
+		fprintf(stderr, "%s: the previous rules remain in force\n", sb_prog);
+	return ret;
+}
+
+/* What was loaded from where: @paths, or with --system (NULL) the layers. */
+static void print_loaded(const struct rp_set *set, int n, char **paths)
+{
+	static const char *const dirs[] = RP_SYSTEM_DIRS;
+	char dir[4096];
+	int i;
+
+	if (!sb_json) {
+		printf("loaded %zu rule%s\n", set->n, set->n == 1 ? "" : "s");
+		return;
+	}
+	js_obj_begin(NULL);
+	js_uint("loaded", set->n);
+	js_arr_begin("paths");
+	for (i = 0; !paths && i < (int)SB_ARRAY_SIZE(dirs); i++) {
+		snprintf(dir, sizeof(dir), "%s%s", sys_root, dirs[i]);
+		js_str(NULL, dir);
+	}
+	for (i = 0; paths && i < n; i++)
+		js_str(NULL, paths[i]);
+	js_arr_end();
+	js_obj_end();
+}
+
 static int rules_load(int n, char **paths)
 {
 	struct rp_set set = { .rules = NULL };
@@ -208,8 +251,8 @@ static int rules_load(int n, char **paths)
 	struct rp_error err;
 	struct sb_nl nl;
 	struct sb_msg m;
-	size_t *offs = NULL, i;
-	int ret, i2;
+	size_t *offs = NULL;
+	int ret;
 
 	ret = parse_all(&set, n, paths);
 	if (ret)
@@ -242,32 +285,12 @@ static int rules_load(int n, char **paths)
 	ret = sb_request(&nl, &m, NULL, NULL);
 	sb_msg_free(&m);
 	if (ret) {
-		/* Point at the rule the kernel's extack offset falls into. */
-		for (i = 0; nl.extack_off >= 0 && i < set.n; i++) {
-			if ((size_t)nl.extack_off >= offs[i] &&
-			    (size_t)nl.extack_off < offs[i + 1]) {
-				sb_err("kernel rejected the rule at %s", set.rules[i].source);
-				break;
-			}
-		}
-		ret = sb_fail(&nl, ret, "rules load");
-		if (ret != SB_EXIT_PERM)
-			fprintf(stderr, "%s: the previous rules remain in force\n", sb_prog);
+		ret = load_refused(&nl, &set, offs, ret);
 		goto out;
 	}
 	if (nl.extack[0])
 		fprintf(stderr, "%s: note from the kernel: %s\n", sb_prog, nl.extack);
-	if (sb_json) {
-		js_obj_begin(NULL);
-		js_uint("loaded", set.n);
-		js_arr_begin("paths");
-		for (i2 = 0; i2 < n; i2++)
-			js_str(NULL, paths[i2]);
-		js_arr_end();
-		js_obj_end();
-	} else {
-		printf("loaded %zu rule%s\n", set.n, set.n == 1 ? "" : "s");
-	}
+	print_loaded(&set, n, paths);
 out:
 	sb_nl_close(&nl);
 out_free:

@@ -9,7 +9,7 @@
 # icount: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-plan 42
+plan 43
 
 T=/tmp/ctl-basic
 rm -rf $T
@@ -148,6 +148,12 @@ ln -s /dev/null $L/etc/sbridge/rules.d/video.rules
 printf 'comm=cc1 class=memory\n' > $L/etc/sbridge/rules.d/local.rules
 run sbridgectl rules load --system --root=$L
 expect_rc 0 "rules load --system (layers under a root)"
+# --json names the layers it read (there are no PATHs to name)
+run sbridgectl --json rules load --system --root=$L
+case "$crc $cout" in
+"0 "*'"loaded":'*"\"$L/etc/sbridge/rules.d\"]"*) ok "rules load --system --json names the layers" ;;
+*) not_ok "rules load --system --json names the layers" "rc $crc: $cout" ;;
+esac
 cout=$(sbridgectl rules list)
 case "$cout" in
 *ffmpeg*) not_ok "layers: video.rules masked, the admin's cc1 in the shipped place" "$cout" ;;
