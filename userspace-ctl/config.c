@@ -315,44 +315,43 @@ static int config_check(const char *path, int print)
 }
 
 /* The parameters in force, "name value" a line, as the module lists them. */
-struct cf_params {
-	char (*name)[SB_PARAM_NAME_MAX + 1];
-	uint64_t *value;
-	size_t n;
+struct cf_pval {
+	char name[SB_PARAM_NAME_MAX + 1];
+	uint64_t value;
 };
+
+struct cf_params {
+	struct cf_pval *v;
+	size_t n, cap;
+};
+
+static int cf_add_param(struct cf_params *p, const char *name, uint64_t value)
+{
+	struct cf_pval *nv = sb_grow(p->v, &p->cap, p->n, sizeof(*nv), 32);
+
+	if (!nv)
+		return -ENOMEM;
+	p->v = nv;
+	snprintf(nv[p->n].name, sizeof(nv[p->n].name), "%s", name);
+	nv[p->n++].value = value;
+	return 0;
+}
 
 static int cf_read_params(struct cf_params *p)
 {
 	FILE *in = fopen(CF_PARAMS, "r");
 	char line[256], name[SB_PARAM_NAME_MAX + 1];
 	unsigned long long v;
-	size_t cap = 0;
+	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (!in)
 		return -errno;
-	while (fgets(line, sizeof(line), in)) {
-		if (sscanf(line, "%31s %llu", name, &v) != 2)
-			continue;
-		if (p->n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			void *a = realloc(p->name, nc * sizeof(*p->name));
-
-			if (a)
-				p->name = a;
-			a = a ? realloc(p->value, nc * sizeof(*p->value)) : NULL;
-			if (!a) {
-				fclose(in);
-				return -ENOMEM;
-			}
-			p->value = a;
-			cap = nc;
-		}
-		memcpy(p->name[p->n], name, sizeof(name));
-		p->value[p->n++] = v;
-	}
+	while (!ret && fgets(line, sizeof(line), in))
+		if (sscanf(line, "%31s %llu", name, &v) == 2)
+			ret = cf_add_param(p, name, v);
 	fclose(in);
-	return 0;
+	return ret;
 }
 
 static uint64_t *cf_param(struct cf_params *p, const char *name)
@@ -360,8 +359,8 @@ static uint64_t *cf_param(struct cf_params *p, const char *name)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (!strcmp(p->name[i], name))
-			return &p->value[i];
+		if (!strcmp(p->v[i].name, name))
+			return &p->v[i].value;
 	return NULL;
 }
 
@@ -484,6 +483,7 @@ static void cf_check_live(struct cf_file *f, struct cf_params *p,
 			  const struct sb_cpu *cpus, size_t n, int have_cpus)
 {
 	char msg[512];
+	uint64_t v;
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
@@ -500,36 +500,19 @@ static void cf_check_live(struct cf_file *f, struct cf_params *p,
 		if (cf_param(p, it->name))
 			continue;
 		/* Not in the module's list: its module parameter file, if any. */
-		{
-			uint64_t v;
-			char (*nn)[SB_PARAM_NAME_MAX + 1];
-			uint64_t *nv;
-
-			if (cf_read_modparam(it->name, &v)) {
-				cf_bad(f, it->line, it->acol,
-				       "unknown parameter '%s' (see sbridgectl(8), PARAMETERS)",
-				       it->name);
-				continue;
-			}
-			nn = realloc(p->name, (p->n + 1) * sizeof(*p->name));
-			if (nn)
-				p->name = nn;
-			nv = nn ? realloc(p->value, (p->n + 1) * sizeof(*p->value)) : NULL;
-			if (!nv) {
-				cf_bad(f, it->line, it->col, "out of memory");
-				continue;
-			}
-			p->value = nv;
-			memcpy(p->name[p->n], it->name, sizeof(it->name));
-			p->value[p->n++] = v;
-		}
+		if (cf_read_modparam(it->name, &v))
+			cf_bad(f, it->line, it->acol,
+			       "unknown parameter '%s' (see sbridgectl(8), PARAMETERS)",
+			       it->name);
+		else if (cf_add_param(p, it->name, v))
+			cf_bad(f, it->line, it->col, "out of memory");
 	}
 }
 
 static int config_apply(const char *path)
 {
 	struct cf_file f = { .path = path };
-	struct cf_params p = { NULL, NULL, 0 };
+	struct cf_params p = { NULL, 0, 0 };
 	struct sb_cpu *cpus = NULL;
 	size_t ncpus = 0, i, k, ndone = 0, *done = NULL;
 	struct cf_item *bad = NULL;
@@ -640,8 +623,7 @@ out:
 		sb_nl_close(&nl);
 	free(done);
 	free(cpus);
-	free(p.name);
-	free(p.value);
+	free(p.v);
 	cf_free(&f);
 	return ret;
 }
@@ -656,7 +638,7 @@ static size_t cf_write(FILE *out, const struct cf_params *p, const struct sb_cpu
 	fprintf(out, "# sbridge boot configuration (sbridgectl(8), config), written by\n"
 		"# sbridgectl config save; applied at boot by sbridge-config.service.\n");
 	for (i = 0; i < p->n; i++)
-		fprintf(out, "param %s %llu\n", p->name[i], (unsigned long long)p->value[i]);
+		fprintf(out, "param %s %llu\n", p->v[i].name, (unsigned long long)p->v[i].value);
 	*nfactors = 0;
 	for (i = 0; set && i < n; i++) {
 		uint32_t v = cpus[i].override;
@@ -683,7 +665,7 @@ static size_t cf_write(FILE *out, const struct cf_params *p, const struct sb_cpu
 
 static int config_save(const char *path)
 {
-	struct cf_params p = { NULL, NULL, 0 };
+	struct cf_params p = { NULL, 0, 0 };
 	struct sb_cpu *cpus = NULL;
 	size_t ncpus = 0, nf = 0;
 	char tmp[4096];
@@ -745,8 +727,7 @@ static int config_save(const char *path)
 	}
 out:
 	free(cpus);
-	free(p.name);
-	free(p.value);
+	free(p.v);
 	sb_nl_close(&nl);
 	return ret;
 }
