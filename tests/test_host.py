@@ -387,3 +387,20 @@ printf '%s\\n' "${{COMPREPLY[@]}}" | sort
     r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=tmp_path,
                        text=True, capture_output=True)
     assert r.stdout.split() == ["a.rules", "sub"], r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("arch,machine", [("x86_64", "X86-64"), ("arm64", "AArch64")])
+def test_rig_programs_build(tmp_path, arch, machine):
+    """tools/rig's calibration programs: `make progs` builds them static and
+    warning-free for the guest's arch (tools/rig/README.md)."""
+    r = subprocess.run(["make", "-C", str(TOP / "tools/rig"), "progs", f"PROG_ARCH={arch}",
+                        f"BUILD={tmp_path}"], text=True, capture_output=True)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "warning:" not in out, out
+    for prog in ("rigbench", "rigstat"):
+        path = tmp_path / "progs" / arch / prog
+        hdr = subprocess.run(["readelf", "-h", "-l", str(path)], text=True,
+                             capture_output=True).stdout
+        assert re.search(rf"Machine:.*{machine}", hdr), hdr
+        assert "INTERP" not in hdr, f"{prog} is not static"
