@@ -404,3 +404,34 @@ def test_rig_programs_build(tmp_path, arch, machine):
                              capture_output=True).stdout
         assert re.search(rf"Machine:.*{machine}", hdr), hdr
         assert "INTERP" not in hdr, f"{prog} is not static"
+
+
+def test_version_without_tags(tmp_path):
+    """A clone that lost the tags counts from the release NEWS dates, like describe."""
+    def git(*args, cwd=tmp_path / "c"):
+        return subprocess.run(["git", "-C", str(cwd), *args], text=True, check=True,
+                              capture_output=True).stdout.strip()
+    env_id = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    (tmp_path / "c").mkdir()
+    git("init", "-q")
+    (tmp_path / "c/NEWS").write_text("0.1.0 (the untagged snapshots)\n")
+    git("add", "NEWS")
+    git(*env_id, "commit", "-qm", "first")
+    (tmp_path / "c/NEWS").write_text("1.4.2 (2026-01-02)\n=====\n\n0.1.0 (old)\n")
+    git(*env_id, "commit", "-qam", "release")
+    rel = git("rev-parse", "HEAD")
+    (tmp_path / "c/NEWS").write_text("Since 1.4.2 (not released)\n\n1.4.2 (2026-01-02)\n")
+    git(*env_id, "commit", "-qam", "after")
+    (tmp_path / "c/x").write_text("x\n")
+    git("add", "x")
+    git(*env_id, "commit", "-qm", "more")
+
+    def version():
+        return subprocess.run([str(TOP / "scripts/version.sh"), str(tmp_path / "c")],
+                              text=True, check=True, capture_output=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD")
+    assert version() == f"1.4.2-2-g{head}"
+    git("tag", "-a", "v1.4.2", rel, "-m", "1.4.2")
+    assert version() == f"1.4.2-2-g{head}", "describe and the fallback disagree"
+    (tmp_path / "c/x").write_text("y\n")
+    assert version().endswith("-dirty")
