@@ -315,11 +315,18 @@ def test_board_runner_ktap(tmp_path):
     assert bad.returncode == 2 and "no scenario 'nosuch'" in bad.stderr
 
 
+def _core_table():
+    """docs/architecture.md's layer table: {file: (layer, {files it calls into})}."""
+    doc = (TOP / "docs/architecture.md").read_text()
+    rows = re.finditer(r"^\| (\d) \| ([a-z_]+\.c) \| .*? \| (.*?) \|$", doc, re.M)
+    return {m.group(2): (int(m.group(1)),
+                         {f"{c.strip()}.c" for c in m.group(3).split(",") if c.strip() != "—"})
+            for m in rows}
+
+
 def _core_layers():
     """docs/architecture.md's layer table: {file: layer}."""
-    doc = (TOP / "docs/architecture.md").read_text()
-    return {m.group(2): int(m.group(1))
-            for m in re.finditer(r"^\| (\d) \| ([a-z_]+\.c) \|", doc, re.M)}
+    return {f: layer for f, (layer, _) in _core_table().items()}
 
 
 def _c_code(text):
@@ -345,16 +352,50 @@ def test_core_layers():
             defined.setdefault(m.group(1), name)
     assert len(defined) > 100, "the definition scan found too little to be trusted"
     header_layer = {"actuators.h": 4}
+    table = _core_table()
     up = []
     for name, code in files.items():
+        calls = set()
         for sym, owner in defined.items():
+            if owner != name and re.search(rf"\b{sym}\b", code):
+                calls.add(owner)
             if layers[owner] > layers[name] and re.search(rf"\b{sym}\b", code):
                 up.append(f"{name} (layer {layers[name]}) uses {sym} of {owner} "
                           f"(layer {layers[owner]})")
+        # the table's "calls into" column is what the code calls, no more, no less
+        listed = table[name][1]
+        if calls != listed:
+            up.append(f"{name}: the table says it calls into {sorted(listed)}, "
+                      f"the code calls into {sorted(calls)}")
         for h in re.findall(r'^#include "([\w.]+)"', code, re.M):
             if header_layer.get(h, 0) > layers[name]:
                 up.append(f"{name} (layer {layers[name]}) includes {h}")
     assert not up, "calls up the layers:\n" + "\n".join(up)
+
+
+def test_pmu_monitor_uses_only_the_exported_api():
+    """The leaf module reaches the core only through include/sbridge/ and the
+    symbols sbridge-core exports, as a board's own counter source would."""
+    exported = set()
+    for p in (TOP / "sbridge-core").glob("*.c"):
+        exported |= set(re.findall(r"EXPORT_SYMBOL(?:_GPL)?\((sbridge_\w+)\)", p.read_text()))
+    assert "sbridge_register_source" in exported
+    core_defs = set()
+    for p in (TOP / "sbridge-core").glob("*.c"):
+        core_defs |= set(re.findall(r"^(?!static)[a-z][\w *]*?\b(sbridge_\w+)\s*\(",
+                                    _c_code(p.read_text()), re.M))
+    bad = []
+    for p in sorted((TOP / "pmu-monitor").glob("*.[ch]")):
+        if p.name.endswith(".mod.c"):
+            continue
+        code = _c_code(p.read_text())
+        for h in re.findall(r'^#include\s+[<"]([^>"]+)[>"]', p.read_text(), re.M):
+            if "sbridge-core" in h or h in ("internal.h", "model.h", "trace.h", "actuators.h"):
+                bad.append(f"{p.name} includes {h}")
+        for sym in sorted(core_defs - exported):
+            if re.search(rf"\b{sym}\b", code):
+                bad.append(f"{p.name} uses {sym}, which sbridge-core does not export")
+    assert not bad, "\n".join(bad)
 
 
 def test_core_layers_catches_an_upward_call(tmp_path, monkeypatch):
