@@ -115,7 +115,7 @@ static void cf_line(struct cf_file *f, const struct rp_line *ln, unsigned int li
 		    unsigned int eol)
 {
 	const struct rp_token *t = ln->tok;
-	struct cf_item it;
+	struct cf_item it, *nv;
 	struct sb_perr pe;
 	unsigned int i;
 	int cpu;
@@ -175,17 +175,12 @@ static void cf_line(struct cf_file *f, const struct rp_line *ln, unsigned int li
 		cf_bad(f, lineno, 1, "too many settings (at most %u)", CF_MAX_ITEMS);
 		goto drop;
 	}
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		struct cf_item *nv = realloc(f->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			cf_bad(f, lineno, 1, "out of memory");
-			goto drop;
-		}
-		f->v = nv;
-		f->cap = cap;
+	nv = sb_grow(f->v, &f->cap, f->n, sizeof(*nv), 16);
+	if (!nv) {
+		cf_bad(f, lineno, 1, "out of memory");
+		goto drop;
 	}
+	f->v = nv;
 	f->v[f->n++] = it;
 	return;
 drop:

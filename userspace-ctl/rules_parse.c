@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "rules_parse.h"
 
 struct rp_open {
@@ -440,6 +441,7 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 		    const struct rp_loc *at)
 {
 	struct rp_set *set = cx->set;
+	struct rp_rule *nr;
 	size_t i;
 
 	if (set->n >= SBRIDGE_MAX_RULES) {
@@ -464,18 +466,13 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 			return -1;
 		}
 	}
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 64;
-		struct rp_rule *nr = realloc(set->rules, cap * sizeof(*nr));
-
-		if (!nr) {
-			cx->fatal = 1;
-			set_err(cx->err, at, "out of memory");
-			return -1;
-		}
-		set->rules = nr;
-		set->cap = cap;
+	nr = sb_grow(set->rules, &set->cap, set->n, sizeof(*nr), 64);
+	if (!nr) {
+		cx->fatal = 1;
+		set_err(cx->err, at, "out of memory");
+		return -1;
 	}
+	set->rules = nr;
 	set->rules[set->n] = *r;
 	set->rules[set->n++].layer = cx->layer;
 	return 0;
@@ -907,29 +904,22 @@ int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
 
 static int read_all(int fd, char **out, size_t *outlen)
 {
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap);
+	size_t cap = 0, len = 0;
+	char *buf = NULL, *nb;
 
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
 		ssize_t n;
 
-		if (len == cap) {
-			char *nb;
-
-			if (cap > RP_MAX_FILE) {
-				free(buf);
-				return -EFBIG;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
+		if (len > RP_MAX_FILE) {
+			free(buf);
+			return -EFBIG;
 		}
+		nb = sb_grow(buf, &cap, len, 1, 65536);
+		if (!nb) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nb;
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -967,7 +957,7 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 		     const struct rp_loc *from)
 {
 	struct rp_loc at = { path, 0, 0 };
-	char **names = NULL;
+	char **names = NULL, **nn;
 	size_t n = 0, cap = 0, i;
 	struct dirent *de;
 	int ret = 0;
@@ -987,17 +977,14 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 			cx->set->skipped++;
 			continue;
 		}
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*nn));
-
-			if (!nn) {
-				ret = -1;
-				cx->fatal = 1;
-				set_err(cx->err, &at, "out of memory");
-				goto out;
-			}
-			names = nn;
+		nn = sb_grow(names, &cap, n, sizeof(*nn), 16);
+		if (!nn) {
+			ret = -1;
+			cx->fatal = 1;
+			set_err(cx->err, &at, "out of memory");
+			goto out;
 		}
+		names = nn;
 		names[n] = malloc(strlen(path) + l + 2);
 		if (!names[n]) {
 			ret = -1;
@@ -1163,17 +1150,14 @@ int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
 			for (i = 0; i < n && strcmp(f[i].name, de->d_name); i++)
 				;
 			if (i == n) {
-				if (n == cap) {
-					cap = cap ? cap * 2 : 32;
-					nf = realloc(f, cap * sizeof(*f));
-					if (!nf) {
-						closedir(d);
-						set_err(err, NULL, "out of memory");
-						ret = -1;
-						goto out;
-					}
-					f = nf;
+				nf = sb_grow(f, &cap, n, sizeof(*f), 32);
+				if (!nf) {
+					closedir(d);
+					set_err(err, NULL, "out of memory");
+					ret = -1;
+					goto out;
 				}
+				f = nf;
 				n++;
 			}
 			memcpy(f[i].name, de->d_name, l + 1);

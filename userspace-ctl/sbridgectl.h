@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <getopt.h>
 
+#include "grow.h"
 #include "nl.h"
 
 /* Exit codes: stable, documented in sbridgectl(8). */
@@ -81,13 +82,6 @@ struct sb_status {
 	char source[64];
 };
 int sb_get_status(struct sb_nl *nl, struct sb_status *st);
-
-/*
- * The array @v of *@cap elements of @size bytes, @n in use, with room for
- * one more: as it was if it has room, else doubled (@first elements the
- * first time) and *@cap updated. NULL if out of memory, @v then untouched.
- */
-void *sb_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
 /* Parses an unsigned decimal integer option value. */
 int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out);

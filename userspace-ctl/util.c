@@ -90,21 +90,6 @@ int sb_getopt(int argc, char **argv, const char *shortopts,
 	}
 }
 
-void *sb_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	size_t nc;
-
-	if (n < *cap)
-		return v;
-	nc = *cap ? *cap * 2 : first;
-	if (nc <= *cap || nc > SIZE_MAX / size)
-		return NULL;
-	v = realloc(v, nc * size);
-	if (v)
-		*cap = nc;
-	return v;
-}
-
 int sb_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v = 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "grow.h"
 #include "record_parse.h"
 #include "rules_parse.h"
 
@@ -458,6 +459,96 @@ static void test_includes(void)
 	result(!r && !set.n, "empty directory: no rules");
 	rp_free(&set);
 
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	if (system(p))
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+/*
+ * sb_grow() and the parser's arrays it grows: rules, a directory's names,
+ * the layered set's files, and the buffer a file is read into.
+ */
+static void test_grow(void)
+{
+	char dir[] = "/tmp/sbridge-ctl-grow.XXXXXX", p[256], *big;
+	struct rp_set set = { .rules = NULL };
+	struct rp_error e;
+	size_t cap = 0, n;
+	int *v = NULL, *nv, i, r, ok = 1;
+	FILE *f;
+
+	for (n = 0; n < 1000 && ok; n++) {
+		nv = sb_grow(v, &cap, n, sizeof(*v), 4);
+		ok = nv && cap > n && (n < 4 ? cap == 4 : cap >= 2 * (n / 2));
+		if (nv) {
+			v = nv;
+			v[n] = (int)n;
+		}
+	}
+	for (n = 0; ok && n < 1000; n++)
+		ok = v[n] == (int)n;
+	result(ok && cap == 1024, "sb_grow: 1000 elements in 4, 8 ... 1024 (cap %zu)", cap);
+	nv = sb_grow(v, &cap, 10, sizeof(*v), 4);
+	result(nv == v && cap == 1024, "sb_grow: an array with room is left as it is");
+	cap = SIZE_MAX / sizeof(*v) / 2 + 1;
+	nv = sb_grow(v, &cap, cap, sizeof(*v), 4);
+	result(!nv && cap == SIZE_MAX / sizeof(*v) / 2 + 1,
+	       "sb_grow: a size past SIZE_MAX is NULL, the array untouched");
+	free(v);
+
+	if (!mkdtemp(dir)) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/*
+	 * 40 files of 3 rules each, in a directory (names: 16, 32, 64) and
+	 * as the admin's layer of the system set (files: 32, 64)
+	 */
+	snprintf(p, sizeof(p), "mkdir -p '%s/etc/sbridge/rules.d'", dir);
+	r = system(p);
+	for (i = 0; i < 40; i++) {
+		snprintf(p, sizeof(p), "%s/%02d.rules", dir, i);
+		write_file(p, "comm=a%d exclude\ncomm=b%d exclude\ncomm=c%d exclude\n", i, i, i);
+		snprintf(p, sizeof(p), "%s/etc/sbridge/rules.d/%02d.rules", dir, i);
+		write_file(p, "comm=a%d exclude\ncomm=b%d exclude\ncomm=c%d exclude\n", i, i, i);
+	}
+	r |= rp_parse_path(&set, dir, &e);
+	result(!r && set.n == 120 && set.cap == 128 &&
+	       !strcmp(set.rules[119].pattern, "c39"),
+	       "a directory of 40 files: 120 rules in order (cap %zu) %s", set.cap, e.msg);
+	rp_free(&set);
+	r = rp_parse_system(&set, dir, &e);
+	result(!r && set.n == 120 && !strcmp(set.rules[0].pattern, "a0"),
+	       "a layer of 40 files: 120 rules (%zu) %s", set.n, e.msg);
+	rp_free(&set);
+	/* exactly 16 MiB of comments is read; a byte more is refused */
+	big = malloc(RP_MAX_FILE);
+	if (!big) {
+		result(0, "malloc of 16 MiB");
+		goto out;
+	}
+	memset(big, '#', RP_MAX_FILE);
+	for (n = 1000; n < RP_MAX_FILE; n += 1000)
+		big[n] = '\n';
+	snprintf(p, sizeof(p), "%s/big.rules", dir);
+	f = fopen(p, "w");
+	if (f) {
+		fwrite(big, 1, RP_MAX_FILE, f);
+		fclose(f);
+	}
+	r = rp_parse_path(&set, p, &e);
+	result(!r && !set.n, "a file of exactly 16 MiB is read %s", r ? e.msg : "");
+	rp_free(&set);
+	f = fopen(p, "a");
+	if (f) {
+		fputc('\n', f);
+		fclose(f);
+	}
+	r = rp_parse_path(&set, p, &e);
+	result(r && strstr(e.msg, "file larger than 16 MiB"), "16 MiB and a byte: %s", e.msg);
+	rp_free(&set);
+	free(big);
+out:
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	if (system(p))
 		fprintf(stderr, "cleanup of %s failed\n", dir);
@@ -1431,6 +1522,7 @@ int main(int argc, char **argv)
 	test_fuzz();
 	test_many();
 	test_includes();
+	test_grow();
 	test_shipped();
 	test_record();
 	test_runnable();
