@@ -763,6 +763,123 @@ static void rule_source(struct rp_rule *r, const char *name, unsigned int lineno
 		 nl > room ? "..." : "", nl > room ? name + nl - room + 3 : name, num);
 }
 
+/* The actions a rule's line gave so far: times each was given. */
+struct rp_seen {
+	int cls, pref, excl, factor;
+};
+
+/*
+ * One action of a rule, the token at *@i; an action that takes the tokens
+ * after it (factor) leaves *@i on the last one it took.
+ */
+typedef int rp_action_fn(struct rp_ctx *cx, const struct rp_line *ln,
+			 unsigned int *i, struct rp_loc *at, struct rp_rule *r,
+			 struct rp_seen *seen);
+
+static int act_class(struct rp_ctx *cx, const struct rp_line *ln,
+		     unsigned int *i, struct rp_loc *at, struct rp_rule *r,
+		     struct rp_seen *seen)
+{
+	return parse_word(cx, &ln->tok[*i], at, &rp_classes, seen->cls++,
+			  &r->cls);
+}
+
+static int act_prefer(struct rp_ctx *cx, const struct rp_line *ln,
+		      unsigned int *i, struct rp_loc *at, struct rp_rule *r,
+		      struct rp_seen *seen)
+{
+	return parse_word(cx, &ln->tok[*i], at, &rp_prefs, seen->pref++,
+			  &r->pref);
+}
+
+static int act_exclude(struct rp_ctx *cx, const struct rp_line *ln,
+		       unsigned int *i, struct rp_loc *at, struct rp_rule *r,
+		       struct rp_seen *seen)
+{
+	(void)r;
+	if (ln->tok[*i].val) {
+		set_err(cx->err, at, "exclude takes no value");
+		return -1;
+	}
+	if (seen->excl++) {
+		set_err(cx->err, at, "exclude given twice");
+		return -1;
+	}
+	return 0;
+}
+
+static int act_factor(struct rp_ctx *cx, const struct rp_line *ln,
+		      unsigned int *i, struct rp_loc *at, struct rp_rule *r,
+		      struct rp_seen *seen)
+{
+	/* factor=X, a second one too, gets parse_factors()'s message */
+	if (seen->factor++ && !ln->tok[*i].val) {
+		set_err(cx->err, at, "factor given twice (list all types after one 'factor')");
+		return -1;
+	}
+	return parse_factors(cx, ln, i, at, r);
+}
+
+static const struct {
+	const char *key;
+	rp_action_fn *fn;
+} rp_actions[] = {
+	{ "class", act_class },
+	{ "prefer", act_prefer },
+	{ "exclude", act_exclude },
+	{ "factor", act_factor },
+};
+
+static rp_action_fn *action_fn(const char *key)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(rp_actions) / sizeof(*rp_actions); k++)
+		if (!strcmp(key, rp_actions[k].key))
+			return rp_actions[k].fn;
+	return NULL;
+}
+
+/* Everything after the match: each action once, and exclude alone. */
+static int parse_actions(struct rp_ctx *cx, const struct rp_line *ln,
+			 struct rp_loc *at, struct rp_rule *r)
+{
+	struct rp_seen seen = { 0, 0, 0, 0 };
+	rp_action_fn *fn;
+	unsigned int i;
+
+	for (i = 1; i < ln->n; i++) {
+		const struct rp_token *t = &ln->tok[i];
+
+		at->col = t->col;
+		fn = action_fn(t->key);
+		if (fn) {
+			if (fn(cx, ln, &i, at, r, &seen))
+				return -1;
+			continue;
+		}
+		if (match_kind(t->key))
+			set_err(cx->err, at, "a rule matches one thing only; write one rule per %s",
+				t->key);
+		else
+			set_err(cx->err, at, "unknown action '%s' (expected class=, prefer=, factor or exclude)",
+				clip(t->key));
+		return -1;
+	}
+	at->col = 1;
+	if (!seen.cls && !seen.pref && !seen.excl && !seen.factor) {
+		set_err(cx->err, at, "rule has no action (class=, prefer=, factor or exclude)");
+		return -1;
+	}
+	if (seen.excl && (seen.cls || seen.pref || seen.factor)) {
+		set_err(cx->err, at, "exclude cannot be combined with other actions");
+		return -1;
+	}
+	if (seen.excl)
+		r->pref = SBRIDGE_PREF_EXCLUDE;
+	return 0;
+}
+
 static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 		      const char *line, size_t len)
 {
@@ -770,8 +887,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	struct rp_line *ln;
 	struct rp_rule r;
 	const char *why;
-	unsigned int col, i;
-	int seen_class = 0, seen_pref = 0, seen_excl = 0, seen_factor = 0;
+	unsigned int col;
 	int ret = -1;
 
 	if (len > RP_MAX_LINE) {
@@ -793,72 +909,19 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	if (rp_tokenize(line, len, ln, &col, &why)) {
 		at.col = col;
 		set_err(cx->err, &at, "%s", why);
-		goto out;
-	}
-	if (!ln->n) {
+	} else if (!ln->n) {
 		ret = 0;
-		goto out;
-	}
-	if (!strcmp(ln->tok[0].key, "include") && !ln->tok[0].val) {
+	} else if (!strcmp(ln->tok[0].key, "include") && !ln->tok[0].val) {
 		at.col = ln->tok[0].col;
 		ret = do_include(cx, name, ln, &at);
-		goto out;
-	}
-
-	memset(&r, 0, sizeof(r));
-	if (parse_match(cx, &ln->tok[0], &at, &r))
-		goto out;
-
-	for (i = 1; i < ln->n; i++) {
-		const struct rp_token *t = &ln->tok[i];
-
-		at.col = t->col;
-		if (!strcmp(t->key, "class")) {
-			if (parse_word(cx, t, &at, &rp_classes, seen_class++, &r.cls))
-				goto out;
-		} else if (!strcmp(t->key, "prefer")) {
-			if (parse_word(cx, t, &at, &rp_prefs, seen_pref++, &r.pref))
-				goto out;
-		} else if (!strcmp(t->key, "exclude")) {
-			if (t->val) {
-				set_err(cx->err, &at, "exclude takes no value");
-				goto out;
-			}
-			if (seen_excl++) {
-				set_err(cx->err, &at, "exclude given twice");
-				goto out;
-			}
-		} else if (!strcmp(t->key, "factor")) {
-			if (seen_factor++ && !t->val) {
-				set_err(cx->err, &at, "factor given twice (list all types after one 'factor')");
-				goto out;
-			}
-			if (parse_factors(cx, ln, &i, &at, &r))
-				goto out;
-		} else if (match_kind(t->key)) {
-			set_err(cx->err, &at, "a rule matches one thing only; write one rule per %s",
-				t->key);
-			goto out;
-		} else {
-			set_err(cx->err, &at, "unknown action '%s' (expected class=, prefer=, factor or exclude)",
-				clip(t->key));
-			goto out;
+	} else {
+		memset(&r, 0, sizeof(r));
+		if (!parse_match(cx, &ln->tok[0], &at, &r) &&
+		    !parse_actions(cx, ln, &at, &r)) {
+			rule_source(&r, name, lineno);
+			ret = add_rule(cx, &r, &at);
 		}
 	}
-	at.col = 1;
-	if (!seen_class && !seen_pref && !seen_excl && !seen_factor) {
-		set_err(cx->err, &at, "rule has no action (class=, prefer=, factor or exclude)");
-		goto out;
-	}
-	if (seen_excl && (seen_class || seen_pref || seen_factor)) {
-		set_err(cx->err, &at, "exclude cannot be combined with other actions");
-		goto out;
-	}
-	if (seen_excl)
-		r.pref = SBRIDGE_PREF_EXCLUDE;
-	rule_source(&r, name, lineno);
-	ret = add_rule(cx, &r, &at);
-out:
 	free(ln);
 	return ret;
 }
