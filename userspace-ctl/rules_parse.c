@@ -42,23 +42,52 @@ struct rp_loc {
 static void set_err(struct rp_error *err, const struct rp_loc *at,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* An error's text; with ":LINE:COL: " and "..." a message still has room
+ * for the last 80 bytes of its file name. */
+#define RP_TEXT_LEN	400
+_Static_assert(sizeof(((struct rp_error *)0)->msg) >=
+	       RP_TEXT_LEN + sizeof(":4294967295:4294967295: ") + 3 + 80,
+	       "rp_error.msg too short for a clipped file name");
+
+/*
+ * "name:line:col: text" (or "name: text") in @out: the whole text always,
+ * and of a name too long for what is left its tail, where the file name
+ * is, after "..." (never from inside a UTF-8 sequence).
+ */
+static void err_line(char *out, size_t len, const struct rp_loc *at,
+		     const char *text)
+{
+	const char *name = at->name;
+	size_t nl = strlen(name), room;
+	char pos[32];
+
+	if (at->line)
+		snprintf(pos, sizeof(pos), ":%u:%u: ", at->line, at->col);
+	else
+		snprintf(pos, sizeof(pos), ": ");
+	room = len - 1 - strlen(pos) - strlen(text);
+	if (nl <= room) {
+		snprintf(out, len, "%s%s%s", name, pos, text);
+		return;
+	}
+	name += nl - (room - 3);
+	while ((*name & 0xc0) == 0x80)
+		name++;
+	snprintf(out, len, "...%s%s%s", name, pos, text);
+}
+
 static void set_err(struct rp_error *err, const struct rp_loc *at,
 		    const char *fmt, ...)
 {
-	char text[400];
+	char text[RP_TEXT_LEN], line[sizeof(err->msg)];
 	va_list ap;
-
-	char line[sizeof(err->msg)];
 	size_t o;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (at && at->line)
-		snprintf(line, sizeof(line), "%s:%u:%u: %s",
-			 at->name, at->line, at->col, text);
-	else if (at)
-		snprintf(line, sizeof(line), "%s: %s", at->name, text);
+	if (at)
+		err_line(line, sizeof(line), at, text);
 	else
 		snprintf(line, sizeof(line), "%s", text);
 	/* the first is @msg; later ones are lines of @more while they fit */

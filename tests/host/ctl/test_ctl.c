@@ -1456,6 +1456,64 @@ static int utf8_valid(const char *s)
 }
 
 /*
+ * A file name too long for a message is clipped from the front: the
+ * message keeps the name's tail and all of the error text, and never
+ * starts inside a UTF-8 sequence.
+ */
+static void test_long_names(const char *bin)
+{
+	static const char want[] = ":1:14: unknown class 'fast' (expected compute, memory or auto)";
+	char name[700], dir[] = "/tmp/sbridge-ctl-long.XXXXXX", path[700], err[4096];
+	char *args[] = { "rules", "check", path, NULL };
+	struct rp_set set = { .rules = NULL };
+	struct rp_error e;
+	const char *rule = "comm=a class=fast\ncomm=b class=slow\n";
+	size_t n, i;
+	int r;
+
+	/* 645 bytes: two-byte characters, then a tail to find again */
+	for (n = 0; n < 630; n += 2)
+		memcpy(name + n, "\xc3\xa9", 2);
+	snprintf(name + n, sizeof(name) - n, "/the-tail.rules");
+	r = rp_parse_buffer(&set, name, rule, strlen(rule), &e);
+	n = strlen(e.msg);
+	result(r && strlen(name) == 645 && !strncmp(e.msg, "...", 3) && utf8_valid(e.msg) &&
+	       n > strlen(want) && !strcmp(e.msg + n - strlen(want), want) &&
+	       strstr(e.msg, "\xc3\xa9/the-tail.rules:1:14: ") && strstr(e.more, ":2:14: "),
+	       "a 645-byte name: clipped in front, whole error text: %s", e.msg);
+	rp_free(&set);
+
+	/* a 645-byte path on disk, through the binary */
+	if (!mkdtemp(dir)) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	n = (size_t)snprintf(path, sizeof(path), "%s", dir);
+	for (i = 0; i < 3; i++) {
+		path[n++] = '/';
+		memset(path + n, 'd' + (char)i, 200);
+		n += 200;
+		path[n] = '\0';
+		mkdir(path, 0700);
+	}
+	/* then "/xxx...x.rules" to 645 bytes */
+	path[n++] = '/';
+	while (n < 645 - 6)
+		path[n++] = 'x';
+	snprintf(path + n, sizeof(path) - n, ".rules");
+	write_file(path, "comm=a class=fast\n");
+	r = run(bin, err, sizeof(err), args);
+	n = strlen(err);
+	result(strlen(path) == 645 && r == 2 && strstr(err, "sbridgectl: ...") &&
+	       n > strlen(want) && !strcmp(err + n - strlen(want), want) &&
+	       strstr(err, "xxxxx.rules:1:14: "),
+	       "rules check of a 645-byte path -> exit 2, the whole error: %s", err);
+	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
+	if (system(err))
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+/*
  * --json output stays valid UTF-8 whatever bytes it carries: a file name
  * with an overlong form, a surrogate, a value past U+10FFFF and a stray
  * continuation byte (a task name set with prctl() reaches the same writer).
@@ -1530,6 +1588,7 @@ int main(int argc, char **argv)
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
 	test_json_utf8(argv[1]);
+	test_long_names(argv[1]);
 	test_parser_messages();
 	test_every_error(argv[1]);
 	test_layered(argv[1]);
