@@ -190,7 +190,8 @@ drop:
 /* Reads and checks the whole file; errors land in @f->err. */
 static void cf_parse(struct cf_file *f)
 {
-	FILE *in = strcmp(f->path, "-") ? fopen(f->path, "r") : stdin;
+	int own = strcmp(f->path, "-") != 0;	/* a file we opened, not stdin */
+	FILE *in = own ? fopen(f->path, "r") : stdin;
 	struct rp_line *ln;
 	char *line = NULL;
 	size_t cap = 0, total = 0;
@@ -198,7 +199,7 @@ static void cf_parse(struct cf_file *f)
 	unsigned int lineno = 0, col;
 	const char *why;
 
-	if (in == stdin)
+	if (!own)
 		f->path = "<stdin>";	/* in messages, as the rules parser says */
 	if (!in) {
 		sb_err("cannot open '%s': %s", f->path, strerror(errno));
@@ -243,7 +244,7 @@ static void cf_parse(struct cf_file *f)
 out:
 	free(ln);
 	free(line);
-	if (in != stdin)
+	if (own)
 		fclose(in);
 }
 
@@ -428,6 +429,9 @@ static int cf_do(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
 	if (!it->cpu) {
 		uint64_t *cur = cf_param(p, it->name);
 
+		/* cf_check_live() put every name of the file in @p */
+		if (!cur)
+			return -EINVAL;
 		it->old_value = *cur;
 		ret = sb_set_param(nl, it->name, it->value);
 		if (!ret)
@@ -452,13 +456,17 @@ static int cf_do(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
 static int cf_undo(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
 		   struct sb_cpu *cpus, size_t n)
 {
+	uint64_t *cur;
 	int ret;
 
 	if (it->cpu)
 		return cf_undo_cpus(nl, it, cpus, n);
+	cur = cf_param(p, it->name);
+	if (!cur)
+		return -EINVAL;
 	ret = sb_set_param(nl, it->name, it->old_value);
 	if (!ret)
-		*cf_param(p, it->name) = it->old_value;
+		*cur = it->old_value;
 	return ret;
 }
 

@@ -347,7 +347,8 @@ static int parse_entry(const char *path, unsigned int lineno,
 /* Reads a saved matrix; every line is checked before anything is sent. */
 static int parse_file(const char *path, struct mxlist *l)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	int own = strcmp(path, "-") != 0;	/* a file we opened, not stdin */
+	FILE *f = own ? fopen(path, "r") : stdin;
 	struct rp_line *ln;
 	char *line = NULL;
 	size_t cap = 0;
@@ -388,7 +389,7 @@ static int parse_file(const char *path, struct mxlist *l)
 out:
 	free(ln);
 	free(line);
-	if (f != stdin)
+	if (own)
 		fclose(f);
 	return ret;
 }

@@ -639,6 +639,8 @@ static int sbuf_add(struct sbuf *b, const char *fmt, ...)
 static int sbuf_add(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t cap;
+	char *s;
 	int n;
 
 	for (;;) {
@@ -651,10 +653,13 @@ static int sbuf_add(struct sbuf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return 0;
 		}
-		b->cap = (b->cap + (size_t)n + 1) * 2;
-		b->s = realloc(b->s, b->cap);
-		if (!b->s)
+		/* on failure @b keeps what it had, for the caller to free */
+		cap = (b->cap + (size_t)n + 1) * 2;
+		s = realloc(b->s, cap);
+		if (!s)
 			return -1;
+		b->s = s;
+		b->cap = cap;
 	}
 }
 
@@ -695,10 +700,13 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 	rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
 	wall = now_ns(CLOCK_REALTIME);
 	mono = now_ns(CLOCK_MONOTONIC);
-	sbuf_add(b, "sbridge-record 1\nmeta kernel %s\nmeta start %llu %llu\n"
-		 "meta rate_hz %u\nmeta sbridge %s\n", rel,
-		 (unsigned long long)wall, (unsigned long long)mono, rate,
-		 *loaded ? "loaded" : "absent");
+	if (sbuf_add(b, "sbridge-record 1\nmeta kernel %s\nmeta start %llu %llu\n"
+		     "meta rate_hz %u\nmeta sbridge %s\n", rel,
+		     (unsigned long long)wall, (unsigned long long)mono, rate,
+		     *loaded ? "loaded" : "absent")) {
+		free(cpus);
+		return -1;
+	}
 	for (c = 0; c < r->ncpu; c++) {
 		unsigned long long cap;
 
