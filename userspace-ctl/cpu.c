@@ -130,7 +130,10 @@ void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 		js_fp("factor", c->factor);
 		js_fp("factor_nominal", c->factor_nominal);
 		js_bool("declared", c->declared);
-		js_fp("override", c->override);
+		if (c->override)	/* 0 is none: the text's "-" */
+			js_fp("override", c->override);
+		else
+			js_null("override");
 		js_uint("cur_khz", c->cur_khz);
 		js_uint("max_khz", c->max_khz);
 		js_str("model", c->model);

@@ -108,6 +108,7 @@ void js_str(const char *key, const char *v);
 void js_uint(const char *key, uint64_t v);
 void js_fp(const char *key, uint32_t v);
 void js_bool(const char *key, int v);
+void js_null(const char *key);
 
 
 

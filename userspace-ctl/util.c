@@ -355,3 +355,9 @@ void js_bool(const char *key, int v)
 	js_key(key);
 	fputs(v ? "true" : "false", stdout);
 }
+
+void js_null(const char *key)
+{
+	js_key(key);
+	fputs("null", stdout);
+}

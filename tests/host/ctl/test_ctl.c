@@ -3,7 +3,9 @@
  * Host tests of sbridgectl: rule parser against golden files, CPU lists,
  * fixed-point decimals, robustness (random bytes, 1 MB lines, 100 000
  * rules, bad UTF-8, deep and cyclic includes), the recorder's escaping
- * and trace_pipe line conversion, command-line errors of the real binary and its `config check` against golden/config. Built with ASan/UBSan; a crash fails the run.
+ * and trace_pipe line conversion, what `get` prints, command-line errors
+ * of the real binary and its `config check` against golden/config. Built
+ * with ASan/UBSan; a crash fails the run.
  *
  * usage: test_ctl SBRIDGECTL_BINARY       (run everything from this dir)
  *        test_ctl --show FILE.rules       (print what a golden file gives)
@@ -23,6 +25,7 @@
 #include "grow.h"
 #include "record_parse.h"
 #include "rules_parse.h"
+#include "sbridgectl.h"
 
 static int passed, failed, skipped;
 
@@ -907,6 +910,85 @@ static int run_both(const char *bin, char *const *args, char **out, char **err)
 }
 
 /*
+ * Calls @fn(@arg) in this process, so ASan and LSan watch it, with stdout
+ * and stderr in files; returns what it returned, and the two outputs in
+ * *@out and *@err (malloc'ed).
+ */
+static int capture(int (*fn)(const void *), const void *arg, char **out, char **err)
+{
+	char po[] = "/tmp/sbridge-ctl-cap1.XXXXXX", pe[] = "/tmp/sbridge-ctl-cap2.XXXXXX";
+	int fo = mkstemp(po), fe = mkstemp(pe), so, se, r;
+
+	*out = *err = NULL;
+	if (fo < 0 || fe < 0)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	r = fn(arg);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	*out = slurp(po, NULL);
+	*err = slurp(pe, NULL);
+	unlink(po);
+	unlink(pe);
+	return r;
+}
+
+static const struct sb_cpu test_cpus[] = {
+	{ .id = 0, .type = 0, .capacity = 446, .orig_capacity = 446, .factor = 2355,
+	  .factor_nominal = 2355, .override = 0, .model = "little" },
+	{ .id = 1, .type = 1, .capacity = 1024, .orig_capacity = 1024, .factor = 1024,
+	  .factor_nominal = 1024, .override = 1536, .model = "big" },
+};
+
+static int show_cpus(const void *json)
+{
+	sb_json = json != NULL;
+	if (sb_json) {
+		js_obj_begin(NULL);
+		sb_json_cpus(test_cpus, 2, NULL);
+		js_obj_end();
+	} else {
+		sb_print_cpus(test_cpus, 2, NULL);
+	}
+	sb_json = 0;
+	return 0;
+}
+
+/* get: no override is "-" in the table and null in JSON, never 0 */
+static void test_get_cpus(void)
+{
+	char *out, *err, *l, ov[2][16] = { "", "" };
+	int i;
+
+	capture(show_cpus, NULL, &out, &err);
+	/* CPU TYPE CLUSTER CAPACITY ORIG FACTOR NOMINAL OVERRIDE ... */
+	for (i = 0, l = out; l && (l = strchr(l, '\n')) && i < 2; i++)
+		if (sscanf(++l, "%*u %*u %*u %*u %*u %*s %*s %15s", ov[i]) != 1)
+			break;
+	result(!strcmp(ov[0], "-") && !strcmp(ov[1], "1.5"),
+	       "get: override '-' for none, 1.5 for CPU 1:\n%s", out ? out : "");
+	free(out);
+	free(err);
+	capture(show_cpus, "", &out, &err);
+	result(out && strstr(out, "{\"cpu\":0,") && strstr(out, "\"override\":null,") &&
+	       strstr(out, "\"override\":1.5,") && !strstr(out, "\"override\":0"),
+	       "get --json: override null for none, 1.5 for CPU 1: %s", out ? out : "");
+	free(out);
+	free(err);
+}
+
+/*
  * `config check --print` against golden/config: NAME.conf with NAME.out
  * (exit 0, the canonical settings on stdout) or NAME.err (exit 2, the
  * FILE:LINE:COL messages on stderr, nothing on stdout).
@@ -1585,6 +1667,7 @@ int main(int argc, char **argv)
 	test_record();
 	test_runnable();
 	test_cli(argv[1]);
+	test_get_cpus();
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
 	test_json_utf8(argv[1]);
