@@ -98,7 +98,6 @@ int sbridge_topology_init(void);
 void sbridge_topology_exit(void);
 int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
 u32 sbridge_type_factor(unsigned int type);
-u32 sbridge_type_factor_nominal(unsigned int type);
 
 static inline unsigned int sbridge_cpu_type(int cpu)
 {

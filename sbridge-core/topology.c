@@ -222,6 +222,29 @@ static u32 sbridge_scale_factor(u32 nominal, u32 ref_ratio, u32 ratio)
 	return sbridge_model_clamp(div_u64((u64)nominal * ref_ratio, ratio));
 }
 
+/**
+ * sbridge_type_factor_nominal() - CPU factor of a core type at full speed
+ * @type: core type index
+ *
+ * Cap(ref)/Cap(type), or the user's override: the factor of the type's
+ * first CPU (overrides are per CPU set, and a set normally covers whole
+ * types). No frequency scaling.
+ *
+ * Context: any; lock-free.
+ * Return: fixed-point factor, SBRIDGE_FP_ONE for an unknown type.
+ */
+static u32 sbridge_type_factor_nominal(unsigned int type)
+{
+	unsigned int cpu;
+
+	if (type >= sbridge_topo.ntypes)
+		return SBRIDGE_FP_ONE;
+	cpu = cpumask_first(&sbridge_topo.type_mask[type]);
+	if (cpu >= nr_cpu_ids)
+		return SBRIDGE_FP_ONE;
+	return READ_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->factor);
+}
+
 /*
  * Effective factors: the factor of type j is Cap(ref)/Cap(j) at the
  * types' maximum frequencies; at the frequencies they run at now it is
@@ -562,29 +585,6 @@ int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor)
 	sbridge_refresh_factors_locked();
 	mutex_unlock(&sbridge_topo_lock);
 	return 0;
-}
-
-/**
- * sbridge_type_factor_nominal() - CPU factor of a core type at full speed
- * @type: core type index
- *
- * Cap(ref)/Cap(type), or the user's override: the factor of the type's
- * first CPU (overrides are per CPU set, and a set normally covers whole
- * types). No frequency scaling.
- *
- * Context: any; lock-free.
- * Return: fixed-point factor, SBRIDGE_FP_ONE for an unknown type.
- */
-u32 sbridge_type_factor_nominal(unsigned int type)
-{
-	unsigned int cpu;
-
-	if (type >= sbridge_topo.ntypes)
-		return SBRIDGE_FP_ONE;
-	cpu = cpumask_first(&sbridge_topo.type_mask[type]);
-	if (cpu >= nr_cpu_ids)
-		return SBRIDGE_FP_ONE;
-	return READ_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->factor);
 }
 
 /**
