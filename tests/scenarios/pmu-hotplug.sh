@@ -7,7 +7,7 @@
 # icount: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-M=/sbridge/modules
+M=$MODDIR
 P=/sys/module/sbridge_pmu/parameters
 C=/sys/devices/system/cpu
 

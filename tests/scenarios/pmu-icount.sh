@@ -7,7 +7,7 @@
 # icount: yes
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-M=/sbridge/modules
+M=$MODDIR
 P=/sys/module/sbridge_pmu/parameters
 
 plan 7

@@ -31,7 +31,7 @@ fi
 ok "rig ivshmem device present at ${dev##*/}"
 
 if [ ! -e /sys/bus/pci/drivers/rig_pmu ]; then
-	insmod /sbridge/modules/rig_pmu.ko 2>/tmp/rig-insmod.err
+	insmod $MODDIR/rig_pmu.ko 2>/tmp/rig-insmod.err
 fi
 if [ -r "$dev/counters" ]; then
 	ok "rig_pmu driver bound"
