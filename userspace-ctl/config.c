@@ -310,56 +310,6 @@ static int config_check(const char *path, int print)
 	return ret;
 }
 
-/* The parameters in force, "name value" a line, as the module lists them. */
-struct cf_pval {
-	char name[SB_PARAM_NAME_MAX + 1];
-	uint64_t value;
-};
-
-struct cf_params {
-	struct cf_pval *v;
-	size_t n, cap;
-};
-
-static int cf_add_param(struct cf_params *p, const char *name, uint64_t value)
-{
-	struct cf_pval *nv = sb_grow(p->v, &p->cap, p->n, sizeof(*nv), 32);
-
-	if (!nv)
-		return -ENOMEM;
-	p->v = nv;
-	snprintf(nv[p->n].name, sizeof(nv[p->n].name), "%s", name);
-	nv[p->n++].value = value;
-	return 0;
-}
-
-static int cf_read_params(struct cf_params *p)
-{
-	FILE *in = fopen(CF_PARAMS, "r");
-	char line[256], name[SB_PARAM_NAME_MAX + 1];
-	unsigned long long v;
-	int ret = 0;
-
-	memset(p, 0, sizeof(*p));
-	if (!in)
-		return -errno;
-	while (!ret && fgets(line, sizeof(line), in))
-		if (sscanf(line, "%31s %llu", name, &v) == 2)
-			ret = cf_add_param(p, name, v);
-	fclose(in);
-	return ret;
-}
-
-static uint64_t *cf_param(struct cf_params *p, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (!strcmp(p->v[i].name, name))
-			return &p->v[i].value;
-	return NULL;
-}
-
 /* The module parameter file of a wire name: '_' for '.'. */
 static int cf_read_modparam(const char *name, uint64_t *v)
 {
@@ -420,14 +370,14 @@ static int cf_undo_cpus(struct sb_nl *nl, const struct cf_item *it,
 }
 
 /* Sends one setting; records what it replaces first. */
-static int cf_do(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
+static int cf_do(struct sb_nl *nl, struct cf_item *it, struct sb_params *p,
 		 struct sb_cpu *cpus, size_t n)
 {
 	size_t i;
 	int ret;
 
 	if (!it->cpu) {
-		uint64_t *cur = cf_param(p, it->name);
+		uint64_t *cur = sb_find_param(p, it->name);
 
 		/* cf_check_live() put every name of the file in @p */
 		if (!cur)
@@ -453,7 +403,7 @@ static int cf_do(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
 	return ret;
 }
 
-static int cf_undo(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
+static int cf_undo(struct sb_nl *nl, struct cf_item *it, struct sb_params *p,
 		   struct sb_cpu *cpus, size_t n)
 {
 	uint64_t *cur;
@@ -461,7 +411,7 @@ static int cf_undo(struct sb_nl *nl, struct cf_item *it, struct cf_params *p,
 
 	if (it->cpu)
 		return cf_undo_cpus(nl, it, cpus, n);
-	cur = cf_param(p, it->name);
+	cur = sb_find_param(p, it->name);
 	if (!cur)
 		return -EINVAL;
 	ret = sb_set_param(nl, it->name, it->old_value);
@@ -482,7 +432,7 @@ static int cf_set_later(const struct cf_file *f, size_t i)
 }
 
 /* Checks what needs the module (parameter names, CPUs), before any change. */
-static void cf_check_live(struct cf_file *f, struct cf_params *p,
+static void cf_check_live(struct cf_file *f, struct sb_params *p,
 			  const struct sb_cpu *cpus, size_t n, int have_cpus)
 {
 	char msg[512];
@@ -500,14 +450,14 @@ static void cf_check_live(struct cf_file *f, struct cf_params *p,
 				cf_bad(f, it->line, it->acol, "%s", msg);
 			continue;
 		}
-		if (cf_param(p, it->name))
+		if (sb_find_param(p, it->name))
 			continue;
 		/* Not in the module's list: its module parameter file, if any. */
 		if (cf_read_modparam(it->name, &v))
 			cf_bad(f, it->line, it->acol,
 			       "unknown parameter '%s' (see sbridgectl(8), PARAMETERS)",
 			       it->name);
-		else if (cf_add_param(p, it->name, v))
+		else if (sb_add_param(p, it->name, v))
 			cf_bad(f, it->line, it->col, "out of memory");
 	}
 }
@@ -515,7 +465,7 @@ static void cf_check_live(struct cf_file *f, struct cf_params *p,
 static int config_apply(const char *path)
 {
 	struct cf_file f = { .path = path };
-	struct cf_params p = { NULL, 0, 0 };
+	struct sb_params p = { NULL, 0, 0 };
 	struct sb_cpu *cpus = NULL;
 	size_t ncpus = 0, i, k, ndone = 0, *done = NULL;
 	struct cf_item *bad = NULL;
@@ -536,7 +486,7 @@ static int config_apply(const char *path)
 		goto out;
 	nlopen = 1;
 	have_cpus = !sb_get_cpus(&nl, &cpus, &ncpus);
-	cf_read_params(&p);	/* else each name through its module parameter */
+	sb_read_params(CF_PARAMS, &p);	/* else each name through its module parameter */
 	cf_check_live(&f, &p, cpus, ncpus, have_cpus);
 	if (f.nerr) {
 		ret = SB_EXIT_USAGE;
@@ -631,7 +581,7 @@ out:
 	return ret;
 }
 
-static size_t cf_write(FILE *out, const struct cf_params *p, const struct sb_cpu *cpus,
+static size_t cf_write(FILE *out, const struct sb_params *p, const struct sb_cpu *cpus,
 		       size_t n, size_t *nfactors)
 {
 	struct cpuset *set = malloc(sizeof(*set));
@@ -668,7 +618,7 @@ static size_t cf_write(FILE *out, const struct cf_params *p, const struct sb_cpu
 
 static int config_save(const char *path)
 {
-	struct cf_params p = { NULL, 0, 0 };
+	struct sb_params p = { NULL, 0, 0 };
 	struct sb_cpu *cpus = NULL;
 	size_t ncpus = 0, nf = 0;
 	char tmp[4096];
@@ -684,7 +634,7 @@ static int config_save(const char *path)
 		ret = sb_fail(&nl, ret, "reading CPUs");
 		goto out;
 	}
-	ret = cf_read_params(&p);
+	ret = sb_read_params(CF_PARAMS, &p);
 	if (ret) {
 		sb_err("cannot read %s: %s", CF_PARAMS, strerror(-ret));
 		ret = SB_EXIT_ERR;

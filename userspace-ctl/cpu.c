@@ -9,14 +9,17 @@
 #include "sbridgectl.h"
 
 static const char get_help[] =
-"usage: sbridgectl get [cpu-factor] [CPUS] [--json]\n"
+"usage: sbridgectl get [cpu-factor] [CPUS] | get param [NAME] [--json]\n"
 "\n"
 "Show each CPU's core type, cluster, capacity (now and at load), the CPU\n"
 "factor in force (scaled by the current/max frequency of the reference\n"
 "type over this CPU's), the nominal factor at full speed, the user\n"
 "override (- = none), frequencies and model. TYPE ends in 'd' when the\n"
 "core types were declared with the cpu_types= module parameter.\n"
-"CPUS is a list as taskset -c takes it: 0-3,5,7-9:2 (default: all).\n";
+"CPUS is a list as taskset -c takes it: 0-3,5,7-9:2 (default: all).\n"
+"\n"
+"param  show every module parameter in force, NAME VALUE a line, or the\n"
+"       one NAME (the names `set param` takes).\n";
 
 static const char set_help[] =
 "usage: sbridgectl set cpu-factor CPUS VALUE | set param NAME VALUE [--json]\n"
@@ -179,10 +182,8 @@ int sb_parse_factor(const char *s, uint32_t *v, struct sb_perr *e)
 	return 0;
 }
 
-int sb_parse_param(const char *name, const char *value, uint64_t *v,
-		   struct sb_perr *e)
+int sb_check_param_name(const char *name, struct sb_perr *e)
 {
-	unsigned long long u;
 	const char *p;
 
 	e->off = 0;
@@ -200,6 +201,16 @@ int sb_parse_param(const char *name, const char *value, uint64_t *v,
 			return -1;
 		}
 	}
+	return 0;
+}
+
+int sb_parse_param(const char *name, const char *value, uint64_t *v,
+		   struct sb_perr *e)
+{
+	unsigned long long u;
+
+	if (sb_check_param_name(name, e))
+		return -1;
 	if (sb_parse_uint(value, ~0ULL, &u)) {
 		snprintf(e->msg, sizeof(e->msg),
 			 "bad value '%s' (expected an unsigned integer)", value);
@@ -253,6 +264,77 @@ static int check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus
 	return 0;
 }
 
+int sb_show_params(const char *path, const char *name)
+{
+	struct sb_params p;
+	uint64_t *v = NULL;
+	size_t i;
+	int ret, w = 0;
+
+	ret = sb_read_params(path, &p);
+	if (ret) {
+		sb_err("cannot read %s: %s", path, strerror(-ret));
+		ret = SB_EXIT_ERR;
+		goto out;
+	}
+	if (name) {
+		v = sb_find_param(&p, name);
+		if (!v) {
+			ret = sb_usage(NULL, "unknown parameter '%s' (sbridgectl get param lists them)",
+				       name);
+			goto out;
+		}
+	}
+	if (sb_json) {
+		js_obj_begin(NULL);
+		if (name) {
+			js_str("param", name);
+			js_uint("value", *v);
+		} else {
+			js_arr_begin("params");
+			for (i = 0; i < p.n; i++) {
+				js_obj_begin(NULL);
+				js_str("param", p.v[i].name);
+				js_uint("value", p.v[i].value);
+				js_obj_end();
+			}
+			js_arr_end();
+		}
+		js_obj_end();
+	} else if (name) {
+		printf("%s %llu\n", name, (unsigned long long)*v);
+	} else {
+		for (i = 0; i < p.n; i++)
+			if ((int)strlen(p.v[i].name) > w)
+				w = (int)strlen(p.v[i].name);
+		for (i = 0; i < p.n; i++)
+			printf("%-*s %llu\n", w, p.v[i].name,
+			       (unsigned long long)p.v[i].value);
+	}
+out:
+	free(p.v);
+	return ret;
+}
+
+/* get param [NAME]: the parameters in force, from sysfs. */
+static int get_param(int argc, char **argv)
+{
+	struct sb_perr e;
+	struct sb_nl nl;
+	int ret;
+
+	if (argc > 1)
+		return sb_usage(get_help, "get param takes at most one NAME");
+	if (argc && sb_check_param_name(argv[0], &e))
+		return sb_usage(get_help, "%s", e.msg);
+	/* as every command: exit 3, and why, without the module */
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	sb_nl_close(&nl);
+	return sb_show_params(SB_PARAMS_PATH, argc ? argv[0] : NULL);
+}
+
 int cmd_get(int argc, char **argv)
 {
 	struct cpuset set, *filter = NULL;
@@ -264,6 +346,8 @@ int cmd_get(int argc, char **argv)
 	while ((c = sb_getopt(argc, argv, "", NULL, get_help)) != -1)
 		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
 	first = optind;
+	if (first < argc && !strcmp(argv[first], "param"))
+		return get_param(argc - first - 1, argv + first + 1);
 	if (first < argc && !strcmp(argv[first], "cpu-factor"))
 		first++;
 	if (argc - first > 1)

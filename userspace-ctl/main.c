@@ -14,7 +14,7 @@
 
 static const struct sb_cmd commands[] = {
 	{ "status", cmd_status, "module state, counter source, core types" },
-	{ "get", cmd_get, "per-CPU core type, capacity and factor" },
+	{ "get", cmd_get, "per-CPU core type, capacity, factor | get param [NAME]" },
 	{ "set", cmd_set, "set cpu-factor CPUS VALUE | set param NAME VALUE" },
 	{ "config", cmd_config, "config apply|check|save FILE: set values at boot" },
 	{ "tasks", cmd_tasks, "tracked tasks: CPI stack, factors, placement" },

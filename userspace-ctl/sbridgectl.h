@@ -143,6 +143,32 @@ int sb_parse_cpus(const char *s, struct cpuset *set, struct sb_perr *e);
 int sb_parse_factor(const char *s, uint32_t *v, struct sb_perr *e);
 int sb_parse_param(const char *name, const char *value, uint64_t *v,
 		   struct sb_perr *e);
+/* The NAME half of sb_parse_param(). */
+int sb_check_param_name(const char *name, struct sb_perr *e);
+
+/* The parameters in force, in the order the module lists them. */
+struct sb_param {
+	char name[SB_PARAM_NAME_MAX + 1];
+	uint64_t value;
+};
+
+struct sb_params {
+	struct sb_param *v;
+	size_t n, cap;
+};
+
+/* The "NAME VALUE" lines of @path (SB_PARAMS_PATH) into @p, emptied
+ * first: 0 or a negative errno. The caller frees p->v in both cases. */
+int sb_read_params(const char *path, struct sb_params *p);
+int sb_add_param(struct sb_params *p, const char *name, uint64_t value);
+/* Where @p holds the value of @name, NULL if it has none. */
+uint64_t *sb_find_param(const struct sb_params *p, const char *name);
+/*
+ * `get param [NAME]` once the module is known to be there: every
+ * parameter of @path, or @name's, as text or JSON. Returns an exit code:
+ * 1 if @path cannot be read, 2 for a NAME it does not list.
+ */
+int sb_show_params(const char *path, const char *name);
 /* -1 with @msg if a CPU of @want is not in @cpus (the GET_CPUS dump). */
 int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
 		    size_t n, char *msg, size_t len);

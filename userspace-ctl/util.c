@@ -152,6 +152,47 @@ int sb_read_param(const char *name, unsigned long long *v)
 	return ret;
 }
 
+int sb_add_param(struct sb_params *p, const char *name, uint64_t value)
+{
+	struct sb_param *nv = sb_grow(p->v, &p->cap, p->n, sizeof(*nv), 32);
+
+	if (!nv)
+		return -ENOMEM;
+	p->v = nv;
+	snprintf(nv[p->n].name, sizeof(nv[p->n].name), "%s", name);
+	nv[p->n++].value = value;
+	return 0;
+}
+
+int sb_read_params(const char *path, struct sb_params *p)
+{
+	FILE *in = fopen(path, "re");
+	char line[256], name[SB_PARAM_NAME_MAX + 1];
+	unsigned long long v;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!in)
+		return -errno;
+	while (!ret && fgets(line, sizeof(line), in))
+		if (sscanf(line, "%31s %llu", name, &v) == 2)
+			ret = sb_add_param(p, name, v);
+	if (!ret && ferror(in))
+		ret = -EIO;
+	fclose(in);
+	return ret;
+}
+
+uint64_t *sb_find_param(const struct sb_params *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].name, name))
+			return &p->v[i].value;
+	return NULL;
+}
+
 int sb_module_installed(void)
 {
 	char path[512], line[1024];

@@ -54,7 +54,7 @@ _sbridgectl()
 	case $cmd in
 	"") COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
 	help) [[ -z $sub ]] && COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
-	set)
+	set|get)
 		if [[ -z $sub ]]; then
 			COMPREPLY=($(compgen -W "cpu-factor param" -- "$cur"))
 		elif [[ $sub == param && $prev == param ]]; then
@@ -63,7 +63,6 @@ _sbridgectl()
 			names=$(awk '{ print $1 }' /sys/kernel/sbridge/params 2>/dev/null)
 			COMPREPLY=($(compgen -W "$names" -- "$cur"))
 		fi ;;
-	get) [[ -z $sub ]] && COMPREPLY=($(compgen -W "cpu-factor" -- "$cur")) ;;
 	rules)
 		if [[ -z $sub ]]; then
 			COMPREPLY=($(compgen -W "load list clear check" -- "$cur"))

@@ -988,6 +988,88 @@ static void test_get_cpus(void)
 	free(err);
 }
 
+struct show_params {
+	const char *path, *name;
+	int json;
+};
+
+static int show_params(const void *arg)
+{
+	const struct show_params *a = arg;
+	int r;
+
+	sb_json = a->json;
+	r = sb_show_params(a->path, a->name);
+	sb_json = 0;
+	return r;
+}
+
+/* get param [NAME] over a made-up params file */
+static void test_get_params(void)
+{
+	static const char path[] = "/tmp/sbridge-ctl-params";
+	static const struct {
+		const char *name;
+		int json, code;
+		const char *out, *err;
+	} cases[] = {
+		{ NULL, 0, 0, "learning         1\nwindow_instr     1000000\n"
+		  "act.gain         154\nact.placement    0\nchecker.grace_ms 18446744073709551615\n", "" },
+		{ "act.gain", 0, 0, "act.gain 154\n", "" },
+		{ "checker.grace_ms", 0, 0, "checker.grace_ms 18446744073709551615\n", "" },
+		{ "act.gai", 0, 2, "",
+		  "sbridgectl: unknown parameter 'act.gai' (sbridgectl get param lists them)\n" },
+		{ "act.gain", 1, 0, "{\"param\":\"act.gain\",\"value\":154}\n", "" },
+		{ NULL, 1, 0, "{\"params\":[{\"param\":\"learning\",\"value\":1},"
+		  "{\"param\":\"window_instr\",\"value\":1000000},"
+		  "{\"param\":\"act.gain\",\"value\":154},"
+		  "{\"param\":\"act.placement\",\"value\":0},"
+		  "{\"param\":\"checker.grace_ms\",\"value\":18446744073709551615}]}\n", "" },
+		{ "nope", 1, 2, "",
+		  "sbridgectl: unknown parameter 'nope' (sbridgectl get param lists them)\n" },
+	};
+	struct show_params a = { path, NULL, 0 };
+	char *out, *err;
+	size_t i;
+	int r;
+
+	write_file(path, "learning 1\nwindow_instr 1000000\nact.gain 154\nact.placement 0\n"
+		   "checker.grace_ms 18446744073709551615\n");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		a.name = cases[i].name;
+		a.json = cases[i].json;
+		r = capture(show_params, &a, &out, &err);
+		result(r == cases[i].code && out && err && !strcmp(out, cases[i].out) &&
+		       !strcmp(err, cases[i].err),
+		       "get%s param %s -> exit %d (got %d): %s%s", a.json ? " --json" : "",
+		       a.name ? a.name : "", cases[i].code, r, out ? out : "", err ? err : "");
+		free(out);
+		free(err);
+	}
+	unlink(path);
+	a.name = NULL;
+	a.json = 0;
+	r = capture(show_params, &a, &out, &err);
+	result(r == 1 && out && !out[0] && err &&
+	       !strcmp(err, "sbridgectl: cannot read /tmp/sbridge-ctl-params: No such file or directory\n"),
+	       "get param without the params file -> exit 1: %s", err ? err : "");
+	free(out);
+	free(err);
+	/* bash completion offers param after get, as after set */
+	{
+		char *sh[] = { "--norc", "--noprofile", "-c",
+			"source ../../../userspace-ctl/completion/sbridgectl.bash; "
+			"COMP_WORDS=(sbridgectl get ''); COMP_CWORD=2; _sbridgectl; "
+			"echo \"${COMPREPLY[*]}\"", NULL };
+
+		r = run_both("/bin/bash", sh, &out, &err);
+		result(r == 0 && out && !strcmp(out, "cpu-factor param\n"),
+		       "bash completion: get -> cpu-factor param (got %s)", out ? out : "");
+	}
+	free(out);
+	free(err);
+}
+
 /*
  * `config check --print` against golden/config: NAME.conf with NAME.out
  * (exit 0, the canonical settings on stdout) or NAME.err (exit 2, the
@@ -1175,6 +1257,13 @@ static void test_cli(const char *bin)
 		{ 2, "bad value 'x'", { "set", "param", "foo", "x", NULL } },
 		{ 2, "bad parameter name", { "set", "param", "Bad Name", "1", NULL } },
 		{ 2, "bad CPU list", { "get", "1-", NULL } },
+		{ 2, "bad parameter name 'Bad Name'", { "get", "param", "Bad Name", NULL } },
+		{ 2, "get param takes at most one NAME", { "get", "param", "a", "b", NULL } },
+		{ 2, "bad CPU list 'param'", { "get", "cpu-factor", "param", NULL } },
+		/* parsed (a name, CPUs): on to the module */
+		{ 3, "not loaded", { "get", "param", NULL } },
+		{ 3, "not loaded", { "--json", "get", "param", "act.gain", NULL } },
+		{ 3, "not loaded", { "get", "0-1", NULL } },
 		{ 2, "unknown sort key 'size'", { "tasks", "--sort=size", NULL } },
 		{ 2, "bad PID 'abc'", { "tasks", "--pid", "abc", NULL } },
 		{ 2, "unknown class 'fast'", { "tasks", "--class=fast", NULL } },
@@ -1668,6 +1757,7 @@ int main(int argc, char **argv)
 	test_runnable();
 	test_cli(argv[1]);
 	test_get_cpus();
+	test_get_params();
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
 	test_json_utf8(argv[1]);
