@@ -1615,6 +1615,64 @@ static void test_check_budget(const char *bin)
 	unlink("/tmp/sb-big.rules");
 }
 
+/*
+ * `make -C userspace-ctl install`, in a copy of the tree as debian/rules
+ * makes one: the tool, its man page and completions, the shipped rules,
+ * and the rules README that sbridgectl(8) and 50-local.rules point at.
+ */
+static void test_install(void)
+{
+	static const char *const files[] = {
+		"usr/sbin/sbridgectl", "usr/share/man/man8/sbridgectl.8",
+		"usr/share/bash-completion/completions/sbridgectl",
+		"usr/share/zsh/vendor-completions/_sbridgectl",
+		"usr/lib/sbridge/rules.d/compilers.rules",
+		"usr/share/doc/sbridgectl/rules/README.md",
+	};
+	char dir[] = "/tmp/sbridge-ctl-inst.XXXXXX", cmd[1024], *a, *b;
+	struct stat st;
+	size_t i;
+	int r, ok = 1;
+
+	if (!mkdtemp(dir)) {
+		result(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/src/docs && cd ../../.. && "
+		 "cp -a userspace-ctl include scripts rules %s/src/ && cp -a docs/man %s/src/docs/ && "
+		 "rm -f %s/src/userspace-ctl/sbridgectl && "
+		 "make -s -C %s/src/userspace-ctl install DESTDIR=%s/root PREFIX=/usr "
+		 "VERSION=test CFLAGS=-O0 >%s/log 2>&1", dir, dir, dir, dir, dir, dir, dir);
+	r = system(cmd);
+	for (i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		snprintf(cmd, sizeof(cmd), "%s/root/%s", dir, files[i]);
+		if (stat(cmd, &st) || !S_ISREG(st.st_mode)) {
+			printf("# make install: no %s\n", files[i]);
+			ok = 0;
+		}
+	}
+	a = slurp("../../../rules/README.md", NULL);
+	snprintf(cmd, sizeof(cmd), "%s/root/usr/share/doc/sbridgectl/rules/README.md", dir);
+	b = slurp(cmd, NULL);
+	result(!r && ok && a && b && !strcmp(a, b),
+	       "make install DESTDIR=: the tool, man page, completions, rules and "
+	       "/usr/share/doc/sbridgectl/rules/README.md (exit %d)", r);
+	free(a);
+	free(b);
+	/* what points at it */
+	a = slurp("../../../docs/man/sbridgectl.8", NULL);
+	b = slurp("../../../dist/etc/sbridge/rules.d/50-local.rules", NULL);
+	result(a && b && strstr(a, "/usr/share/doc/sbridgectl/rules/README.md") &&
+	       strstr(b, "/usr/share/doc/sbridgectl/rules/README.md"),
+	       "sbridgectl(8) and 50-local.rules name the README make install puts there");
+	free(a);
+	free(b);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
 /* Every byte of @s is valid UTF-8 (the rules parser's validator). */
 static int utf8_valid(const char *s)
 {
@@ -1758,6 +1816,7 @@ int main(int argc, char **argv)
 	test_cli(argv[1]);
 	test_get_cpus();
 	test_get_params();
+	test_install();
 	test_config_golden(argv[1]);
 	test_config_files(argv[1]);
 	test_json_utf8(argv[1]);
