@@ -3,10 +3,11 @@
  * Generic-netlink layer for sbridgectl: family lookup (CTRL_CMD_GETFAMILY),
  * requests with acks, dumps, extended-ack messages and the multicast group.
  *
- * Hand-written instead of libmnl/libnl on purpose: the static arm64 build is
- * cross-compiled with aarch64-linux-gnu-gcc, and foreign-arch Debian library
- * packages cannot be installed on the build host, so sbridgectl depends on
- * nothing but libc.
+ * Hand-written instead of libmnl/libnl on purpose: sbridgectl is linked
+ * statically (the guests, the boards, the Debian package), and Debian's
+ * libmnl-dev ships no static archive, only libmnl.so (checked: bookworm's
+ * 1.0.4-3); libnl is a much larger library for the few messages needed
+ * here. So the tool depends on nothing but libc.
  */
 #include <errno.h>
 #include <poll.h>
