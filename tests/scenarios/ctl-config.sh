@@ -11,7 +11,7 @@
 
 P=/sys/module/sbridge_core/parameters
 state() { cat /sys/kernel/sbridge/params; sbridgectl get cpu-factor | awk 'NR > 1 { print $1, $8 }'; }
-plan 12
+plan 15
 
 check "sbridge loads" load_sbridge
 before=$(state)
@@ -40,4 +40,11 @@ sbridgectl set param act.gain 102 >/dev/null
 sbridgectl set param act.hold_ms 1000 >/dev/null
 sbridgectl config apply /tmp/saved.conf >/dev/null
 check "save then apply gives back the same state" test "$(state)" = "$mid"
+# get param reads what is in force: the module's own list, one by name
+check "get param lists what sysfs lists" sh -c \
+	'test "$(sbridgectl get param | awk "{ print \$1, \$2 }")" = "$(cat /sys/kernel/sbridge/params)"'
+check "get param act.gain reads $(cat $P/act_gain)" sh -c \
+	"sbridgectl get param act.gain | grep -qx 'act.gain *$(cat $P/act_gain)'"
+run_rc() { "$@" >/dev/null 2>&1; echo $?; }
+check "get param of a name the module lacks exits 2" test "$(run_rc sbridgectl get param act.nosuch)" = 2
 check "sbridge unloads" unload_sbridge
