@@ -69,8 +69,19 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else
 # within R LO HI
 within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
 
-measure 0 spin;     sf=$model sfw=$wall lag1=$lag
-measure 2 spin;     ss=$model ssw=$wall lag2=$lag
+# best CPU CMD...: the better of two measures. The model counts every
+# cycle of the CPU, so another task run there during a run (a kworker,
+# the shell's own awk) can only lower a rate, by a few per cent (once
+# 2.123 for 2 in CI); the higher of two is the core's.
+best() {
+	measure "$@"; _m=$model _w=$wall _l=$lag
+	measure "$@"
+	if awk -v a="$_m" -v b="$model" 'BEGIN { exit !(a > b) }'; then
+		model=$_m wall=$_w lag=$_l
+	fi
+}
+best 0 spin;        sf=$model sfw=$wall lag1=$lag
+best 2 spin;        ss=$model ssw=$wall lag2=$lag
 measure 0 chase 16; cf=$model lag3=$lag
 measure 2 chase 16; cs=$model lag4=$lag
 sr=$(ratio "$sf" "$ss"); cr=$(ratio "$cf" "$cs"); srw=$(ratio "$sfw" "$ssw")
@@ -96,7 +107,7 @@ fi
 check "rig_freq 2 $F accepted" rig_freq 2 $F
 check "cpu2 runs at $F MHz, requested $F (freq and counters tables)" \
 	test "$(awk '$1 == 2 { print $5, $6 }' "$dev/freq") $(snap 2 | cut -d' ' -f1)" = "$F $F $F"
-measure 2 spin; sq=$model
+best 2 spin; sq=$model
 eq=$(ratio "$sf" "$sq")
 diag "spin per model ms: fast cpu0 $sf, slow cpu2 at $F MHz $sq (ratio $eq)"
 if within "$eq" 0.97 1.03; then ok "slow core at the fast clock runs spin as fast ($eq)"
