@@ -1,6 +1,6 @@
 #!/bin/sh
 # scenario: sbridge netlink control: unprivileged changes refused, malformed requests rejected with a message and no state change, rules apply at exec
-# arch: any
+# arch: x86_64
 # topology: smp
 # smp: 2
 # timeout: 180

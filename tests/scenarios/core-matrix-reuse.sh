@@ -1,6 +1,6 @@
 #!/bin/sh
 # scenario: learned factors go to the matrix; a second run of the same program starts from it; MATRIX_GET/LOAD round-trips
-# arch: any
+# arch: x86_64
 # trixie: no
 # topology: smp
 # smp: 2
