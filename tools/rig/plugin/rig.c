@@ -675,94 +675,116 @@ static bool map_shm(const char *path, int n)
 	return true;
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
-					   const qemu_info_t *info,
-					   int argc, char **argv)
+/* The plugin's arguments, as given on QEMU's command line. */
+struct rig_args {
+	const char *config, *topo, *shm, *pace;
+};
+
+/* Parse "key=value" arguments into @a (and the globals they set). */
+static bool parse_args(int argc, char **argv, struct rig_args *a)
 {
-	const char *config = NULL, *topo = NULL, *shm = NULL, *pace_arg = NULL;
-	gchar **list;
-	int i, n;
+	int i;
 
 	for (i = 0; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 
 		if (!eq) {
 			fprintf(stderr, "rig: bad argument '%s'\n", argv[i]);
-			return -1;
+			return false;
 		}
 		*eq = '\0';
 		if (!strcmp(argv[i], "config"))
-			config = eq + 1;
+			a->config = eq + 1;
 		else if (!strcmp(argv[i], "topology"))
-			topo = eq + 1;
+			a->topo = eq + 1;
 		else if (!strcmp(argv[i], "shm"))
-			shm = eq + 1;
+			a->shm = eq + 1;
 		else if (!strcmp(argv[i], "stats"))
 			stats_path = g_strdup(eq + 1);
 		else if (!strcmp(argv[i], "pace"))
-			pace_arg = eq + 1;
+			a->pace = eq + 1;
 		else if (!strcmp(argv[i], "paddr"))
 			qemu_plugin_bool_parse(argv[i], eq + 1, &use_paddr);
 		else if (!strcmp(argv[i], "mem"))
 			qemu_plugin_bool_parse(argv[i], eq + 1, &model_mem);
 		else {
 			fprintf(stderr, "rig: unknown argument '%s'\n", argv[i]);
-			return -1;
+			return false;
 		}
 	}
-	if (!config) {
+	if (!a->config) {
 		fprintf(stderr, "rig: config=FILE is required\n");
-		return -1;
+		return false;
 	}
+	if (a->pace && !parse_pace(a->pace, &pace_mode)) {
+		fprintf(stderr, "rig: bad pace=%s\n", a->pace);
+		return false;
+	}
+	return true;
+}
+
+/* vCPU @i runs as core type @name: its caches, clock and published page. */
+static bool vcpu_init(int i, const char *name)
+{
+	struct vcpu *v = &vcpus[i];
+	struct rig_pmu_cpu *pub = (void *)((char *)hdr + RIG_PMU_CPU_OFFSET +
+					   i * RIG_PMU_CPU_STRIDE);
+	const struct core_type *t;
+
+	v->type = type_index(name);
+	if (v->type < 0) {
+		fprintf(stderr, "rig: topology '%s': unknown core type '%s'\n",
+			topo_name, name);
+		return false;
+	}
+	t = &types[v->type];
+	if (!cache_init(&v->l1, t->l1_kb, t->l1_assoc) ||
+	    !cache_init(&v->llc, t->llc_kb, t->llc_assoc)) {
+		fprintf(stderr, "rig: [type.%s]: cache size/assoc must give a power-of-two set count\n",
+			t->name);
+		return false;
+	}
+	v->pub = pub;
+	pub->type = v->type;
+	pub->capacity = t->capacity;
+	pub->freq_cfg_mhz = t->freq_mhz;
+	g_strlcpy(pub->type_name, t->name, sizeof(pub->type_name));
+	set_freq(v, t->freq_mhz);
+	v->next_check_fp = v->check_fp;
+	return true;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	struct rig_args a = {};
+	gchar **list;
+	int i, n;
+
+	if (!parse_args(argc, argv, &a))
+		return -1;
 	if (!info->system_emulation) {
 		fprintf(stderr, "rig: needs system emulation\n");
 		return -1;
 	}
 	is_a64 = !strcmp(info->target_name, "aarch64");
-	list = load_config(config, topo);
+	list = load_config(a.config, a.topo);
 	if (!list)
 		return -1;
-	if (pace_arg && !parse_pace(pace_arg, &pace_mode)) {
-		fprintf(stderr, "rig: bad pace=%s\n", pace_arg);
-		return -1;
-	}
 	n = info->system.max_vcpus;
 	if (n > (int)RIG_PMU_MAX_CPUS || (int)g_strv_length(list) < n) {
 		fprintf(stderr, "rig: topology '%s' lists %u cores, guest has %d vCPUs\n",
 			topo_name, g_strv_length(list), n);
 		return -1;
 	}
-	if (!map_shm(shm, n))
+	if (!map_shm(a.shm, n))
 		return -1;
 	nr_vcpus = n;
 	vcpus = g_new0(struct vcpu, n);
-	for (i = 0; i < n; i++) {
-		struct vcpu *v = &vcpus[i];
-		struct rig_pmu_cpu *pub = (void *)((char *)hdr + RIG_PMU_CPU_OFFSET +
-						   i * RIG_PMU_CPU_STRIDE);
-		const struct core_type *t;
-
-		v->type = type_index(list[i]);
-		if (v->type < 0) {
-			fprintf(stderr, "rig: topology '%s': unknown core type '%s'\n",
-				topo_name, list[i]);
+	for (i = 0; i < n; i++)
+		if (!vcpu_init(i, list[i]))
 			return -1;
-		}
-		t = &types[v->type];
-		if (!cache_init(&v->l1, t->l1_kb, t->l1_assoc) ||
-		    !cache_init(&v->llc, t->llc_kb, t->llc_assoc)) {
-			fprintf(stderr, "rig: [type.%s]: cache size/assoc must give a power-of-two set count\n",
-				t->name);
-			return -1;
-		}
-		v->pub = pub;
-		pub->type = v->type;
-		pub->capacity = t->capacity;
-		pub->freq_cfg_mhz = t->freq_mhz;
-		g_strlcpy(pub->type_name, t->name, sizeof(pub->type_name));
-		set_freq(v, t->freq_mhz);
-		v->next_check_fp = v->check_fp;
-	}
 	g_strfreev(list);
 	hdr->version = RIG_PMU_VERSION;
 	hdr->nr_cpus = n;
