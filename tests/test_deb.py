@@ -154,6 +154,21 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
         machine, dynamic = _elf(d / "usr/sbin/sbridgectl")
         assert want in machine, f"{ctl_deb[arch].name}: sbridgectl is for {machine}"
         assert not dynamic, f"{ctl_deb[arch].name}: sbridgectl is not static"
+    # what a board gets besides the tool: the README's promises, file by file
+    shipped = sorted(r.name for r in (TOP / "rules").glob("*.rules"))
+    want = ["usr/share/man/man8/sbridgectl.8.gz",
+            "usr/share/bash-completion/completions/sbridgectl",
+            "usr/share/zsh/vendor-completions/_sbridgectl",
+            "lib/systemd/system/sbridge-config.service",
+            "lib/systemd/system/sbridge-rules.service",
+            "usr/share/doc/sbridgectl/rules/README.md",
+            "etc/sbridge/sbridge.conf", "etc/sbridge/rules.d/50-local.rules"] \
+        + [f"usr/lib/sbridge/rules.d/{r}" for r in shipped]
+    for arch in ("amd64", "arm64"):
+        missing = [w for w in want if not (tmp_path / f"ctl-{arch}" / w).is_file()]
+        assert not missing, f"{ctl_deb[arch].name} lacks {missing}"
+        got = sorted(r.name for r in (tmp_path / f"ctl-{arch}/usr/lib/sbridge/rules.d").iterdir())
+        assert got == shipped, f"{ctl_deb[arch].name}: shipped rules {got}, rules/ has {shipped}"
     ver = _run([str(tmp_path / "ctl-amd64/usr/sbin/sbridgectl"), "--version"])
     assert re.search(rf"\b{re.escape(upstream)}\b", ver), f"sbridgectl --version: {ver!r}"
 
@@ -162,6 +177,8 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
     _run(["dpkg-deb", "-x", str(dkms_deb), str(d)])
     src = d / f"usr/src/sbridge-{upstream}"
     assert (src / "VERSION").read_text().strip() == upstream
+    for w in ("etc/modules-load.d/sbridge.conf", "etc/modprobe.d/sbridge.conf"):
+        assert (d / w).is_file(), f"{dkms_deb.name} lacks {w}"
     conf = (src / "dkms.conf").read_text()
     assert f'PACKAGE_VERSION="{upstream}"' in conf and "@VERSION@" not in conf, conf
     ref = tmp_path / "dkms-tree"
