@@ -878,15 +878,41 @@ static int run(const char *bin, char *err, size_t errlen, char *const *args)
 
 /* Runs the binary with stdout and stderr in files; returns its exit status
  * and both outputs (malloc'ed, NUL-terminated). */
+/* Two temporary files for a run's stdout and stderr (mkstemp templates). */
+struct out_files {
+	char po[32], pe[32];
+	int fo, fe;
+};
+
+static int out_files_open(struct out_files *f)
+{
+	strcpy(f->po, "/tmp/sbridge-ctl-out.XXXXXX");
+	strcpy(f->pe, "/tmp/sbridge-ctl-err.XXXXXX");
+	f->fo = mkstemp(f->po);
+	f->fe = mkstemp(f->pe);
+	return f->fo < 0 || f->fe < 0 ? -1 : 0;
+}
+
+/* Closes both files and hands back what was written to them. */
+static void out_files_take(struct out_files *f, char **out, char **err)
+{
+	close(f->fo);
+	close(f->fe);
+	*out = slurp(f->po, NULL);
+	*err = slurp(f->pe, NULL);
+	unlink(f->po);
+	unlink(f->pe);
+}
+
 static int run_both(const char *bin, char *const *args, char **out, char **err)
 {
-	char po[] = "/tmp/sbridge-ctl-out.XXXXXX", pe[] = "/tmp/sbridge-ctl-err.XXXXXX";
+	struct out_files f;
 	char *argv[16];
-	int fo = mkstemp(po), fe = mkstemp(pe), st, i;
+	int st, i;
 	pid_t pid;
 
 	*out = *err = NULL;
-	if (fo < 0 || fe < 0)
+	if (out_files_open(&f))
 		return -1;
 	argv[0] = (char *)bin;
 	for (i = 0; args[i] && i < 14; i++)
@@ -894,18 +920,13 @@ static int run_both(const char *bin, char *const *args, char **out, char **err)
 	argv[i + 1] = NULL;
 	pid = fork();
 	if (!pid) {
-		dup2(fo, 1);
-		dup2(fe, 2);
+		dup2(f.fo, 1);
+		dup2(f.fe, 2);
 		execv(bin, argv);
 		_exit(127);
 	}
 	waitpid(pid, &st, 0);
-	close(fo);
-	close(fe);
-	*out = slurp(po, NULL);
-	*err = slurp(pe, NULL);
-	unlink(po);
-	unlink(pe);
+	out_files_take(&f, out, err);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -916,18 +937,18 @@ static int run_both(const char *bin, char *const *args, char **out, char **err)
  */
 static int capture(int (*fn)(const void *), const void *arg, char **out, char **err)
 {
-	char po[] = "/tmp/sbridge-ctl-cap1.XXXXXX", pe[] = "/tmp/sbridge-ctl-cap2.XXXXXX";
-	int fo = mkstemp(po), fe = mkstemp(pe), so, se, r;
+	struct out_files f;
+	int so, se, r;
 
 	*out = *err = NULL;
-	if (fo < 0 || fe < 0)
+	if (out_files_open(&f))
 		return -1;
 	fflush(stdout);
 	fflush(stderr);
 	so = dup(1);
 	se = dup(2);
-	dup2(fo, 1);
-	dup2(fe, 2);
+	dup2(f.fo, 1);
+	dup2(f.fe, 2);
 	r = fn(arg);
 	fflush(stdout);
 	fflush(stderr);
@@ -935,12 +956,7 @@ static int capture(int (*fn)(const void *), const void *arg, char **out, char **
 	dup2(se, 2);
 	close(so);
 	close(se);
-	close(fo);
-	close(fe);
-	*out = slurp(po, NULL);
-	*err = slurp(pe, NULL);
-	unlink(po);
-	unlink(pe);
+	out_files_take(&f, out, err);
 	return r;
 }
 
