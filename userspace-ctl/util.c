@@ -137,20 +137,6 @@ int sb_parse_seconds(const char *s, unsigned long long max_ms, unsigned long lon
 	return 0;
 }
 
-int sb_read_param(const char *name, unsigned long long *v)
-{
-	FILE *in = fopen(SB_PARAMS_PATH, "re");
-	char line[256], key[64];
-	int ret = -1;
-
-	if (!in)
-		return -1;
-	while (ret && fgets(line, sizeof(line), in))
-		if (sscanf(line, "%63s %llu", key, v) == 2 && !strcmp(key, name))
-			ret = 0;
-	fclose(in);
-	return ret;
-}
 
 int sb_add_param(struct sb_params *p, const char *name, uint64_t value)
 {
@@ -191,6 +177,24 @@ uint64_t *sb_find_param(const struct sb_params *p, const char *name)
 		if (!strcmp(p->v[i].name, name))
 			return &p->v[i].value;
 	return NULL;
+}
+
+int sb_read_param(const char *name, unsigned long long *v)
+{
+	struct sb_params p;
+	uint64_t *found;
+	int ret = -1;
+
+	if (sb_read_params(SB_PARAMS_PATH, &p))
+		goto out;
+	found = sb_find_param(&p, name);
+	if (found) {
+		*v = *found;
+		ret = 0;
+	}
+out:
+	free(p.v);
+	return ret;
 }
 
 int sb_module_installed(void)
