@@ -41,6 +41,24 @@ static void sbridge_track_fresh(struct sbridge_task *t)
 }
 
 /*
+ * An adopted entry took the task's name before it was published. An exec
+ * in between makes its own entry, unless this one went in between the
+ * exec probe's lookup and its insert: then the probe's is dropped and this
+ * one keeps the old name. The barrier pairs with the exec probe's: either
+ * that lookup saw this entry, or the name read here is the new one. The
+ * matrix seed taken under the old name stays (re-seeding here would race
+ * the runtime probe, which writes the model from the task's own CPU);
+ * learning replaces it.
+ */
+static void sbridge_track_adopted(struct sbridge_task *t,
+				  struct task_struct *p)
+{
+	/* the entry in the table before p->comm is read: see above */
+	smp_mb();
+	sbridge_rules_adopted(t, p);
+}
+
+/*
  * The child inherits its parent's identity, rules and learned model (a
  * thread or a fork runs the same program); an untracked parent's child is
  * matched and seeded afresh. Preemption is off already; the explicit RCU
@@ -84,6 +102,11 @@ static void sbridge_track_exec(struct task_struct *p, const char *exe)
 	struct sbridge_task *t;
 	unsigned long flags;
 
+	/*
+	 * The new name is in p->comm; pairs with sbridge_track_adopted(): an
+	 * entry published too late for this lookup sees the new name there.
+	 */
+	smp_mb();
 	rcu_read_lock();
 	t = sbridge_task_get(p);
 	if (t) {
@@ -162,8 +185,8 @@ static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 
 	/*
 	 * The matrix key is the comm: windows learned under the old name are
-	 * folded under it now (task_lock() held; the fold takes the IRQ-safe
-	 * matrix lock and allocates atomically).
+	 * folded under it now (task_lock() held up to 6.12; the fold takes
+	 * the IRQ-safe matrix lock and allocates atomically).
 	 */
 	rcu_read_lock();
 	t = sbridge_task_lookup(task);
@@ -289,7 +312,7 @@ int sbridge_hooks_init(void)
 		if (ret)
 			goto fail;
 	}
-	n = sbridge_tasks_adopt(sbridge_track_fresh);
+	n = sbridge_tasks_adopt(sbridge_track_fresh, sbridge_track_adopted);
 	for (i = SBRIDGE_HOOK_SWITCH; i < SBRIDGE_NR_HOOKS; i++) {
 		if (!sbridge_hooks[i].tp)
 			continue;

@@ -259,7 +259,9 @@ extern struct sbridge_stats sbridge_stats;
 
 int sbridge_tasks_init(void);
 void sbridge_tasks_exit(void);
-int sbridge_tasks_adopt(void (*fresh)(struct sbridge_task *t));
+int sbridge_tasks_adopt(void (*fresh)(struct sbridge_task *t),
+			void (*published)(struct sbridge_task *t,
+					  struct task_struct *p));
 struct sbridge_task *sbridge_task_lookup(struct task_struct *p);
 struct sbridge_task *sbridge_task_new(struct task_struct *p, gfp_t gfp);
 struct sbridge_task *sbridge_task_insert(struct sbridge_task *t);
@@ -402,6 +404,7 @@ void sbridge_rules_apply(struct sbridge_task *t, const char *exe);
 void sbridge_rules_exec(struct sbridge_task *t, struct task_struct *p,
 			const char *exe);
 void sbridge_rules_renamed(struct task_struct *p, const char *comm);
+void sbridge_rules_adopted(struct sbridge_task *t, struct task_struct *p);
 struct cgroup;
 void sbridge_rules_moved(struct cgroup *dst, const char *path,
 			 struct task_struct *leader, bool threadgroup);

@@ -361,13 +361,14 @@ void sbridge_rules_exec(struct sbridge_task *t, struct task_struct *p,
 
 /**
  * sbridge_rules_renamed() - re-match a task whose comm changes
- * @p: the task being renamed (task_lock(@p) held by the caller)
+ * @p: the task being renamed (task_lock(@p) held by the caller up to 6.12)
  * @comm: its new name; @p->comm still holds the old one
  *
  * If @p leads its thread group, its threads are re-matched too (comm
  * rules also match on the process's name).
  *
- * Context: task_rename probe: preemption off, IRQs on, task_lock(@p).
+ * Context: task_rename probe: preemption off, IRQs on, task_lock(@p) up
+ *	to 6.12.
  */
 void sbridge_rules_renamed(struct task_struct *p, const char *comm)
 {
@@ -390,6 +391,40 @@ void sbridge_rules_renamed(struct task_struct *p, const char *comm)
 		}
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * sbridge_rules_adopted() - take the name an adopted task has now
+ * @t: entry of @p, just published by the adoption walk
+ * @p: the task
+ *
+ * The walk copied @p's name before publishing @t; an exec that completed
+ * in between and lost its own entry's insert to @t re-keyed nothing, so
+ * the entry would keep the old name (the matrix key too) until the next
+ * one. The caller orders the publication before this read (smp_mb()).
+ *
+ * Context: under rcu_read_lock(); takes t->rule_lock.
+ */
+void sbridge_rules_adopted(struct sbridge_task *t, struct task_struct *p)
+{
+	struct sbridge_rule_in in = { };
+	char comm[SBRIDGE_KEY_LEN];
+	bool same;
+
+	/*
+	 * A rename still under way (its probe is attached after the walk, and
+	 * 7.x copies the name without task_lock()) may be torn or missed
+	 * here: that name comes in at the next exec or rename.
+	 */
+	memcpy(comm, p->comm, SBRIDGE_KEY_LEN);
+	comm[SBRIDGE_KEY_LEN - 1] = '\0';
+	raw_spin_lock(&t->rule_lock);
+	same = !strncmp(t->comm, comm, SBRIDGE_KEY_LEN);
+	raw_spin_unlock(&t->rule_lock);
+	if (same)
+		return;
+	in.comm = comm;
+	sbridge_rules_eval(t, p, &in);
 }
 
 static void sbridge_rules_moved_one(struct cgroup *dst, struct task_struct *q,

@@ -511,11 +511,16 @@ int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
  *
  * @fresh: fills a new entry from above (rules, matrix seed) before it is
  *	published; called under RCU, must not sleep
+ * @published: called under RCU right after the entry of @p went into the
+ *	table, for what may have changed since @fresh read it (an exec or
+ *	rename that found no entry); must not sleep
  *
  * Context: process context, sleeps.
  * Return: number of tasks adopted.
  */
-int sbridge_tasks_adopt(void (*fresh)(struct sbridge_task *t))
+int sbridge_tasks_adopt(void (*fresh)(struct sbridge_task *t),
+			void (*published)(struct sbridge_task *t,
+					  struct task_struct *p))
 {
 	void *pool[SBRIDGE_ADOPT_BATCH];
 	struct task_struct *g, *p;
@@ -551,8 +556,10 @@ restart:
 		}
 		t = sbridge_task_setup(pool[used++], p);
 		fresh(t);
-		if (sbridge_task_insert(t))
+		if (sbridge_task_insert(t)) {
+			published(t, p);
 			n++;
+		}
 	}
 	rcu_read_unlock();
 	if (used < have)
