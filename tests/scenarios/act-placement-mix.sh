@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: arm64 1b3s placement with two compute- and two memory-bound tasks (classes from a rule file): fraction of samples each spends on the big core
 # arch: arm64
-# trixie: no
+# suite: backports
 # topology: 1b3s
 # smp: 4
 # timeout: 200

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: arm64 1b3s placement: a spinner on a little core is steered to the big one, never outside the user's affinity, a stopped task is released, a user affinity change wins, unload restores masks
 # arch: arm64
+# trixie: no
 # topology: 1b3s
 # smp: 4
 # timeout: 200

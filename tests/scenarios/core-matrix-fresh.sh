@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: a running task's matrix cell is refreshed while it runs and no window is folded twice; a task run on both core types gets a measured speedup that reaches the matrix and seeds the next run
 # arch: arm64
-# trixie: no
+# suite: backports
 # topology: 1b1s
 # smp: 2
 # timeout: 240

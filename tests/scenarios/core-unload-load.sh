@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridge_core loads and unloads while forks, exits and context switches storm; a counter source comes and goes under load
 # arch: any
+# trixie: no
 # topology: smp
 # smp: 2
 # timeout: 300

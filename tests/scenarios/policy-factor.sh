@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: the CPU factor drives decisions: factor 1.0 on every type steers nothing; little factor 1.4 makes the compute-bound task want big (the memory-leaning one only fills a free big CPU); a larger little-type factor makes the memory-leaning task want big too; with act.model 0 (load only) both want big whatever the factor
 # arch: arm64
-# trixie: no
+# suite: backports
 # topology: 3b1s
 # smp: 4
 # timeout: 200

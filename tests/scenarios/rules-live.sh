@@ -2,6 +2,7 @@
 # scenario: rules act on running tasks: a load re-matches live tasks (comm, exe and exe glob, cgroup, uid), clear returns them to auto, a prctl rename and a cgroup move re-match, hit counts grow
 # arch: any
 # board: yes
+# trixie: no
 # topology: smp
 # smp: 2
 # timeout: 240
