@@ -276,9 +276,9 @@ u32 sbridge_task_share(const struct sbridge_task *t);
 u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas);
 u32 sbridge_task_speedup_own(const struct sbridge_task *t, u32 *weight);
 s64 sbridge_tasks_live(void);
-/* Calls @fn for each tracked task under rcu_read_lock(); stops on nonzero. */
+/* Calls @fn for each live tracked task by pid from *@cursor; stops on nonzero. */
 int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
-		       unsigned long skip, unsigned long *done);
+		       int *cursor);
 
 /* ---- sample.c: windows and model samples on switch and tick ---- */
 void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,

@@ -96,8 +96,8 @@ static u32 sbridge_mx_count;
 static u32 sbridge_mx_user_count;
 static u64 sbridge_mx_seq;
 static struct kmem_cache *sbridge_mx_cache;
-/* Where the next refresh resumes its walk; only the housekeeping work. */
-static unsigned long sbridge_mx_cursor;
+/* The pid the next refresh resumes at; only the housekeeping work. */
+static int sbridge_mx_cursor;
 
 static u32 sbridge_mx_hashkey(const char *key, u32 scope)
 {
@@ -493,12 +493,9 @@ static int sbridge_mx_refresh_one(struct sbridge_task *t, void *arg)
 void sbridge_matrix_refresh(void)
 {
 	unsigned int budget = SBRIDGE_MX_REFRESH_MAX;
-	unsigned long done = 0;
 
-	if (sbridge_tasks_walk(sbridge_mx_refresh_one, &budget,
-			       sbridge_mx_cursor, &done))
-		sbridge_mx_cursor = done;
-	else
+	if (!sbridge_tasks_walk(sbridge_mx_refresh_one, &budget,
+				&sbridge_mx_cursor))
 		sbridge_mx_cursor = 0;
 }
 

@@ -318,10 +318,10 @@ static int sbridge_nl_get_tasks(struct sk_buff *skb, struct netlink_callback *cb
 		.privileged = netlink_capable(cb->skb, CAP_PERFMON) ||
 			      netlink_capable(cb->skb, CAP_SYS_ADMIN),
 	};
-	unsigned long done = 0;
+	int next = cb->args[0];	/* the pid to resume at */
 
-	sbridge_tasks_walk(sbridge_task_fill, &d, cb->args[0], &done);
-	cb->args[0] = done;
+	sbridge_tasks_walk(sbridge_task_fill, &d, &next);
+	cb->args[0] = next;
 	return skb->len;
 }
 

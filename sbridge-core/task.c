@@ -9,6 +9,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -449,45 +451,46 @@ s64 sbridge_tasks_live(void)
 }
 
 /**
- * sbridge_tasks_walk() - call @fn for tracked tasks
+ * sbridge_tasks_walk() - call @fn for tracked tasks, in pid order
  * @fn: callback, called under rcu_read_lock(), must not sleep; a nonzero
  *	return stops the walk
  * @arg: passed to @fn
- * @skip: entries to skip first (resuming a netlink dump)
- * @done: out, entries skipped or visited with @fn returning 0
+ * @cursor: in, the pid to start from; out, the pid of the task @fn stopped
+ *	at (a walk resumed there visits it again), or one past the last pid
  *
- * Context: process context, may sleep between entries.
+ * Walks the pids of the initial namespace, not the table: the table's
+ * order changes with every insert, removal and resize, so a walk resumed
+ * by position (a netlink dump spread over several messages, the matrix
+ * refresh's budget) could skip a task alive throughout, and did (CI: one
+ * of 300 sleepers missing from `sbridgectl tasks`). By pid, a resumed walk
+ * misses no live task and shows none twice. Tasks already unhashed (exited,
+ * their entries not yet freed) are not visited.
+ *
+ * Context: process context; holds rcu_read_lock() for the walk.
  * Return: the nonzero value of @fn that stopped the walk, else 0.
  */
 int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
-		       unsigned long skip, unsigned long *done)
+		       int *cursor)
 {
-	struct rhashtable_iter iter;
+	struct task_struct *p;
 	struct sbridge_task *t;
-	unsigned long n = 0;
-	int ret = 0;
+	struct pid *pid;
+	int nr = max(*cursor, 1), ret = 0;
 
-	rhashtable_walk_enter(&sbridge_tasks, &iter);
-	rhashtable_walk_start(&iter);
-	while ((t = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(t)) {
-			if (PTR_ERR(t) == -EAGAIN)
-				continue;
-			break;
+	rcu_read_lock();
+	while ((pid = find_ge_pid(nr, &init_pid_ns))) {
+		nr = pid_nr(pid);
+		p = pid_task(pid, PIDTYPE_PID);
+		t = p ? sbridge_task_lookup(p) : NULL;
+		if (t) {
+			ret = fn(t, arg);
+			if (ret)
+				break;
 		}
-		if (n < skip) {
-			n++;
-			continue;
-		}
-		ret = fn(t, arg);
-		if (ret)
-			break;
-		n++;
+		nr++;
 	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-	if (done)
-		*done = n;
+	rcu_read_unlock();
+	*cursor = nr;
 	return ret;
 }
 

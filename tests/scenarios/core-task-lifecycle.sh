@@ -8,7 +8,7 @@
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
-plan 11
+plan 12
 
 rd() { cat $S/$1; }
 
@@ -30,19 +30,33 @@ done
 sbridgectl tasks > /tmp/tasks
 n=$(awk '$3 == "sleep"' /tmp/tasks | wc -l)
 check "every sleeper among them ($n of $(pidof sleep | wc -w) running)" test "$n" -ge 300
-# On a miss, what the entry says of each sleeper the table does not name
-# so (an adopted entry keeps the name it was published with: "sh" if the
-# exec raced the walk).
+# On a miss, each sleeper the list does not name so, and its line.
 if [ "$n" -lt 300 ]; then
 	for p in $(pidof sleep); do
 		line=$(awk -v p="$p" '$1 == p' /tmp/tasks)
 		case "$line" in
-		"") diag "sleeper $p: untracked" ;;
+		"") diag "sleeper $p: not listed" ;;
 		*) awk -v p="$p" '$1 == p && $3 == "sleep" { f = 1 } END { exit !f }' \
 			/tmp/tasks || diag "sleeper $p: $line" ;;
 		esac
 	done
 fi
+# The list comes in several netlink messages; entries come and go (and
+# the table resizes) between them. A storm of short-lived tasks runs while
+# the list is read again and again: every sleeper, alive throughout, must
+# be in every list, once.
+forkstorm 4000 4 > /dev/null &
+storm=$!
+off=""
+i=0
+while [ $i -lt 8 ]; do
+	n=$(sbridgectl tasks | awk '$3 == "sleep"' | wc -l)
+	[ "$n" -ne 300 ] && off="$off $n"
+	i=$((i + 1))
+done
+wait $storm
+check "every list read under churn names the 300 sleepers once${off:+ (counts:$off)}" \
+	test -z "$off"
 kill $(pidof sleep) 2>/dev/null
 wait 2>/dev/null
 bytes=$(rd task_entry_bytes)
