@@ -137,7 +137,6 @@ int sb_parse_seconds(const char *s, unsigned long long max_ms, unsigned long lon
 	return 0;
 }
 
-
 int sb_add_param(struct sb_params *p, const char *name, uint64_t value)
 {
 	struct sb_param *nv = sb_grow(p->v, &p->cap, p->n, sizeof(*nv), 32);

@@ -876,8 +876,6 @@ static int run(const char *bin, char *err, size_t errlen, char *const *args)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Runs the binary with stdout and stderr in files; returns its exit status
- * and both outputs (malloc'ed, NUL-terminated). */
 /* Two temporary files for a run's stdout and stderr (mkstemp templates). */
 struct out_files {
 	char po[32], pe[32];
@@ -904,6 +902,8 @@ static void out_files_take(struct out_files *f, char **out, char **err)
 	unlink(f->pe);
 }
 
+/* Runs the binary with stdout and stderr in files; returns its exit status
+ * and both outputs (malloc'ed, NUL-terminated). */
 static int run_both(const char *bin, char *const *args, char **out, char **err)
 {
 	struct out_files f;
