@@ -221,6 +221,9 @@ def test_kmemleak_report_counts_only_the_scenarios_objects():
     assert any(p.startswith("kmemleak: 0xc (size 16) by insmod") for p in r.problems)
     stock = vm.parse(console.split("@@SB-KMEMLEAK")[0] + "@@SB-DMESG\n@@SB-END\n", False)
     assert stock.leaks is None and not stock.problems
+    off = vm.parse(console.split("@@SB-KMEMLEAK")[0]
+                   + "@@SB-KMEMLEAK-OFF kmemleak refused a scan\n@@SB-DMESG\n@@SB-END\n", False)
+    assert off.problems == ["kmemleak: kmemleak refused a scan"]
 
 
 def test_bad_taint_without_a_logged_report_is_a_problem():

@@ -135,8 +135,12 @@ masks_of() {
 # user_tasks_audit ALLMASK: every thread outside the kernel (kthreadd and
 # its children excluded), in one pass: "n COUNT", then "mask TID:COMM:MASK"
 # for each mask other than ALLMASK and "clamp TID:COMM:MIN/MAX" for each
-# uclamp request other than 0/1024.
+# uclamp request other than 0/1024. A kernel with uclamp whose
+# /proc/PID/sched shows no clamps (no CONFIG_SCHED_DEBUG) would make the
+# clamp audit blind: it then says so in a "clamp" line, which fails it.
 user_tasks_audit() {
+	[ -e /proc/sys/kernel/sched_util_clamp_min ] && ! grep -q '^uclamp\.min' /proc/self/sched 2>/dev/null &&
+		echo "clamp -:-:unreadable (uclamp is on, /proc/PID/sched shows no clamps)"
 	{ cat /proc/[0-9]*/task/[0-9]*/status; cat /proc/[0-9]*/task/[0-9]*/sched; } 2>/dev/null |
 		awk -v all="$1" '
 		/^Name:/ { c = $2 }

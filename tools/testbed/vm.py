@@ -57,6 +57,7 @@ class Result:
     tap_problems: list = field(default_factory=list)  # KTAP totals that disagree
     leaks: list = None  # kmemleak objects made during the scenario (debug kernels)
     kernel_leaks: dict = field(default_factory=dict)  # vm.KERNEL_LEAKS frame -> count
+    kmemleak_off: str = ""  # why a debug kernel made no kmemleak report
     taint: list = field(default_factory=list)  # TAINT_BAD flags set at the end
     fault_warnings: dict = field(default_factory=dict)  # FAULT_WARNINGS site -> count
 
@@ -81,6 +82,8 @@ class Result:
         p += [f"kernel: {line}" for line in self.kernel_errors[:10]]
         if self.taint and not self.kernel_errors:
             p.append(f"kernel tainted {', '.join(self.taint)}, its report not in the log")
+        if self.kmemleak_off:
+            p.append(f"kmemleak: {self.kmemleak_off}")
         p += [f"kmemleak: {leak}" for leak in (self.leaks or [])[:5]]
         if self.leaks and len(self.leaks) > 5:
             p.append(f"kmemleak: {len(self.leaks) - 5} more unreferenced objects")
@@ -177,6 +180,13 @@ FAULT_WARNINGS = {
     ("kernel/trace/trace_events.c", "event_define_fields"):
         "6.1 WARN_ON_ONCE()s when a module's trace event field cannot be "
         "allocated (trace_module_notify at load)",
+    ("kernel/jump_label.c", "jump_label_module_notify"):
+        "6.1 WARN()s when the memory to link a module's static keys to the "
+        "kernel's cannot be allocated (jump_label_add_module at load; the "
+        "load then fails with ENOMEM)",
+    ("kernel/jump_label.c", "jump_label_del_module"):
+        "6.1 WARN_ON()s for each key left unlinked while it undoes that "
+        "failed jump_label_add_module",
     ("allocation-failure", "report"):
         "the allocator's report of a failed allocation or slab cache creation "
         "(warn_alloc, kmem_cache_create: a stack dump, no warning, no taint)",
@@ -270,6 +280,9 @@ def parse(console, timed_out, wall=0.0, injects=False):
             f"{len(r.skipped)} skip)")
     # the console and the dmesg dump overlap: keep each line once
     r.leaks, r.kernel_leaks = leaks(rest)
+    m = re.search(r"@@SB-KMEMLEAK-OFF (.*)", rest)
+    if m:
+        r.kmemleak_off = m.group(1).strip()
     m = re.search(r"@@SB-TAINT (\d+)", rest)
     if m:
         r.taint = [name for bit, name in TAINT_BAD.items() if int(m.group(1)) >> bit & 1
