@@ -70,4 +70,4 @@ else
 	skip "SCHED_RESET_ON_FORK kept by clamped parents" "kernel $(kver) has no CONFIG_UCLAMP_TASK"
 fi
 kill $(pidof forkhold) 2>/dev/null
-check "no kernel complaint" true
+check "no kernel complaint" sh -c "! dmesg | grep -e 'WARNING:' -e 'BUG:'"

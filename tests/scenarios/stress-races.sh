@@ -18,7 +18,8 @@ ncpu=$(ls -d $C/cpu[0-9]* | wc -l)
 all=$(printf '%x' $(( (1 << ncpu) - 1 )))
 plan 13
 
-check "cpufreq-dt loads" insmod /sbridge/kmod/cpufreq-dt.ko
+check "cpufreq-dt loads and makes policies" \
+	sh -c "insmod /sbridge/kmod/cpufreq-dt.ko && ls -d $P/policy[0-9]*"
 settings() {
 	for q in $P/policy*; do echo "${q##*/} $(cat $q/scaling_min_freq) $(cat $q/scaling_max_freq)"; done
 	cat $C/cpu*/cpu_capacity
@@ -161,7 +162,7 @@ bal=$(dmesg | grep 'sbridge_core: task entries:' | awk '$(NF-3) != $(NF-1)')
 check "the unload freed every entry" test -z "$bal" -a -n "$(dmesg | grep 'sbridge_core: task entries:')"
 [ -n "$bal" ] && diag "$bal"
 check "no other task keeps a mask or a clamp ($(sed -n 's/^n //p' /tmp/audit) tasks audited)" \
-	sh -c '! grep -q "^mask\|^clamp" /tmp/audit'
+	sh -c '! grep -q "^mask\|^clamp" /tmp/audit && grep -q "^n [1-9]" /tmp/audit'
 grep "^mask\|^clamp" /tmp/audit | head -n 5 | while read -r l; do diag "$l"; done
 settings > /tmp/settings1
 diff /tmp/settings0 /tmp/settings1 | head -n 6 | while read -r l; do diag "$l"; done
