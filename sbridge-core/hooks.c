@@ -182,16 +182,29 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
 static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 {
 	struct sbridge_task *t;
+	unsigned long flags;
 
 	/*
 	 * The matrix key is the comm: windows learned under the old name are
 	 * folded under it now (task_lock() held up to 6.12; the fold takes
 	 * the IRQ-safe matrix lock and allocates atomically).
+	 *
+	 * An exec renames its task once the new mm is in and before the exec
+	 * probe keys the entry anew (uid, executable, model): a periodic fold
+	 * in between would learn the exec's own windows under the new name
+	 * in the old program's scope. The entry is marked so nothing folds
+	 * until then; IRQs off, so the task's own sampling cannot interleave.
 	 */
 	rcu_read_lock();
 	t = sbridge_task_lookup(task);
-	if (t && (READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))
-		sbridge_matrix_learn(t);
+	if (t) {
+		flags = sbridge_matrix_lock();
+		if (t->flags & SBRIDGE_TF_LEARNED)
+			sbridge_matrix_learn_locked(t);
+		if (task == current && sbridge_mm_tag(current->mm) != t->mm_tag)
+			t->flags |= SBRIDGE_TF_EXEC;
+		sbridge_matrix_unlock(flags);
+	}
 	rcu_read_unlock();
 	sbridge_rules_renamed(task, comm);
 }

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/hash.h>
 #include <linux/rhashtable-types.h>
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
@@ -151,6 +152,10 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @seed_speedup: measured speedup its workload had in the matrix (fp), 0
  *	if none
  * @seed_w: trust in @seed_speedup, in windows (<= SBRIDGE_SPEEDUP_TRUST)
+ * @mm_tag: sbridge_mm_tag() of the task's mm when the entry was keyed
+ *	(fork, exec, adoption): a task renaming itself under another tag is
+ *	in the middle of an exec. 16 bits fit a hole of the 256-byte budget;
+ *	a clash (1 in 65 536) only lets that exec's windows fold, as before.
  *
  * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
  * @last_cpu, @runtime_ns for prev/next on the CPU they run on, and the
@@ -219,6 +224,7 @@ struct sbridge_task {
 	u16 seed_speedup;
 	u8 ph_n[SBRIDGE_MAX_PHASES];
 	u8 ph_folded[SBRIDGE_MAX_PHASES];
+	u16 mm_tag;
 	u64 switch_in_ns;
 	u64 runtime_ns;
 	u64 tp[SBRIDGE_MAX_CORE_TYPES];
@@ -226,9 +232,17 @@ struct sbridge_task {
 	u16 win_folded[SBRIDGE_MAX_CORE_TYPES];
 };
 
+/* @mm_tag of an mm: hashed, never dereferenced */
+static inline u16 sbridge_mm_tag(const struct mm_struct *mm)
+{
+	return hash_ptr((void *)mm, 16);
+}
+
 #define SBRIDGE_TF_LEARNED	BIT(1)	/* has at least one model sample */
 /* runs a set-id program: only CAP_PERFMON sees its data (as perf) */
 #define SBRIDGE_TF_PRIVATE	BIT(2)
+/* renamed by its exec, not yet keyed anew by the exec probe: no fold */
+#define SBRIDGE_TF_EXEC		BIT(3)
 /* Sampled on core type @ty since exec (bits 4..7; 4 types at most). */
 #define SBRIDGE_TF_SAMPLED(ty)	BIT(4 + (ty))
 #define SBRIDGE_TF_SAMPLED_ALL	(0xf0)

@@ -402,6 +402,9 @@ void sbridge_matrix_learn_locked(struct sbridge_task *t)
 	u8 phases = BIT(cur), n8;
 	u16 n;
 
+	/* the exec's own windows: new name, old scope; the exec resets them */
+	if (t->flags & SBRIDGE_TF_EXEC)
+		return;
 	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
 		n8 = READ_ONCE(t->ph_n[p]);
 		if (n8 != t->ph_folded[p])

@@ -105,6 +105,7 @@ static struct sbridge_task *sbridge_task_setup(struct sbridge_task *t,
 	t->task = p;
 	t->pid = task_pid_nr(p);
 	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
+	t->mm_tag = sbridge_mm_tag(READ_ONCE(p->mm));
 	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
 	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
 	t->last_cpu = task_cpu(p);
@@ -246,6 +247,8 @@ struct sbridge_task *sbridge_task_get(struct task_struct *p)
 void sbridge_task_rekey(struct sbridge_task *t, struct task_struct *p, u32 exe_hash)
 {
 	t->exe_hash = exe_hash;
+	t->mm_tag = sbridge_mm_tag(p->mm);
+	t->flags &= ~SBRIDGE_TF_EXEC;
 	sbridge_task_reset_model(t);
 	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
 	if (sbridge_task_private(p))
