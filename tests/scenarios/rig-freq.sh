@@ -6,6 +6,7 @@
 # smp: 4
 # timeout: 240
 # rig: yes
+# debug: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # Speeds are the rig's model, read from its own counters (as in
