@@ -132,14 +132,19 @@ masks_of() {
 	for _p; do cat /proc/$_p/status; done 2>/dev/null |
 		awk '/^Pid:/ { p = $2 } /^Cpus_allowed:/ { print p, $2 }'
 }
+# clamps_visible: /proc/PID/sched shows uclamp requests (the kernel has
+# CONFIG_UCLAMP_TASK and CONFIG_SCHED_DEBUG, or 7.x's unconditional file).
+clamps_visible() {
+	grep -q '^uclamp\.min' /proc/self/sched 2>/dev/null
+}
 # user_tasks_audit ALLMASK: every thread outside the kernel (kthreadd and
 # its children excluded), in one pass: "n COUNT", then "mask TID:COMM:MASK"
 # for each mask other than ALLMASK and "clamp TID:COMM:MIN/MAX" for each
-# uclamp request other than 0/1024. A kernel with uclamp whose
-# /proc/PID/sched shows no clamps (no CONFIG_SCHED_DEBUG) would make the
-# clamp audit blind: it then says so in a "clamp" line, which fails it.
+# uclamp request other than 0/1024. An audit that cannot see must not pass:
+# a kernel with uclamp whose /proc/PID/sched shows no clamps gets a
+# "clamp" line, an audit that found no user task a "mask" line.
 user_tasks_audit() {
-	[ -e /proc/sys/kernel/sched_util_clamp_min ] && ! grep -q '^uclamp\.min' /proc/self/sched 2>/dev/null &&
+	[ -e /proc/sys/kernel/sched_util_clamp_min ] && ! clamps_visible &&
 		echo "clamp -:-:unreadable (uclamp is on, /proc/PID/sched shows no clamps)"
 	{ cat /proc/[0-9]*/task/[0-9]*/status; cat /proc/[0-9]*/task/[0-9]*/sched; } 2>/dev/null |
 		awk -v all="$1" '
@@ -150,7 +155,7 @@ user_tasks_audit() {
 		/, #threads: / { s = $0; sub(/.*\(/, "", s); sub(/,.*/, "", s); lo = 0; hi = 1024 }
 		/^uclamp\.min/ { lo = $NF }
 		/^uclamp\.max/ { hi = $NF; if (!(s in kt) && (lo != 0 || hi != 1024)) print "clamp " s ":" comm[s] ":" lo "/" hi }
-		END { print "n " n + 0 }'
+		END { print "n " n + 0; if (!n) print "mask -:-:blind (no user task seen)" }'
 }
 unload_sbridge() {
 	_r=0

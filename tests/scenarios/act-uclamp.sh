@@ -13,21 +13,20 @@ umax() { awk '$1 == "uclamp.max" { print $NF }' /proc/$1/sched; }
 plan 9
 
 check "sbridge loads" load_sbridge
+why=
 if grep -q '^uclamp: unavailable' $S/actuators; then
 	diag "$(grep '^uclamp' $S/actuators)"
 	ok "status says why uclamp is unavailable"
-	for t in "rule" "util_min set" "util_max kept" "off restores" "on again" "unload restores"; do
-		skip "$t" "kernel $(kver) has no CONFIG_UCLAMP_TASK"
-	done
-	check "sbridge unloads" unload_sbridge
-	exit 0
+	why="kernel $(kver) has no CONFIG_UCLAMP_TASK"
+else
+	ok "uclamp available on $(kver)"
+	# the clamps are read from /proc/PID/sched: without it every check
+	# below would compare empty strings
+	clamps_visible || why="kernel $(kver): /proc/PID/sched shows no clamps (no CONFIG_SCHED_DEBUG)"
 fi
-ok "uclamp available on $(kver)"
-# the clamps are read from /proc/PID/sched: without it every check below
-# would compare empty strings
-if ! grep -q '^uclamp\.min' /proc/self/sched 2>/dev/null; then
+if [ -n "$why" ]; then
 	for t in "rule" "util_min set" "util_max kept" "off restores" "on again" "unload restores"; do
-		skip "$t" "kernel $(kver): /proc/PID/sched shows no clamps (no CONFIG_SCHED_DEBUG)"
+		skip "$t" "$why"
 	done
 	check "sbridge unloads" unload_sbridge
 	exit 0
