@@ -183,6 +183,7 @@ static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 {
 	struct sbridge_task *t;
 	unsigned long flags;
+	bool exec;
 
 	/*
 	 * The matrix key is the comm: windows learned under the old name are
@@ -194,14 +195,16 @@ static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 	 * in between would learn the exec's own windows under the new name
 	 * in the old program's scope. The entry is marked so nothing folds
 	 * until then; IRQs off, so the task's own sampling cannot interleave.
+	 * Only the task itself writes @mm_tag, so it is read here unlocked.
 	 */
 	rcu_read_lock();
 	t = sbridge_task_lookup(task);
-	if (t) {
+	exec = t && task == current && sbridge_mm_tag(current->mm) != t->mm_tag;
+	if (t && (exec || (READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))) {
 		flags = sbridge_matrix_lock();
 		if (t->flags & SBRIDGE_TF_LEARNED)
 			sbridge_matrix_learn_locked(t);
-		if (task == current && sbridge_mm_tag(current->mm) != t->mm_tag)
+		if (exec)
 			t->flags |= SBRIDGE_TF_EXEC;
 		sbridge_matrix_unlock(flags);
 	}
