@@ -479,3 +479,26 @@ def test_version_without_tags(tmp_path):
     assert version() == f"1.4.2-2-g{head}", "describe and the fallback disagree"
     (tmp_path / "c/x").write_text("y\n")
     assert version().endswith("-dirty")
+
+
+def test_stock_header_narrows_only_stock_cells(tmp_path):
+    """stock: x86_64 keeps a scenario off arm64's stock cells, not its debug cell."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    sys.path.insert(0, str(TOP / "tests"))
+    import harness
+    import kernels
+    import test_kernels
+    p = tmp_path / "s.sh"
+    p.write_text("#!/bin/sh\n# scenario: s\n# stock: x86_64\n")
+    s = harness.load_scenario(p)
+    def cell(arch, flavour):
+        return kernels.Kernel(arch=arch, suite="bookworm", release="r",
+                              version="v", flavour=flavour)
+    assert test_kernels._case(cell("x86_64", ""), s)
+    assert not test_kernels._case(cell("arm64", ""), s)
+    assert s.runs_on(cell("arm64", "")) and s.runs_on(cell("arm64", "debug"))
+    assert test_kernels._case(cell("arm64", "debug"), s) == test_kernels.DEBUG_ALL
+    for bad in ("# stock: sparc\n", "# arch: arm64\n# stock: x86_64\n"):
+        p.write_text("#!/bin/sh\n# scenario: s\n" + bad)
+        with pytest.raises(ValueError):
+            harness.load_scenario(p)

@@ -7,7 +7,9 @@ checkers, tools/testbed/debugkernel.py). The debug cells run the scenarios
 marked "# debug: sample"; SBRIDGE_DEBUG=all (make test-debug) runs every
 scenario there. The trixie (6.12) cells skip "# trixie: no" scenarios,
 which exercise nothing of the kernel that 6.1 and 7.x do not already;
-SBRIDGE_TRIXIE=all (make test-trixie) runs them there too.
+SBRIDGE_TRIXIE=all (make test-trixie) runs them there too. A "# stock:
+x86_64" scenario runs in the stock cells of that arch only (the debug
+cells run it on both).
 """
 import os
 import re
@@ -47,6 +49,8 @@ def _case(k, s):
     if not s.runs_on(k):
         return False
     if k.suite == "trixie" and not (s.trixie or TRIXIE_ALL):
+        return False
+    if k.flavour != "debug" and s.stock not in ("any", k.arch):
         return False
     return DEBUG_ALL or s.debug in ("sample", "only") \
         or k.flavour != "debug"

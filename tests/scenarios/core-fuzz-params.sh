@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: module parameters and sysfs files under bad input: every malformed or out-of-range write to a parameter of either module is refused and changes nothing, a good one changes exactly that parameter, a user can write nothing, sbridge's read-only sysfs files refuse writes, and loads with bad parameters fail cleanly with nothing left behind
-# arch: x86_64
+# arch: any
+# stock: x86_64
 # suite: bookworm
 # debug: all
 # timeout: 240

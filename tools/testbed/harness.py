@@ -37,6 +37,9 @@ say where and how it runs:
     #                        there in the default suite, all (the default)
     #                        only in make test-debug, no never (e.g. timing-
     #                        bound); only: on no other cell)
+    # stock: any|x86_64|arm64  (the default suite's stock cells of the other
+    #                        arch skip it; make test-debug, make test-fuzz
+    #                        and harness.py run it on every arch)
 
 Files a scenario hands back with lib.sh's save_file land in
 build/cells/<cell>/<scenario>.files/.
@@ -89,6 +92,7 @@ class Scenario:
     injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
     trixie: bool = True  # in the default suite's 6.12 cells (docs/testing.md)
     mem: int = None      # guest MiB, instead of vm.qemu_cmd's default
+    stock: str = "any"   # the default suite's stock cells: this arch only
 
     def runs_on(self, k):
         if self.rt != (k.flavour == "rt"):
@@ -187,6 +191,11 @@ def load_scenario(path):
         s.debug = meta.get("debug", "all")
         if s.debug not in ("sample", "all", "only", "no"):
             raise ValueError(f"debug: {s.debug} is not sample, all, only or no")
+        s.stock = meta.get("stock", "any")
+        if s.stock not in ("any", "x86_64", "arm64"):
+            raise ValueError(f"stock: {s.stock} is not any, x86_64 or arm64")
+        if s.stock != "any" and s.arch != "any":
+            raise ValueError("stock: narrows arch: any; arch: already does")
         s.runner = meta.get("runner", "kernels")
         if s.runner not in ("kernels", "own"):
             raise ValueError(f"runner: {s.runner} is not kernels or own")
