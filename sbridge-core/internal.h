@@ -137,6 +137,11 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @rule: 1 + index of the rule in force, 0 == none
  * @exe_rule: 1 + index of the first exe rule matching the executable
  * @cg_rule: 1 + index of the first cgroup rule matching the v2 cgroup
+ * @exec_run: the task's sum_exec_runtime at its last exec, in
+ *	2^SBRIDGE_EXEC_RUN_SHIFT ns rounded up, saturating (0: no exec seen);
+ *	the decision layer counts a program's CPU time from there. 16 bits
+ *	fit a hole of the 256-byte budget; a saturated value (an exec after
+ *	about 68 s of the thread's CPU time) only makes that wait shorter.
  * @switch_in_ns: clock at the last switch-in
  * @runtime_ns: time run while tracked
  * @hint: enum sbridge_hint_type the decision layer gave the task
@@ -184,6 +189,8 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * consumer recomputes from the fields at its next period, so such a mix
  * lasts one decision. @comm's last byte is always NUL, so a racing reader
  * gets a bounded string, at worst a mix of the old and new name once.
+ * @exec_run is written by the task's own exec and read by the decision
+ * layer with READ_ONCE().
  * @hint, @hint_at and @wait_ms are written only by the decision layer's
  * work item (one writer) and read with READ_ONCE() elsewhere.
  * Readers (netlink dump, API) take rcu_read_lock() and may see a torn
@@ -211,6 +218,7 @@ struct sbridge_task {
 	u16 cpi[SBRIDGE_MAX_CORE_TYPES];
 	u16 cpi_stall[SBRIDGE_MAX_CORE_TYPES];
 	u16 rule_factor[SBRIDGE_MAX_CORE_TYPES];
+	u16 exec_run;
 	raw_spinlock_t rule_lock;
 	u32 rule_seq;
 	u32 rule_gen;
@@ -231,6 +239,8 @@ struct sbridge_task {
 	u16 win_n[SBRIDGE_MAX_CORE_TYPES];
 	u16 win_folded[SBRIDGE_MAX_CORE_TYPES];
 };
+
+#define SBRIDGE_EXEC_RUN_SHIFT	20	/* @exec_run's unit: about 1 ms */
 
 /* @mm_tag of an mm: hashed, never dereferenced */
 static inline u16 sbridge_mm_tag(const struct mm_struct *mm)

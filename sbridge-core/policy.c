@@ -167,6 +167,15 @@ static u32 sbridge_policy_flat(const struct sbridge_decision *d)
 		       SBRIDGE_FP_SHIFT, slow);
 }
 
+/* @p has run @min_run ns of CPU since its exec (or its fork). */
+static bool sbridge_policy_settled(struct task_struct *p,
+				   const struct sbridge_task *t, u64 min_run)
+{
+	u64 at = (u64)READ_ONCE(t->exec_run) << SBRIDGE_EXEC_RUN_SHIFT;
+
+	return READ_ONCE(p->se.sum_exec_runtime) >= at + min_run;
+}
+
 /* Adds the hot runnable tasks (and hinted short sleepers) to @d. */
 static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 {
@@ -200,10 +209,12 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		 * A new task's util_avg is the kernel's guess from its
 		 * parent's CPU, not its own load: it is hot only once it has
 		 * run for a period. This also leaves a program's start-up
-		 * (where it sets its own policy or reset-on-fork) alone.
+		 * (where it sets its own policy or reset-on-fork) alone, so
+		 * the period counts from its exec: what a shell's child ran
+		 * before exec is not the program's.
 		 */
 		hot = runnable && (busy >= up || (hinted && busy >= down)) &&
-		      READ_ONCE(p->se.sum_exec_runtime) >= min_run;
+		      sbridge_policy_settled(p, t, min_run);
 		if (hot) {
 			kind = SBRIDGE_PC_OTHER;
 			if (split &&

@@ -246,8 +246,12 @@ struct sbridge_task *sbridge_task_get(struct task_struct *p)
  */
 void sbridge_task_rekey(struct sbridge_task *t, struct task_struct *p, u32 exe_hash)
 {
+	u64 run = DIV_ROUND_UP_ULL(p->se.sum_exec_runtime,
+				   1ULL << SBRIDGE_EXEC_RUN_SHIFT);
+
 	t->exe_hash = exe_hash;
 	t->mm_tag = sbridge_mm_tag(p->mm);
+	WRITE_ONCE(t->exec_run, min_t(u64, run, U16_MAX));
 	t->flags &= ~SBRIDGE_TF_EXEC;
 	sbridge_task_reset_model(t);
 	t->uid = from_kuid_munged(&init_user_ns, task_uid(p));
