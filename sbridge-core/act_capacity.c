@@ -54,7 +54,7 @@ static unsigned long sbridge_cap_target(int cpu)
 
 	if (!READ_ONCE(c->factor_override) || !f)
 		return sbridge_cap.orig[cpu];
-	cap = div_u64((u64)sbridge_topo.type_capacity[sbridge_topo.ref_type] *
+	cap = div_u64((u64)READ_ONCE(sbridge_topo.type_capacity[sbridge_topo.ref_type]) *
 		      SBRIDGE_FP_ONE, f);
 	return clamp_t(u64, cap, 1, SCHED_CAPACITY_SCALE);
 }
@@ -68,7 +68,7 @@ static void sbridge_cap_restore_locked(void)
 		if (!sbridge_cap.written[cpu])
 			continue;
 		if (sbridge_cpu_capacity(cpu) == sbridge_cap.written[cpu]) {
-			sbridge_write_cpu_scale(cpu, sbridge_cap.orig[cpu]);
+			sbridge_topo_write_capacity(cpu, sbridge_cap.orig[cpu], false);
 			trace_sbridge_act(SBRIDGE_TP_ACT_CAPACITY,
 					  SBRIDGE_TP_OP_RESTORE, NULL, cpu, NULL,
 					  sbridge_cap.orig[cpu], 0);
@@ -96,7 +96,7 @@ static void sbridge_cap_apply_locked(void)
 		if (sbridge_cap.written[cpu] &&
 		    sbridge_cpu_capacity(cpu) != sbridge_cap.written[cpu])
 			sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
-		sbridge_write_cpu_scale(cpu, want);
+		sbridge_topo_write_capacity(cpu, want, want != sbridge_cap.orig[cpu]);
 		trace_sbridge_act(SBRIDGE_TP_ACT_CAPACITY, SBRIDGE_TP_OP_APPLY,
 				  NULL, cpu, NULL, want, 0);
 		sbridge_cap.written[cpu] = want == sbridge_cap.orig[cpu] ? 0 : want;

@@ -176,7 +176,8 @@ static void sbridge_clamp_want(const struct sbridge_hint *h, u32 *v)
 	v[UCLAMP_MIN] = s >= SBRIDGE_FP_ONE / 2 ?
 			s * (SCHED_CAPACITY_SCALE / 2) / SBRIDGE_FP_ONE : 0;
 	v[UCLAMP_MAX] = s < SBRIDGE_FP_ONE / 4 ?
-			max_t(u32, sbridge_topo.type_capacity[0], SCHED_CAPACITY_SCALE / 4) :
+			max_t(u32, READ_ONCE(sbridge_topo.type_capacity[0]),
+			      SCHED_CAPACITY_SCALE / 4) :
 			SCHED_CAPACITY_SCALE;
 }
 

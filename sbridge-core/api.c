@@ -275,7 +275,7 @@ u32 sbridge_cpu_freq_hint(int cpu)
 		return 0;
 	khz = sbridge_source_effective_khz(cpu);
 	if (!khz)
-		khz = per_cpu(sbridge_cpus, cpu).max_khz;
+		khz = READ_ONCE(per_cpu(sbridge_cpus, cpu).max_khz);
 	return khz;
 }
 EXPORT_SYMBOL_GPL(sbridge_cpu_freq_hint);

@@ -46,8 +46,12 @@ void sbridge_api_exit(void);
  * struct sbridge_cpu - what the core knows about one CPU
  * @type: core type index, 0 == lowest capacity
  * @cluster: cluster id (arch topology, else package id)
- * @orig_capacity: capacity the scheduler reported at load time
- * @max_khz: maximum frequency (cpufreq), 0 if unknown
+ * @orig_capacity: the kernel's capacity of the CPU (at load, then as the
+ *	kernel changes it: sbridge_topo_follow_locked())
+ * @max_khz: maximum frequency (cpufreq), 0 if unknown (filled in when a
+ *	cpufreq driver arrives after load)
+ * @cap_written: capacity sbridge's capacity actuator wrote into cpu_scale,
+ *	0 if none (its own value is not taken for the kernel's)
  * @factor_override: user CPU factor (fp), 0 == none
  * @factor: nominal CPU factor (fp): override, else Cap(ref/type)
  * @factor_eff: effective CPU factor (fp): @factor scaled by the current/max
@@ -56,16 +60,17 @@ void sbridge_api_exit(void);
  * @model: MIDR "implementer:part" on arm64, "family:model:hybrid" on x86
  * @cache_kb: data/unified cache size per level (L1..L3) in KiB, 0 unknown
  *
- * Per CPU. Everything but @factor_override, @factor, @factor_eff and
- * @freq_ratio is written once at load. Those are written under
- * sbridge_topo_lock (@freq_ratio is only used there); @factor and
- * @factor_eff are read locklessly with READ_ONCE() (single aligned u32).
+ * Per CPU. @type, @cluster, @model and @cache_kb are written once at
+ * load; the rest is written under sbridge_topo_lock (@freq_ratio and
+ * @cap_written are only used there); @orig_capacity, @max_khz, @factor
+ * and @factor_eff are read locklessly with READ_ONCE() (aligned u32s).
  */
 struct sbridge_cpu {
 	u8 type;
 	u32 cluster;
 	u32 orig_capacity;
 	u32 max_khz;
+	u32 cap_written;
 	u32 factor_override;
 	u32 factor;
 	u32 factor_eff;
@@ -83,8 +88,12 @@ DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
  * @type_capacity: nominal capacity per type (mean of its CPUs)
  * @type_max_khz: highest max frequency per type
  * @type_mask: CPUs of each type
+ * @stale: the kernel's capacities changed to another grouping of types
  *
- * Written once at init, read-only afterwards: no locking.
+ * Written at init. The types and their CPUs stay until unload;
+ * @type_capacity, @type_max_khz and @stale follow the kernel's later
+ * changes under sbridge_topo_lock (sbridge_topo_follow_locked()), and
+ * @type_capacity and @type_max_khz are read with READ_ONCE().
  */
 struct sbridge_topology {
 	unsigned int ntypes;
@@ -93,11 +102,13 @@ struct sbridge_topology {
 	u32 type_capacity[SBRIDGE_MAX_CORE_TYPES];
 	u32 type_max_khz[SBRIDGE_MAX_CORE_TYPES];
 	struct cpumask type_mask[SBRIDGE_MAX_CORE_TYPES];
+	bool stale;
 };
 extern struct sbridge_topology sbridge_topo;
 int sbridge_topology_init(void);
 void sbridge_topology_exit(void);
 int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
+void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours);
 u32 sbridge_type_factor(unsigned int type);
 
 static inline unsigned int sbridge_cpu_type(int cpu)

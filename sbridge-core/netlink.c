@@ -159,7 +159,7 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE, c->type) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CAPACITY,
 				sbridge_cpu_capacity(cpu)) ||
-		    nla_put_u32(skb, SBRIDGE_A_CPU_ORIG_CAPACITY, c->orig_capacity) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_ORIG_CAPACITY, READ_ONCE(c->orig_capacity)) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR, READ_ONCE(c->factor_eff)) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR_NOMINAL,
 				READ_ONCE(c->factor)) ||
@@ -167,7 +167,7 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		    nla_put_u32(skb, SBRIDGE_A_CPU_FACTOR_OVERRIDE,
 				READ_ONCE(c->factor_override)) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CUR_KHZ, sbridge_cpu_cur_khz(cpu)) ||
-		    nla_put_u32(skb, SBRIDGE_A_CPU_MAX_KHZ, c->max_khz) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_MAX_KHZ, READ_ONCE(c->max_khz)) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CLUSTER, c->cluster) ||
 		    nla_put_string(skb, SBRIDGE_A_CPU_MODEL, c->model) ||
 		    (c->cache_kb[0] &&

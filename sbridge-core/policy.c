@@ -159,11 +159,11 @@ static cpumask_var_t sbridge_policy_tmp;
  */
 static u32 sbridge_policy_flat(const struct sbridge_decision *d)
 {
-	u32 slow = sbridge_topo.type_capacity[0];
+	u32 slow = READ_ONCE(sbridge_topo.type_capacity[0]);
 
 	if (!slow)
 		return SBRIDGE_FP_ONE;
-	return div_u64((u64)sbridge_topo.type_capacity[d->fast_type] <<
+	return div_u64((u64)READ_ONCE(sbridge_topo.type_capacity[d->fast_type]) <<
 		       SBRIDGE_FP_SHIFT, slow);
 }
 

@@ -39,7 +39,7 @@ static void sbridge_sample_window(struct sbridge_task *t, unsigned int type,
 	if (src->effective_khz)
 		khz = src->effective_khz(cpu);
 	if (!khz)
-		khz = per_cpu(sbridge_cpus, cpu).max_khz;
+		khz = READ_ONCE(per_cpu(sbridge_cpus, cpu).max_khz);
 	pen = sbridge_model_penalty_cycles(src->mem_latency_ns ?:
 					   SBRIDGE_DEFAULT_MEM_LAT_NS, khz);
 	if (sbridge_model_cpi(&t->win, pen, &c))

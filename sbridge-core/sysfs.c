@@ -98,8 +98,8 @@ static ssize_t types_show(struct kobject *k, struct kobj_attribute *a,
 
 	for (i = 0; i < sbridge_topo.ntypes; i++)
 		n += sysfs_emit_at(buf, n, "%u capacity=%u max_khz=%u factor=%u cpus=%*pbl\n",
-				   i, sbridge_topo.type_capacity[i],
-				   sbridge_topo.type_max_khz[i],
+				   i, READ_ONCE(sbridge_topo.type_capacity[i]),
+				   READ_ONCE(sbridge_topo.type_max_khz[i]),
 				   sbridge_type_factor(i),
 				   cpumask_pr_args(&sbridge_topo.type_mask[i]));
 	return n;
@@ -123,9 +123,9 @@ static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 		}
 		n += sysfs_emit_at(buf, n,
 				   "%d type=%u cluster=%u capacity=%u factor=%u override=%u max_khz=%u model=%s cache_kb=%u/%u/%u\n",
-				   cpu, c->type, c->cluster, c->orig_capacity,
+				   cpu, c->type, c->cluster, READ_ONCE(c->orig_capacity),
 				   READ_ONCE(c->factor), READ_ONCE(c->factor_override),
-				   c->max_khz, c->model, c->cache_kb[0], c->cache_kb[1],
+				   READ_ONCE(c->max_khz), c->model, c->cache_kb[0], c->cache_kb[1],
 				   c->cache_kb[2]);
 	}
 	if (more)

@@ -6,7 +6,9 @@
  * Core types come from the capacities the scheduler reports, or, when the
  * user declares them with the cpu_types= module parameter, from that
  * declaration (for kernels where every CPU reports one capacity). Either
- * way they are fixed at load: placement holds masks built from them.
+ * way the types and their CPUs are fixed at load: placement holds masks
+ * built from them. Their capacities follow the kernel's if it changes
+ * them later (sbridge_topo_follow_locked()).
  *
  * The factor in force is frequency-invariant: a work item refreshes, once
  * a second, each type's effective factor from the current/maximum
@@ -311,12 +313,137 @@ static void sbridge_refresh_factors_locked(void)
 	sbridge_topo_refresh_eff_locked();
 }
 
+/* @cpu's capacity as the kernel set it: sbridge's own write is not. */
+static u32 sbridge_topo_kernel_cap(int cpu)
+{
+	const struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+	u32 cap = sbridge_cpu_capacity(cpu);
+
+	lockdep_assert_held(&sbridge_topo_lock);
+	return c->cap_written && cap == c->cap_written ? c->orig_capacity : cap;
+}
+
+/* A cpufreq driver that came after load tells each CPU's maximum. */
+static void sbridge_topo_follow_khz_locked(void)
+{
+	u32 khz[SBRIDGE_MAX_CORE_TYPES] = {};
+	bool found = false;
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+
+		if (!c->max_khz) {
+			WRITE_ONCE(c->max_khz, cpufreq_quick_get_max(cpu));
+			found |= c->max_khz != 0;
+		}
+		khz[c->type] = max(khz[c->type], c->max_khz);
+	}
+	if (!found)
+		return;
+	for (i = 0; i < sbridge_topo.ntypes; i++) {
+		if (khz[i] != sbridge_topo.type_max_khz[i])
+			pr_info("core type %u: max %u kHz (cpufreq came after load)\n",
+				i, khz[i]);
+		WRITE_ONCE(sbridge_topo.type_max_khz[i], khz[i]);
+	}
+}
+
+/*
+ * The kernel may change capacities after load: arm64 scales the device
+ * tree's capacity-dmips-mhz by each CPU's maximum frequency once a cpufreq
+ * driver has registered every policy (on Debian a module, e.g. cpufreq-dt,
+ * which a board can load after sbridge), and x86 6.12+'s intel_pstate sets
+ * hybrid capacities. The types keep their CPUs; if the kernel's new
+ * capacities group the CPUs into the same types, the types' capacities,
+ * and with them the CPU factors, follow. Another grouping is not taken
+ * (the model and placement are built on the types): the log says to
+ * reload. Declared types (cpu_types=) keep the declared capacities.
+ * Returns true when capacities were taken.
+ */
+static bool sbridge_topo_follow_locked(void)
+{
+	u32 type_cap[SBRIDGE_MAX_CORE_TYPES];
+	unsigned int n = nr_cpu_ids, i;
+	bool same, moved = false;
+	u32 *cap;
+	u8 *type;
+	int cpu, nt;
+
+	sbridge_topo_follow_khz_locked();
+	if (sbridge_topo.declared)
+		return false;
+	for_each_possible_cpu(cpu)
+		if (sbridge_topo_kernel_cap(cpu) !=
+		    per_cpu_ptr(&sbridge_cpus, cpu)->orig_capacity)
+			moved = true;
+	if (!moved) {
+		sbridge_topo.stale = false;
+		return false;
+	}
+	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
+	type = kcalloc(n, sizeof(*type), GFP_KERNEL);
+	moved = false;
+	if (!cap || !type)
+		goto out;	/* the next refresh tries again */
+	for_each_possible_cpu(cpu)
+		cap[cpu] = sbridge_topo_kernel_cap(cpu);
+	nt = sbridge_group_types(cap, n, type, type_cap, SBRIDGE_MAX_CORE_TYPES);
+	same = nt == sbridge_topo.ntypes;
+	for_each_possible_cpu(cpu)
+		if (type[cpu] != per_cpu_ptr(&sbridge_cpus, cpu)->type)
+			same = false;
+	if (!same) {
+		if (!sbridge_topo.stale)
+			pr_warn("the kernel's CPU capacities changed and group the CPUs into other core types than at load: reload sbridge to regroup\n");
+		sbridge_topo.stale = true;
+		goto out;
+	}
+	sbridge_topo.stale = false;
+	for (i = 0; i < sbridge_topo.ntypes; i++) {
+		if (type_cap[i] != sbridge_topo.type_capacity[i])
+			pr_info("core type %u: capacity %u, was %u (the kernel's changed)\n",
+				i, type_cap[i], sbridge_topo.type_capacity[i]);
+		WRITE_ONCE(sbridge_topo.type_capacity[i], type_cap[i]);
+	}
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->orig_capacity, cap[cpu]);
+	sbridge_refresh_factors_locked();
+	moved = true;
+out:
+	kfree(cap);
+	kfree(type);
+	return moved;
+}
+
+/**
+ * sbridge_topo_write_capacity() - write a CPU's scheduler capacity
+ * @cpu: possible CPU
+ * @cap: the capacity
+ * @ours: @cap is sbridge's own (a factor override), not the kernel's value
+ *	put back
+ *
+ * The capacity actuator writes cpu_scale only through here, so that
+ * following the kernel's capacities never takes sbridge's own for it.
+ *
+ * Context: process context; takes sbridge_topo_lock.
+ */
+void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours)
+{
+	mutex_lock(&sbridge_topo_lock);
+	per_cpu_ptr(&sbridge_cpus, cpu)->cap_written = ours ? cap : 0;
+	sbridge_write_cpu_scale(cpu, cap);
+	mutex_unlock(&sbridge_topo_lock);
+}
+
 static void sbridge_topo_freq_fn(struct work_struct *w)
 {
 	bool moved;
 
 	mutex_lock(&sbridge_topo_lock);
-	moved = sbridge_topo_refresh_eff_locked();
+	moved = sbridge_topo_follow_locked();
+	moved |= sbridge_topo_refresh_eff_locked();
 	mutex_unlock(&sbridge_topo_lock);
 	if (moved)
 		sbridge_event_post(SBRIDGE_EVENT_FACTORS_MOVED, NULL);

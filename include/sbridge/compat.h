@@ -41,8 +41,9 @@
  * cpu_scale. x86 6.1 returns SCHED_CAPACITY_SCALE; x86 6.12 .. 7.x
  * (commit "x86/sched: Add basic support for CPU capacity scaling") makes
  * it an exported function returning what intel_pstate set for hybrid
- * parts with arch_set_cpu_capacity(), which may change at run time (see
- * docs/reliability.md, L13), else SCHED_CAPACITY_SCALE.
+ * parts with arch_set_cpu_capacity(), which may change at run time
+ * (topology.c follows it: docs/reliability.md, L13), else
+ * SCHED_CAPACITY_SCALE.
  */
 static inline unsigned long sbridge_cpu_capacity(int cpu)
 {
