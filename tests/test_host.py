@@ -502,3 +502,17 @@ def test_stock_header_narrows_only_stock_cells(tmp_path):
         p.write_text("#!/bin/sh\n# scenario: s\n" + bad)
         with pytest.raises(ValueError):
             harness.load_scenario(p)
+
+
+def test_boot_low_clocks_start_at_the_lowest_opp():
+    """cpufreq: boot-low gives each cluster's clock its lowest OPP, yes its highest."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import guest
+    dts = "/ {\n\tcpus {\n\t\tcpu@0 {\n\t\t\tphandle = <0x1>;\n\t\t};\n\t};\n};\n"
+    rates = {}
+    for low in (False, True):
+        out = guest._add_opps(dts, [guest.BIG], boot_low=low)
+        rates[low] = int(re.search(r"clock-frequency = <(\d+)>", out).group(1))
+        assert "operating-points-v2 = <&sbridge_opp0>" in out
+    assert rates[False] == max(guest.OPP_MHZ[guest.BIG]) * 1000000
+    assert rates[True] == min(guest.OPP_MHZ[guest.BIG]) * 1000000

@@ -118,7 +118,10 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
     cpu node gets capacity-dmips-mhz, and cpu-map is rewritten so that big
     and little CPUs sit in separate clusters, as on real boards. With
     @cpufreq each cluster also gets a clock and a shared OPP table, which
-    the kernel's cpufreq-dt driver turns into one policy per cluster.
+    the kernel's cpufreq-dt driver turns into one policy per cluster;
+    @cpufreq "boot-low" starts each clock at its lowest OPP instead of its
+    highest (the kernel scales the boot capacities by the clock's rate and
+    again by the highest OPP once cpufreq-dt registers).
 
     The emulation rig (tools/rig/rig_launch.py) passes its own per-CPU
     capacity-dmips-mhz in @caps and, per capacity, OPPs as (MHz, uV) in
@@ -131,6 +134,8 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
         raise ValueError(f"topology {topology} has {len(caps)} CPUs, smp is {smp}")
     cpufreq = cpufreq or bool(opps)
     freq = "-cpufreq" if cpufreq else ""
+    if cpufreq == "boot-low":
+        freq += "-bootlow"
     if opps or power or caps != TOPOLOGIES.get(topology):
         # same name for the same tree, another one for another model
         key = repr((caps, sorted((opps or {}).items()), sorted((power or {}).items())))
@@ -164,7 +169,8 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
         if n != 1:
             raise RuntimeError("cpu-map not found in QEMU's device tree")
     if cpufreq:
-        dts = _add_opps(dts, list(caps or [BIG] * smp), opps, power)
+        dts = _add_opps(dts, list(caps or [BIG] * smp), opps, power,
+                        boot_low=cpufreq == "boot-low")
     subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out)], input=dts,
                    text=True, check=True)
     raw.unlink()
@@ -180,7 +186,7 @@ def _add_to_cpu(dts, i, *props):
     return dts.replace(m.group(0), text, 1), m.group(1)
 
 
-def _add_opps(dts, caps, opps=None, power=None):
+def _add_opps(dts, caps, opps=None, power=None, boot_low=False):
     """Clock and shared OPP table per capacity class; cpu@i points at its own.
 
     @opps {capacity: ((MHz, uV or None), ...)} replaces OPP_MHZ; @power
@@ -190,7 +196,8 @@ def _add_opps(dts, caps, opps=None, power=None):
     for n, cap in enumerate(sorted(set(caps), reverse=True)):
         pts = opps[cap] if opps else [(f, None) for f in OPP_MHZ[cap]]
         nodes += (f"\n\tsbridge_clk{n}: sbridge-clk{n} {{\n\t\tcompatible = \"fixed-clock\";\n"
-                  f"\t\t#clock-cells = <0>;\n\t\tclock-frequency = <{pts[-1][0] * 1000000}>;\n\t}};\n"
+                  f"\t\t#clock-cells = <0>;\n"
+                  f"\t\tclock-frequency = <{pts[0 if boot_low else -1][0] * 1000000}>;\n\t}};\n"
                   f"\n\tsbridge_opp{n}: opp-table-{n} {{\n\t\tcompatible = \"operating-points-v2\";\n"
                   f"\t\topp-shared;\n")
         for f, uv in pts:

@@ -14,7 +14,11 @@ say where and how it runs:
     # throttle: 0.45      (share of a host CPU per little vCPU; arm64 only)
     # icount: yes|no      (arm64: count instructions, single-threaded TCG)
     # rig: yes|no         (boot under the emulation rig, tools/rig)
-    # cpufreq: yes|no     (arm64: OPP tables per cluster; /sbridge/kmod/cpufreq-dt.ko)
+    # cpufreq: yes|no|boot-low  (arm64: OPP tables per cluster;
+    #                     /sbridge/kmod/cpufreq-dt.ko; boot-low: the clocks
+    #                     boot at each cluster's lowest OPP, as a bootloader
+    #                     can leave them, so the kernel's capacities change
+    #                     when cpufreq-dt registers)
     # capacities: yes|no  (rig only: no boots QEMU's own device tree, so the
     #                      kernel sees one capacity and one cluster while the
     #                      rig still runs each vCPU as its core type)
@@ -80,7 +84,7 @@ class Scenario:
     throttle: float = None
     icount: bool = False
     rig: bool = False
-    cpufreq: bool = False
+    cpufreq: bool = False  # or "boot-low" (guest.dtb)
     capacities: bool = True
     eas: bool = False
     expect: str = "pass"
@@ -163,7 +167,8 @@ def load_scenario(path):
         s.rig = _bool(meta.get("rig", "no"))
         if s.mem is not None and s.rig:
             raise ValueError("mem: the rig sizes its own guest")
-        s.cpufreq = _bool(meta.get("cpufreq", "no"))
+        s.cpufreq = meta.get("cpufreq", "no")
+        s.cpufreq = "boot-low" if s.cpufreq == "boot-low" else _bool(s.cpufreq)
         if s.cpufreq and s.rig:
             raise ValueError("cpufreq: the rig writes its own device tree (eas: yes has OPPs)")
         s.capacities = _bool(meta.get("capacities", "yes"))
