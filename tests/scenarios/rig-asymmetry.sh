@@ -7,6 +7,7 @@
 # timeout: 240
 # icount: no
 # rig: yes
+# debug: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The asserted ratios are properties of the rig's timing model
