@@ -88,10 +88,9 @@ DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
  * @type_capacity: nominal capacity per type (mean of its CPUs)
  * @type_max_khz: highest max frequency per type
  * @type_mask: CPUs of each type
- * @stale: the kernel's capacities changed to another grouping of types
  *
  * Written at init. The types and their CPUs stay until unload;
- * @type_capacity, @type_max_khz and @stale follow the kernel's later
+ * @type_capacity and @type_max_khz follow the kernel's later
  * changes under sbridge_topo_lock (sbridge_topo_follow_locked()), and
  * @type_capacity and @type_max_khz are read with READ_ONCE().
  */
@@ -102,7 +101,6 @@ struct sbridge_topology {
 	u32 type_capacity[SBRIDGE_MAX_CORE_TYPES];
 	u32 type_max_khz[SBRIDGE_MAX_CORE_TYPES];
 	struct cpumask type_mask[SBRIDGE_MAX_CORE_TYPES];
-	bool stale;
 };
 extern struct sbridge_topology sbridge_topo;
 int sbridge_topology_init(void);

@@ -57,6 +57,8 @@ MODULE_PARM_DESC(cpu_types,
  * under sbridge_topo_lock, read locklessly with READ_ONCE().
  */
 static u32 sbridge_type_eff[SBRIDGE_MAX_CORE_TYPES];
+/* The kernel's capacities regroup the CPUs (warned once); under the lock. */
+static bool sbridge_topo_stale;
 static void sbridge_topo_freq_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_topo_freq_work, sbridge_topo_freq_fn);
 
@@ -379,7 +381,7 @@ static bool sbridge_topo_follow_locked(void)
 		    per_cpu_ptr(&sbridge_cpus, cpu)->orig_capacity)
 			moved = true;
 	if (!moved) {
-		sbridge_topo.stale = false;
+		sbridge_topo_stale = false;
 		return false;
 	}
 	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
@@ -395,12 +397,12 @@ static bool sbridge_topo_follow_locked(void)
 		if (type[cpu] != per_cpu_ptr(&sbridge_cpus, cpu)->type)
 			same = false;
 	if (!same) {
-		if (!sbridge_topo.stale)
+		if (!sbridge_topo_stale)
 			pr_warn("the kernel's CPU capacities changed and group the CPUs into other core types than at load: reload sbridge to regroup\n");
-		sbridge_topo.stale = true;
+		sbridge_topo_stale = true;
 		goto out;
 	}
-	sbridge_topo.stale = false;
+	sbridge_topo_stale = false;
 	for (i = 0; i < sbridge_topo.ntypes; i++) {
 		if (type_cap[i] != sbridge_topo.type_capacity[i])
 			pr_info("core type %u: capacity %u, was %u (the kernel's changed)\n",
