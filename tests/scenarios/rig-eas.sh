@@ -7,6 +7,7 @@
 # timeout: 150
 # rig: yes
 # eas: yes
+# debug: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The board: tools/rig/rig_launch.py energy_model() (big: 5 OPPs up to
