@@ -516,3 +516,27 @@ def test_boot_low_clocks_start_at_the_lowest_opp():
         assert "operating-points-v2 = <&sbridge_opp0>" in out
     assert rates[False] == max(guest.OPP_MHZ[guest.BIG]) * 1000000
     assert rates[True] == min(guest.OPP_MHZ[guest.BIG]) * 1000000
+
+
+def test_reliability_leaves_out_scenarios_a_cell_no_longer_runs(tmp_path, monkeypatch):
+    """A console left by a scenario the cell stopped selecting is no finding."""
+    sys.path.insert(0, str(TOP / "tools" / "testbed"))
+    import reliability
+    scen = tmp_path / "scenarios"
+    scen.mkdir()
+    monkeypatch.setattr(reliability, "SCENARIOS", scen)
+    (scen / "kept.sh").write_text("#!/bin/sh\n# scenario: kept\n")
+    (scen / "gone.sh").write_text("#!/bin/sh\n# scenario: gone\n# debug: no\n")
+    bad = ("@@SB-BEGIN 6.1.192 4cpu\n1..1\n# rel: faults=7\nnot ok 1 - stray move\n"
+           "@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n")
+    for cell in ("arm64-debug", "arm64-bookworm"):
+        (tmp_path / "cells" / cell).mkdir(parents=True)
+        for stem in ("kept", "gone"):
+            (tmp_path / "cells" / cell / f"{stem}.console").write_text(bad)
+    (tmp_path / "cells" / "arm64-bookworm" / "deleted.console").write_text(bad)
+    rows = {r[0]: r for r in reliability.cell_rows(tmp_path / "cells")}
+    assert rows["arm64-debug"][2]["runs"] == 1
+    assert rows["arm64-debug"][2]["faults"] == 7
+    assert rows["arm64-debug"][3] == ["kept: stray move"]
+    assert rows["arm64-bookworm"][2]["runs"] == 2
+    assert sorted(rows["arm64-bookworm"][3]) == ["gone: stray move", "kept: stray move"]
