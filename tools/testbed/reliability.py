@@ -39,25 +39,31 @@ def cell_kernel(cell):
     return kernels.Kernel(arch, "bookworm" if flavour else rest, "", "", flavour)
 
 
-def selected(cell, stem):
-    """Whether scenario @stem still exists and runs in cell @cell."""
-    path = SCENARIOS / f"{stem}.sh"
-    return path.exists() and harness.load_scenario(path).runs_on(cell_kernel(cell))
+def selected(cell, consoles):
+    """(console, Scenario) for each of @consoles whose scenario still
+    exists and runs in cell @cell, sorted by console."""
+    k = cell_kernel(cell)
+    out = []
+    for c in sorted(consoles):
+        path = SCENARIOS / f"{c.stem}.sh"
+        if path.exists():
+            s = harness.load_scenario(path)
+            if s.runs_on(k):
+                out.append((c, s))
+    return out
 
 
 def cell_rows(cells_dir):
     rows = []
     for cell in sorted(p for p in cells_dir.iterdir() if p.is_dir()):
-        consoles = sorted(c for c in cell.glob("*.console") if selected(cell.name, c.stem))
+        consoles = selected(cell.name, cell.glob("*.console"))
         if not consoles:
             continue
         t = collections.Counter()
         release, findings, newest = "", [], 0.0
-        for c in consoles:
+        for c, scenario in consoles:
             text = c.read_text(errors="replace")
-            injects = re.search(r"^#\s*injects:\s*yes", (SCENARIOS / f"{c.stem}.sh")
-                                .read_text(), re.M) is not None
-            r = vm.parse(text, timed_out=False, injects=injects)
+            r = vm.parse(text, timed_out=False, injects=scenario.injects)
             m = re.search(r"@@SB-BEGIN (\S+)", text)
             release = release or (m.group(1) if m else "")
             newest = max(newest, c.stat().st_mtime)
