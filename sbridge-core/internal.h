@@ -17,6 +17,7 @@
 #include <net/genetlink.h>
 #include <sbridge/sbridge.h>
 #include "model.h"
+#include "speedup.h"
 
 #define SBRIDGE_EV_ALL		(SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS | \
 				 SBRIDGE_EV_LLC_MISSES | SBRIDGE_EV_STALL_CYCLES)
@@ -108,6 +109,8 @@ void sbridge_topology_exit(void);
 int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
 void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours);
 u32 sbridge_type_factor(unsigned int type);
+u32 sbridge_type_factor_nominal(unsigned int type);
+u32 sbridge_type_factor_user(unsigned int type);
 
 static inline unsigned int sbridge_cpu_type(int cpu)
 {
@@ -133,10 +136,11 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @gen: source generation the window was started under
  * @win: counter deltas accumulated on the current core type
  * @win_type: core type @win belongs to
- * @ph: phase tracker over the CPI_B share
- * @share: last CPI_B share per core type (fp, quantised)
- * @cpi: last CPI per core type (fp)
- * @cpi_stall: last CPI_stall per core type (fp)
+ * @est: what the task learns of its own speed: phases, warm-up, the time
+ *	per instruction of its warm windows per core type and phase, visits
+ *	(speedup.h)
+ * @cpi: CPI of the last model window (fp)
+ * @cpi_stall: CPI_stall of the last model window (fp)
  * @rule_factor: factor fixed by a rule per type (fp), 0 == learn
  * @rule_lock: serialises the writers of the rule state (below)
  * @rule_seq: bumped by every commit of the rule state
@@ -157,31 +161,32 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @hint_at: jiffies (low 16 bits) when @hint was last confirmed
  * @wait_ms: ms the task wanted the fast cores and did not get them
  *	(the decision layer's aging, so equal tasks take turns; saturates)
- * @tp: throughput accumulator per core type (model.h), for the measured
- *	speedup
- * @win_n: model windows sampled per core type (wrapping)
- * @win_folded: @win_n when the task was last folded into the matrix
- * @ph_n: model windows sampled per phase slot (wrapping)
- * @ph_folded: @ph_n when the task was last folded into the matrix
- * @seed_speedup: measured speedup its workload had in the matrix (fp), 0
- *	if none
- * @seed_w: trust in @seed_speedup, in windows (<= SBRIDGE_SPEEDUP_TRUST)
+ * @visits_folded: @est.visits when the task was last folded into the matrix
+ * @warm_folded: @est.warm_n when the task was last folded into the matrix
+ * @ph_folded: @est.ph_n when the task was last folded into the matrix
+ * @seed_sp: measured speedup of its workload from the matrix (the phase
+ *	it starts in, else the most certain one) or from its parent at fork,
+ *	reference over slowest type (fp), 0 if none
+ * @seed_err: its standard error (fp)
  * @mm_tag: sbridge_mm_tag() of the task's mm when the entry was keyed
  *	(fork, exec, adoption): a task renaming itself under another tag is
  *	in the middle of an exec. 16 bits fit a hole of the 256-byte budget;
  *	a clash (1 in 65 536) only lets that exec's windows fold, as before.
  *
- * Locking: the switch probe writes @win, @ph, @share, @cpi, @cpi_stall,
- * @last_cpu, @runtime_ns for prev/next on the CPU they run on, and the
- * runtime probe the same for the running task, both under that CPU's
- * runqueue lock with IRQs off, so there is one writer at a time per task.
+ * Locking: the switch probe writes @win, @est, @cpi, @cpi_stall, @cpi_type,
+ * @last_cpu, @runtime_ns for prev/next on the CPU they run
+ * on, and the runtime probe the same for the running task, both under that
+ * CPU's runqueue lock with IRQs off, so there is one writer at a time per
+ * task.
  * Exec writes the identity and model fields while the task is running its
  * own exec (same CPU, preemption off, IRQs on: a tick probe may interrupt
  * it and see a half-reset window, which costs one sample at most). The
- * sampling path also writes @tp, @win_n and @ph_n (each with one
- * WRITE_ONCE()); @win_folded and @ph_folded are written only by matrix
- * folds, under the matrix lock, which exec also holds while it folds and
- * resets the model, so no window is folded twice.
+ * sampling path writes @est's cells and counters with one WRITE_ONCE()
+ * each (a u16 cell is read whole); the
+ * *_folded fields are written only by matrix folds, under the matrix lock,
+ * which exec also holds while it folds and resets the model, so no window
+ * is folded twice. @seed_sp and @seed_err are written at fork (before the
+ * entry is published), at exec and adoption (seeding) only.
  *
  * Rule state (@comm, @class, @pref, @rule_factor and @rule_lock .. @cg_rule)
  * has several writers in process context: the task's exec, a rename of it
@@ -222,12 +227,14 @@ struct sbridge_task {
 	u16 hint_at;
 	u16 wait_ms;
 	struct sbridge_window win;
-	struct sbridge_phase ph;
-	u16 share[SBRIDGE_MAX_CORE_TYPES];
-	u16 cpi[SBRIDGE_MAX_CORE_TYPES];
-	u16 cpi_stall[SBRIDGE_MAX_CORE_TYPES];
+	u64 switch_in_ns;
+	u64 runtime_ns;
+	struct sbridge_est_state est;
+	u16 cpi;
+	u16 cpi_stall;
 	u16 rule_factor[SBRIDGE_MAX_CORE_TYPES];
 	u16 exec_run;
+	u16 mm_tag;
 	raw_spinlock_t rule_lock;
 	u32 rule_seq;
 	u32 rule_gen;
@@ -237,16 +244,11 @@ struct sbridge_task {
 	u16 exe_rule;
 	u16 cg_rule;
 	u8 hint;
-	u8 seed_w;
-	u16 seed_speedup;
-	u8 ph_n[SBRIDGE_MAX_PHASES];
 	u8 ph_folded[SBRIDGE_MAX_PHASES];
-	u16 mm_tag;
-	u64 switch_in_ns;
-	u64 runtime_ns;
-	u64 tp[SBRIDGE_MAX_CORE_TYPES];
-	u16 win_n[SBRIDGE_MAX_CORE_TYPES];
-	u16 win_folded[SBRIDGE_MAX_CORE_TYPES];
+	u8 warm_folded[SBRIDGE_MAX_CORE_TYPES];
+	u8 visits_folded[SBRIDGE_MAX_CORE_TYPES];
+	u16 seed_sp;
+	u16 seed_err;
 };
 
 #define SBRIDGE_EXEC_RUN_SHIFT	20	/* @exec_run's unit: about 1 ms */
@@ -306,8 +308,31 @@ void sbridge_task_release(struct sbridge_task *t);
 u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
+/**
+ * struct sbridge_task_est - a task's speedup estimate and its parts
+ * @pred: what its CPI stack (or a rule) predicts, with the prediction's
+ *	error (learn.pred_err)
+ * @own: measured on the task itself, from its warm windows (val 0: none)
+ * @seed: measured on its workload before (matrix) or its parent (val 0:
+ *	none)
+ * @meas: @own and @seed combined
+ * @est: the estimate decisions use
+ * @src: where @est comes from (enum sbridge_est_src)
+ *
+ * A value on the caller's stack: no locking.
+ */
+struct sbridge_task_est {
+	struct sbridge_est pred;
+	struct sbridge_est own;
+	struct sbridge_est seed;
+	struct sbridge_est meas;
+	struct sbridge_est est;
+	u8 src;
+};
+void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
+			   unsigned int slow, struct sbridge_task_est *e);
+void sbridge_task_seed_set(struct sbridge_task *t, const struct sbridge_est *e);
 u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas);
-u32 sbridge_task_speedup_own(const struct sbridge_task *t, u32 *weight);
 s64 sbridge_tasks_live(void);
 /* Calls @fn for each live tracked task by pid from *@cursor; stops on nonzero. */
 int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
@@ -319,6 +344,10 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 void sbridge_sample_runtime(struct task_struct *p, int cpu);
 u64 sbridge_sample_runtime_reads(void);
 u64 sbridge_sample_switches(u64 *untracked);
+u64 sbridge_sample_kinds(enum sbridge_win_kind kind);
+u32 sbridge_sample_cpu_khz(unsigned int cpu);
+u32 sbridge_sample_khz(unsigned int cpu, const struct sbridge_source_ops *src,
+		       u32 *ref);
 
 /* ---- hooks.c ---- */
 int sbridge_hooks_init(void);
@@ -339,6 +368,11 @@ void sbridge_hooks_exit(void);
  *	between switches, 0 == read at switches only
  * @learn_measured: 1 blends the measured big/little speedup into
  *	sbridge_task_speedup(), 0 returns the CPI-stack prediction only
+ * @warm_instr: instructions a task runs after a migration or exec before
+ *	its windows are measured (caches refill)
+ * @startup_ms: CPU time after exec whose windows are the start-up phase
+ * @pred_err: relative standard error of the CPI-stack prediction (fp),
+ *	what weighs it against measurements
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -354,6 +388,9 @@ struct sbridge_params {
 	u32 matrix_max;
 	u32 tick_ms;
 	u32 learn_measured;
+	u32 warm_instr;
+	u32 startup_ms;
+	u32 pred_err;
 };
 extern struct sbridge_params sbridge_params;
 /**

@@ -38,13 +38,13 @@
 
 #define SBRIDGE_MX_HASH_BITS	11
 /* Cells of one (comm, scope), all executables, types and phases. */
-#define SBRIDGE_MX_PER_KEY	(4 * SBRIDGE_MAX_CORE_TYPES * SBRIDGE_MAX_PHASES)
+#define SBRIDGE_MX_PER_KEY	(4 * SBRIDGE_MAX_CORE_TYPES * (SBRIDGE_MAX_PHASES + 1))
 /* A cell's share averages over at most this many past windows ... */
 #define SBRIDGE_MX_HIST		32
 /* ... and one fold counts as at most this many: it moves a cell <= 20 %. */
 #define SBRIDGE_MX_FOLD_MAX	8
-/* Weight of a cell's measured speedup is capped likewise (in windows). */
-#define SBRIDGE_MX_MEAS_HIST	64
+/* A cell's time per instruction: history weight, in warm windows. */
+#define SBRIDGE_MX_TPI_HIST	64
 /* Folds per refresh period: bounds the housekeeping work. */
 #define SBRIDGE_MX_REFRESH_MAX	64
 
@@ -61,13 +61,15 @@
  * @id: when it was linked (sbridge_mx_seq): a bucket's chain runs from
  *	the newest down, which a dump resumes by
  * @type: core type
- * @phase: phase index
+ * @phase: phase index, SBRIDGE_PHASE_STARTUP for the start-up
  * @share: learned CPI_B share (fp), the mean over the windows folded in;
  *	reported and used quantised
- * @meas: measured big/little speedup of the workload (fp), 0 if none
- * @meas_w: weight of @meas, in windows (<= SBRIDGE_MX_MEAS_HIST)
+ * @visits: stays on @type folded in (a task's visits, saturating)
  * @factor: LF on @type when it was learned or loaded (fp)
  * @samples: model windows folded in (saturating)
+ * @tpi: time per instruction on @type in this phase: its mean log, the
+ *	warm windows folded in (@tpi.n, 0: nothing measured) and the spread
+ *	between folds, how well the runs and visits of the workload agree
  *
  * All fields under sbridge_mx_lock.
  */
@@ -82,10 +84,10 @@ struct sbridge_mx {
 	u8 type;
 	u8 phase;
 	u16 share;
-	u16 meas;
-	u16 meas_w;
+	u16 visits;
 	u32 factor;
 	u32 samples;
+	struct sbridge_acc tpi;
 };
 
 static DEFINE_SPINLOCK(sbridge_mx_lock);
@@ -218,28 +220,50 @@ static bool sbridge_mx_room(const char *key, u32 scope, u32 max)
 	return true;
 }
 
+/*
+ * The measured speedup of a workload's phase from its two cells (the
+ * reference type's @f and the slowest type's @s): runs and visits are
+ * the samples, the spread between folds their dispersion.
+ */
+static void sbridge_mx_estimate(const struct sbridge_mx *f,
+				const struct sbridge_mx *s, struct sbridge_est *e)
+{
+	struct sbridge_acc af, as;
+
+	memset(e, 0, sizeof(*e));
+	if (!f || !s || !f->tpi.n || !s->tpi.n)
+		return;
+	af = f->tpi;
+	as = s->tpi;
+	af.n = max_t(u32, f->visits, 1);
+	as.n = max_t(u32, s->visits, 1);
+	sbridge_est_measure(&af, &as, 1, 0, min(f->visits, s->visits), e);
+}
+
 /**
  * sbridge_matrix_seed() - start a task from what its workload learned
  * @t: entry being set up (fork of an untracked parent, exec, adoption)
  *
- * Copies the learned share of each phase of @t's workload into its phase
- * tracker; the current phase is the one with most samples. The workload
- * is (comm, executable) in @t's scope: cells of the same executable win;
- * if there are none, cells of the same comm with any executable are used.
- * A scope with no cells of the comm falls back to scope 0 (root's
- * programs, loaded cells); scope 0 never looks at a user's.
+ * Copies the learned share of each phase on each core type into its
+ * phase tracker (the current phase is the one with most samples), and
+ * each phase's measured speedup, with its error, into its seeds. The
+ * workload is (comm, executable) in @t's scope: cells of the same
+ * executable win; if there are none, cells of the same comm with any
+ * executable are used. A scope with no cells of the comm falls back to
+ * scope 0 (root's programs, loaded cells); scope 0 never looks at a
+ * user's.
  *
  * Context: any but hard IRQ; takes sbridge_mx_lock.
  * Return: true if @t was seeded.
  */
 bool sbridge_matrix_seed(struct sbridge_task *t)
 {
-	u32 psum[SBRIDGE_MAX_PHASES] = { 0 }, pn[SBRIDGE_MAX_PHASES] = { 0 };
+	const struct sbridge_mx *cell[SBRIDGE_MAX_PHASES][SBRIDGE_MAX_CORE_TYPES] = {};
 	u32 psamp[SBRIDGE_MAX_PHASES] = { 0 };
-	u16 pmeas[SBRIDGE_MAX_PHASES] = { 0 }, pmw[SBRIDGE_MAX_PHASES] = { 0 };
+	unsigned int p, ty, best = 0, np = 0, fast = sbridge_topo.ref_type;
+	struct sbridge_est e[SBRIDGE_MAX_PHASES], seed;
 	struct sbridge_mx *m;
 	unsigned long flags;
-	unsigned int p, best = 0, np = 0;
 	bool found = false, any_exe = false;
 	u32 scope = t->uid;
 
@@ -249,18 +273,13 @@ again:
 			       sbridge_mx_hashkey(t->comm, scope)) {
 		if (!sbridge_mx_is(m, t->comm, scope) ||
 		    m->phase >= SBRIDGE_MAX_PHASES ||
+		    m->type >= SBRIDGE_MAX_CORE_TYPES ||
 		    (!any_exe && m->exe != t->exe_hash))
 			continue;
-		psum[m->phase] += m->share;
-		pn[m->phase]++;
-		psamp[m->phase] = min_t(u32, U32_MAX - m->samples,
-					psamp[m->phase]) + m->samples;
-		if (m->type < SBRIDGE_MAX_CORE_TYPES)
-			t->share[m->type] = sbridge_model_quantise(m->share);
-		if (m->meas && m->meas_w >= pmw[m->phase]) {
-			pmeas[m->phase] = m->meas;
-			pmw[m->phase] = m->meas_w;
-		}
+		/* with any executable, the cell with most samples speaks */
+		if (!cell[m->phase][m->type] ||
+		    cell[m->phase][m->type]->samples < m->samples)
+			cell[m->phase][m->type] = m;
 		sbridge_mx_touch(m);
 		found = true;
 	}
@@ -273,51 +292,75 @@ again:
 		any_exe = false;
 		goto again;
 	}
-	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
-	if (!found)
+	if (!found) {
+		spin_unlock_irqrestore(&sbridge_mx_lock, flags);
 		return false;
-
-	/* Phases keep their matrix index so that learning maps back. */
-	memset(&t->ph, 0, sizeof(t->ph));
-	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
-		if (!pn[p])
-			continue;
-		t->ph.share[p] = sbridge_model_quantise(psum[p] / pn[p]);
-		np = p + 1;
-		if (psamp[p] > psamp[best] || !pn[best])
-			best = p;
 	}
-	/* Holes get the best phase's share; they are real slots now. */
+	/* Phases keep their matrix index so that learning maps back. */
+	memset(&t->est.ph, 0, sizeof(t->est.ph));
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
+		for (ty = 0; ty < SBRIDGE_MAX_CORE_TYPES; ty++) {
+			const struct sbridge_mx *c = cell[p][ty];
+
+			if (!c)
+				continue;
+			t->est.ph.cen[p][ty] = sbridge_phase_bucket(c->share);
+			psamp[p] = min_t(u32, U32_MAX - c->samples, psamp[p]) + c->samples;
+			np = p + 1;
+		}
+		if (psamp[p] > psamp[best])
+			best = p;
+		sbridge_mx_estimate(cell[p][fast], fast ? cell[p][0] : NULL, &e[p]);
+	}
+	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
+
+	/* Holes get the best phase's centroids; they are real slots now. */
 	for (p = 0; p < np; p++)
-		if (!pn[p])
-			t->ph.share[p] = t->ph.share[best];
-	t->ph.nphases = np;
-	t->ph.cur = best;
-	/* The measured speedup of the phase it starts in, else any phase's. */
-	if (!pmeas[best])
-		for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
-			if (pmeas[p] && pmw[p] > pmw[best])
-				best = p;
-	WRITE_ONCE(t->seed_w, min_t(u32, pmw[best], SBRIDGE_SPEEDUP_TRUST));
-	WRITE_ONCE(t->seed_speedup, pmeas[best]);
+		if (!psamp[p])
+			memcpy(t->est.ph.cen[p], t->est.ph.cen[best],
+			       sizeof(t->est.ph.cen[p]));
+	t->est.ph.nphases = np;
+	t->est.ph.cur = best;
+	/* the measured speedup of the phase it starts in, else the surest */
+	seed = e[best];
+	for (p = 0; p < SBRIDGE_MAX_PHASES && !seed.val; p++)
+		if (e[p].val && (!seed.val || e[p].err < seed.err))
+			seed = e[p];
+	sbridge_task_seed_set(t, &seed);
 	atomic64_inc(&sbridge_stats.matrix_hits);
 	return true;
 }
 
+/**
+ * struct sbridge_mx_fold_in - what one fold brings to one cell
+ * @share: CPI_B share of the windows (fp), SBRIDGE_SHARE_UNKNOWN for none
+ * @k: new windows behind @share and @tpi (0: nothing to fold)
+ * @tpi: the task's accumulator for this type and phase (n 0: none)
+ * @visits: new stays on the type behind @tpi
+ *
+ * A value on the folder's stack.
+ */
+struct sbridge_mx_fold_in {
+	u32 share;
+	u32 k;
+	struct sbridge_acc tpi;
+	u32 visits;
+};
+
 /*
- * Folds @k new windows of share @s and, if @sp, a measured speedup of
- * weight @sp_w into cell (@key, @exe, @scope, @type, @phase). Creates the
+ * Folds @in into cell (@key, @exe, @scope, @type, @phase). Creates the
  * cell only for new windows and if there is room. Under sbridge_mx_lock.
  */
 static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
-			    u8 phase, u32 s, u32 k, u32 sp, u32 sp_w, u32 max)
+			    u8 phase, const struct sbridge_mx_fold_in *in, u32 max)
 {
 	struct sbridge_mx *m = sbridge_mx_find(key, exe, scope, type, phase);
+	u32 k = in->share <= SBRIDGE_FP_ONE ? in->k : 0;
 
 	if (m) {
 		sbridge_mx_touch(m);
 	} else {
-		if (!k || !max)
+		if (!in->k || !max)
 			return;
 		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_ATOMIC | __GFP_NOWARN);
 		if (!m)
@@ -331,21 +374,24 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 		m->scope = scope;
 		m->type = type;
 		m->phase = phase;
+		m->share = in->share <= SBRIDGE_FP_ONE ? in->share : SBRIDGE_FP_ONE;
 		sbridge_mx_link(m);
 	}
 	if (k) {
 		m->share = sbridge_model_wavg(m->share,
 					      min_t(u32, m->samples, SBRIDGE_MX_HIST),
-					      s, min_t(u32, k, SBRIDGE_MX_FOLD_MAX));
+					      in->share, min_t(u32, k, SBRIDGE_MX_FOLD_MAX));
 		m->factor = sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
 						 sbridge_type_factor(type),
 						 sbridge_model_quantise(m->share),
 						 READ_ONCE(sbridge_params.ref_share));
 		m->samples = m->samples > U32_MAX - k ? U32_MAX : m->samples + k;
 	}
-	if (sp && sp_w) {
-		m->meas = sbridge_model_wavg(m->meas, m->meas ? m->meas_w : 0, sp, sp_w);
-		m->meas_w = min_t(u32, m->meas_w + sp_w, SBRIDGE_MX_MEAS_HIST);
+	if (in->tpi.n && in->k) {
+		sbridge_acc_fold(&m->tpi, &in->tpi,
+				 min_t(u32, in->k, SBRIDGE_MX_FOLD_MAX),
+				 SBRIDGE_MX_TPI_HIST);
+		m->visits = min_t(u32, (u32)m->visits + in->visits, U16_MAX);
 	}
 }
 
@@ -375,19 +421,29 @@ void sbridge_matrix_unlock(unsigned long flags)
 	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
 }
 
+/* New windows of a wrapping u8 counter since @folded, which catches up. */
+static u32 sbridge_mx_new(const u8 *n, u8 *folded)
+{
+	u8 v = READ_ONCE(*n), k = v - *folded;
+
+	*folded = v;
+	return k;
+}
+
 /**
  * sbridge_matrix_learn_locked() - fold a task's new windows into the matrix
  * @t: entry
  *
  * Only the windows sampled since the last fold count. For each core type
- * with new windows, the cell (workload, type, current phase) moves towards
- * the share last measured on that type, by the number of new windows
- * (SBRIDGE_MX_FOLD_MAX at most) against the cell's history; other phases
- * the task was in since the last fold get their phase share with weight 1.
- * The task's own measured speedup (not a seeded one) goes to the current
- * phase's cells of every type it ran on, weighted by the new windows and
- * the trust in the measurement. New cells may evict the least recently
- * used one.
+ * with new warm windows, the cells (workload, type, phase) of the phases
+ * the task was in since the last fold learn the phase's share on that type
+ * and the task's time per instruction there: the current phase by the
+ * number of new windows (SBRIDGE_MX_FOLD_MAX at most) against the cell's
+ * history, the others by one window. The speedup is never folded as a
+ * ratio: it comes from the cells of two types when a task is seeded, so a
+ * run that saw one type only still teaches that type, and a ratio biased
+ * by how a run happened to be placed does not compound. New cells may
+ * evict the least recently used one.
  *
  * Context: sbridge_mx_lock held (sbridge_matrix_lock()); allocates
  *	atomically.
@@ -396,47 +452,35 @@ void sbridge_matrix_learn_locked(struct sbridge_task *t)
 	__must_hold(&sbridge_mx_lock)
 {
 	u32 max = READ_ONCE(sbridge_params.matrix_max);
-	unsigned int type, p, np = t->ph.nphases ? t->ph.nphases : 1;
-	u8 cur = t->ph.nphases ? t->ph.cur % SBRIDGE_MAX_PHASES : 0;
-	u32 k[SBRIDGE_MAX_CORE_TYPES], knew = 0, sp, sp_w;
-	u8 phases = BIT(cur), n8;
-	u16 n;
+	unsigned int type, p, np = t->est.ph.nphases ? t->est.ph.nphases : 1;
+	u8 cur = t->est.ph.nphases ? t->est.ph.cur % SBRIDGE_MAX_PHASES : 0;
+	struct sbridge_acc acc[SBRIDGE_MAX_PHASES];
+	struct sbridge_mx_fold_in in;
+	u32 kw, kv;
+	u8 phases = BIT(cur);
 
 	/* the exec's own windows: new name, old scope; the exec resets them */
 	if (t->flags & SBRIDGE_TF_EXEC)
 		return;
-	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
-		n8 = READ_ONCE(t->ph_n[p]);
-		if (n8 != t->ph_folded[p])
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
+		if (sbridge_mx_new(&t->est.ph_n[p], &t->ph_folded[p]))
 			phases |= BIT(p);
-		t->ph_folded[p] = n8;
-	}
-	for (type = 0; type < SBRIDGE_MAX_CORE_TYPES; type++) {
-		n = READ_ONCE(t->win_n[type]);
-		k[type] = (u16)(n - t->win_folded[type]);
-		t->win_folded[type] = n;
-		knew += k[type];
-	}
-	sp = sbridge_task_speedup_own(t, &sp_w);
-	/* Trust-weighted new windows, at least 1 when something is new. */
-	sp_w = sp && knew ? max_t(u32, 1, knew * min_t(u32, sp_w, SBRIDGE_SPEEDUP_TRUST) /
-				  SBRIDGE_SPEEDUP_TRUST) : 0;
 	for (type = 0; type < sbridge_topo.ntypes && type < SBRIDGE_MAX_CORE_TYPES;
 	     type++) {
-		if (!(t->flags & SBRIDGE_TF_SAMPLED(type)) ||
-		    t->share[type] > SBRIDGE_FP_ONE)
+		kw = sbridge_mx_new(&t->est.warm_n[type], &t->warm_folded[type]);
+		kv = sbridge_mx_new(&t->est.visits[type], &t->visits_folded[type]);
+		if (!kw)
 			continue;
+		sbridge_est_accs(&t->est, type, acc);
 		for (p = 0; p < np && p < SBRIDGE_MAX_PHASES; p++) {
 			if (!(phases & BIT(p)))
 				continue;
-			if (p == cur)
-				sbridge_mx_fold(t->comm, t->exe_hash, t->uid,
-						type, p, t->share[type], k[type],
-						sp, sp_w, max);
-			else if (k[type])
-				sbridge_mx_fold(t->comm, t->exe_hash, t->uid,
-						type, p, t->ph.share[p], 1, 0, 0,
-						max);
+			in.share = sbridge_phase_share(&t->est.ph, p, type);
+			in.k = p == cur ? kw : 1;
+			in.tpi = acc[p];
+			in.visits = p == cur ? kv : 0;
+			sbridge_mx_fold(t->comm, t->exe_hash, t->uid, type, p,
+					&in, max);
 		}
 	}
 }
@@ -467,7 +511,7 @@ static int sbridge_mx_refresh_one(struct sbridge_task *t, void *arg)
 	if (!(READ_ONCE(t->flags) & SBRIDGE_TF_LEARNED))
 		return 0;
 	for (type = 0; type < SBRIDGE_MAX_CORE_TYPES; type++)
-		if (READ_ONCE(t->win_n[type]) != READ_ONCE(t->win_folded[type]))
+		if (READ_ONCE(t->est.warm_n[type]) != READ_ONCE(t->warm_folded[type]))
 			fresh = true;
 	if (!fresh)
 		return 0;
@@ -512,7 +556,29 @@ u32 sbridge_matrix_count(void)
 	return READ_ONCE(sbridge_mx_count);
 }
 
-static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
+/*
+ * The measured speedup of @m's workload and phase (reference type over
+ * the slowest), from @m and its sibling cell. Under sbridge_mx_lock.
+ */
+static u32 sbridge_mx_speedup(const struct sbridge_mx *m)
+{
+	unsigned int fast = sbridge_topo.ref_type;
+	const struct sbridge_mx *f, *s;
+	struct sbridge_est e;
+
+	if (!fast || m->phase > SBRIDGE_PHASE_STARTUP ||
+	    (m->type != fast && m->type != 0))
+		return 0;
+	f = m->type == fast ? m : sbridge_mx_find(m->key, m->exe, m->scope,
+						  fast, m->phase);
+	s = m->type == 0 ? m : sbridge_mx_find(m->key, m->exe, m->scope, 0,
+					       m->phase);
+	sbridge_mx_estimate(f, s, &e);
+	return e.val;
+}
+
+static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m,
+			   u32 speedup)
 {
 	struct nlattr *e = nla_nest_start(skb, SBRIDGE_A_MX_ENTRY);
 
@@ -524,10 +590,16 @@ static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m)
 	    nla_put_u32(skb, SBRIDGE_A_MX_FACTOR, m->factor) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE,
 			sbridge_model_quantise(m->share)) ||
-	    (m->meas && nla_put_u32(skb, SBRIDGE_A_MX_SPEEDUP_MEAS, m->meas)) ||
+	    (speedup && nla_put_u32(skb, SBRIDGE_A_MX_SPEEDUP_MEAS, speedup)) ||
 	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples) ||
 	    (m->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, m->exe)) ||
-	    (m->scope && nla_put_u32(skb, SBRIDGE_A_MX_UID, m->scope))) {
+	    (m->scope && nla_put_u32(skb, SBRIDGE_A_MX_UID, m->scope)) ||
+	    (m->tpi.n &&
+	     (nla_put_u64_64bit(skb, SBRIDGE_A_MX_TPI, sbridge_lg_exp(m->tpi.lg),
+				SBRIDGE_A_PAD) ||
+	      nla_put_u32(skb, SBRIDGE_A_MX_WARM, m->tpi.n) ||
+	      nla_put_u32(skb, SBRIDGE_A_MX_SPREAD, m->tpi.dev) ||
+	      nla_put_u32(skb, SBRIDGE_A_MX_VISITS, m->visits)))) {
 		nla_nest_cancel(skb, e);
 		return -EMSGSIZE;
 	}
@@ -570,7 +642,7 @@ int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			    (!all && m->scope != uid))
 				continue;
 			hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_MATRIX_GET);
-			if (!hdr || sbridge_mx_fill(skb, m)) {
+			if (!hdr || sbridge_mx_fill(skb, m, sbridge_mx_speedup(m))) {
 				if (hdr)
 					genlmsg_cancel(skb, hdr);
 				full = true;
@@ -597,13 +669,13 @@ static void sbridge_mx_free_list(struct list_head *head)
 	}
 }
 
-#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_UID
+#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_VISITS
 
 static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
 				      .len = SBRIDGE_KEY_LEN - 1 },
 	[SBRIDGE_A_MX_TYPE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_CORE_TYPES - 1),
-	[SBRIDGE_A_MX_PHASE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_PHASES - 1),
+	[SBRIDGE_A_MX_PHASE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_PHASE_STARTUP),
 	[SBRIDGE_A_MX_FACTOR]	  = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
 						     SBRIDGE_FACTOR_MAX),
 	[SBRIDGE_A_MX_CPIB_SHARE] = NLA_POLICY_MAX(NLA_U32, SBRIDGE_FP_ONE),
@@ -612,7 +684,58 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_SPEEDUP_MEAS] = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
 						       SBRIDGE_FACTOR_MAX),
 	[SBRIDGE_A_MX_UID]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_TPI]	  = { .type = NLA_U64 },
+	[SBRIDGE_A_MX_WARM]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_SPREAD]	  = NLA_POLICY_MAX(NLA_U32, 255),
+	[SBRIDGE_A_MX_VISITS]	  = NLA_POLICY_MAX(NLA_U32, U16_MAX),
 };
+
+/* Time per instruction a loaded cell may hold (1/16 ps): what a log can say. */
+#define SBRIDGE_MX_TPI_MAX	0xffffffffULL
+
+/*
+ * A loaded cell's time per instruction: SBRIDGE_A_MX_TPI with its warm
+ * windows, spread and visits; or, from a file of an older version that
+ * has only the workload's measured speedup, a time per instruction of 1 ns
+ * on the reference type and the speedup's multiple of it on the slowest,
+ * trusted as 8 warm windows in 2 visits (the cells of other types get
+ * none). Return: 0 or -EINVAL.
+ */
+static int sbridge_mx_parse_tpi(struct sbridge_mx *m, struct nlattr **tb,
+				struct nlattr *e, struct netlink_ext_ack *extack)
+{
+	u64 tpi = 0;
+	u32 n = 8, spread = 0;
+
+	if (tb[SBRIDGE_A_MX_TPI]) {
+		tpi = nla_get_u64(tb[SBRIDGE_A_MX_TPI]);
+		if (!tpi || tpi > SBRIDGE_MX_TPI_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TPI],
+					    "time per instruction out of range");
+			return -EINVAL;
+		}
+		n = tb[SBRIDGE_A_MX_WARM] ? nla_get_u32(tb[SBRIDGE_A_MX_WARM]) : 1;
+		spread = tb[SBRIDGE_A_MX_SPREAD] ? nla_get_u32(tb[SBRIDGE_A_MX_SPREAD]) : 0;
+		m->visits = tb[SBRIDGE_A_MX_VISITS] ? nla_get_u32(tb[SBRIDGE_A_MX_VISITS]) : 1;
+	} else if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS] && m->phase < SBRIDGE_MAX_PHASES) {
+		if (m->type == sbridge_topo.ref_type)
+			tpi = SBRIDGE_TPI_PER_NS;
+		else if (m->type == 0)
+			tpi = (SBRIDGE_TPI_PER_NS *
+			       nla_get_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS])) >> SBRIDGE_FP_SHIFT;
+		m->visits = 2;
+	} else if (tb[SBRIDGE_A_MX_WARM] || tb[SBRIDGE_A_MX_SPREAD] ||
+		   tb[SBRIDGE_A_MX_VISITS]) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "warm windows, spread or visits without a time per instruction");
+		return -EINVAL;
+	}
+	if (tpi) {
+		m->tpi.lg = sbridge_lg(tpi);
+		m->tpi.n = max_t(u32, n, 1);
+		m->tpi.dev = spread;
+	}
+	return 0;
+}
 
 /* One SBRIDGE_A_MX_ENTRY nest, validated, into a new unlinked cell *@out. */
 static int sbridge_mx_parse_entry(struct nlattr *e, struct netlink_ext_ack *extack,
@@ -660,10 +783,10 @@ static int sbridge_mx_parse_entry(struct nlattr *e, struct netlink_ext_ack *exta
 					 sbridge_type_factor(m->type), m->share,
 					 READ_ONCE(sbridge_params.ref_share));
 	m->samples = tb[SBRIDGE_A_MX_SAMPLES] ? nla_get_u32(tb[SBRIDGE_A_MX_SAMPLES]) : 1;
-	/* A loaded measurement is trusted like a full one. */
-	if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS]) {
-		m->meas = nla_get_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS]);
-		m->meas_w = SBRIDGE_SPEEDUP_TRUST;
+	ret = sbridge_mx_parse_tpi(m, tb, e, extack);
+	if (ret) {
+		kmem_cache_free(sbridge_mx_cache, m);
+		return ret;
 	}
 	*out = m;
 	return 0;

@@ -7,11 +7,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/overflow.h>
 #include <linux/math64.h>
+#include <linux/string.h>
 #define SBRIDGE_DIV64(a, b)	div64_u64((a), (b))
 #else
 #define SBRIDGE_DIV64(a, b)	((a) / (b))
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define U64_MAX		(~0ULL)
+#include <string.h>
 #endif
 #include "model.h"
 
@@ -159,38 +161,106 @@ u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m)
 }
 
 /**
+ * sbridge_phase_bucket() - a quantised share as a centroid
+ * @share_q: quantised share (fp), as sbridge_model_quantise() returns
+ *
+ * Return: its 0.1 bucket plus 1 (1 .. SBRIDGE_SHARE_BUCKETS + 1).
+ */
+u8 sbridge_phase_bucket(u32 share_q)
+{
+	return (u8)(((sbridge_model_quantise(share_q) * SBRIDGE_SHARE_BUCKETS +
+		      SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) + 1);
+}
+
+/* The quantised share (fp) of a centroid, bucket + 1. */
+static u32 sbridge_bucket_share(u8 c)
+{
+	return (u32)(c - 1) * SBRIDGE_FP_ONE / SBRIDGE_SHARE_BUCKETS;
+}
+
+static bool sbridge_bucket_near(u8 a, u8 b, u32 delta)
+{
+	return sbridge_absdiff(sbridge_bucket_share(a), sbridge_bucket_share(b)) < delta;
+}
+
+/**
+ * sbridge_phase_share() - quantised share of a phase on a core type
+ * @ph: tracker
+ * @phase: phase index
+ * @type: core type
+ *
+ * Return: the share (fp), or SBRIDGE_SHARE_UNKNOWN if the phase was not
+ *	seen on @type.
+ */
+u32 sbridge_phase_share(const struct sbridge_phase *ph, unsigned int phase,
+			unsigned int type)
+{
+	u8 c;
+
+	if (phase >= SBRIDGE_MAX_PHASES || type >= SBRIDGE_MAX_CORE_TYPES ||
+	    phase >= ph->nphases)
+		return SBRIDGE_SHARE_UNKNOWN;
+	c = ph->cen[phase][type];
+	return c ? sbridge_bucket_share(c) : SBRIDGE_SHARE_UNKNOWN;
+}
+
+/**
  * sbridge_phase_update() - feed one quantised share to the phase tracker
  * @ph: tracker
+ * @type: core type the window ran on (< SBRIDGE_MAX_CORE_TYPES)
  * @share_q: the window's quantised CPI_B share (fp)
  * @delta: share difference that makes a different phase (fp, >= 1)
  * @nwin: consecutive windows a new share must hold (>= 1)
  *
  * Return: true if the current phase changed with this sample.
  */
-bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
-			  u32 nwin)
+bool sbridge_phase_update(struct sbridge_phase *ph, unsigned int type,
+			  u32 share_q, u32 delta, u32 nwin)
 {
+	u8 b = sbridge_phase_bucket(share_q), c;
 	unsigned int i;
 
+	if (type >= SBRIDGE_MAX_CORE_TYPES)
+		return false;
 	if (!delta)
 		delta = 1;
 	if (!nwin)
 		nwin = 1;
-	if (!ph->nphases) {
-		ph->share[0] = share_q;
+	if (!ph->nphases || ph->cur >= ph->nphases) {
+		memset(ph, 0, sizeof(*ph));
+		ph->cen[0][type] = b;
 		ph->nphases = 1;
-		ph->cur = 0;
+		return false;
+	}
+	c = ph->cen[ph->cur][type];
+	if (!c) {
+		/*
+		 * The current phase was not seen on @type yet. A phase that
+		 * was, and looks like this window, is the evidence: the task
+		 * is in that one (it changed phase as it migrated). Else the
+		 * phase went on across the migration: this is its centroid.
+		 */
+		ph->cand_count = 0;
+		for (i = 0; i < ph->nphases; i++) {
+			c = ph->cen[i][type];
+			if (i != ph->cur && c && sbridge_bucket_near(c, b, delta)) {
+				ph->cur = (u8)i;
+				return true;
+			}
+		}
+		ph->cen[ph->cur][type] = b;
+		return false;
+	}
+	if (sbridge_bucket_near(b, c, delta)) {
 		ph->cand_count = 0;
 		return false;
 	}
-	if (sbridge_absdiff(share_q, ph->share[ph->cur]) < delta) {
-		ph->cand_count = 0;
-		return false;
-	}
-	if (ph->cand_count && sbridge_absdiff(share_q, ph->cand) < delta) {
+	if (ph->cand_count && ph->cand_type == type &&
+	    sbridge_bucket_near(b, ph->cand, delta)) {
 		ph->cand_count++;
 	} else {
-		ph->cand = share_q;
+		ph->cand = b;
+		ph->cand_type = (u8)type;
 		ph->cand_count = 1;
 	}
 	if (ph->cand_count < nwin)
@@ -198,8 +268,9 @@ bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 
 	ph->cand_count = 0;
 	for (i = 0; i < ph->nphases; i++) {
-		if (i != ph->cur && sbridge_absdiff(ph->share[i], ph->cand) < delta) {
-			ph->cur = i;
+		c = ph->cen[i][type];
+		if (i != ph->cur && c && sbridge_bucket_near(c, ph->cand, delta)) {
+			ph->cur = (u8)i;
 			return true;
 		}
 	}
@@ -209,156 +280,12 @@ bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
 		i = ph->next_slot % SBRIDGE_MAX_PHASES;
 		if (i == ph->cur)
 			i = (i + 1) % SBRIDGE_MAX_PHASES;
-		ph->next_slot = (i + 1) % SBRIDGE_MAX_PHASES;
+		ph->next_slot = (u8)((i + 1) % SBRIDGE_MAX_PHASES);
 	}
-	ph->share[i] = ph->cand;
-	ph->cur = i;
+	memset(ph->cen[i], 0, sizeof(ph->cen[i]));
+	ph->cen[i][type] = ph->cand;
+	ph->cur = (u8)i;
 	return true;
-}
-
-#define SBRIDGE_TP_CPI_MASK	((1ULL << SBRIDGE_TP_CPI_BITS) - 1)
-#define SBRIDGE_TP_KHZ_MASK	((1ULL << SBRIDGE_TP_KHZ_BITS) - 1)
-
-static u64 sbridge_tp_cpi(u64 tp)
-{
-	return tp & SBRIDGE_TP_CPI_MASK;
-}
-
-static u64 sbridge_tp_khz(u64 tp)
-{
-	return (tp >> SBRIDGE_TP_CPI_BITS) & SBRIDGE_TP_KHZ_MASK;
-}
-
-/**
- * sbridge_model_tp_count() - windows summed in a throughput accumulator
- * @tp: accumulator (see model.h)
- *
- * Return: 0 .. SBRIDGE_TP_N_MAX.
- */
-unsigned int sbridge_model_tp_count(u64 tp)
-{
-	return (unsigned int)(tp >> SBRIDGE_TP_N_SHIFT);
-}
-
-/**
- * sbridge_model_tp_add() - add one window to a throughput accumulator
- * @tp: accumulator (see model.h)
- * @cpi: the window's CPI (fp); values above 0xfffe count as 0xfffe
- * @khz: clock the window ran at, 0 if unknown
- *
- * Shifts and adds only: this runs in the context-switch path. Until
- * SBRIDGE_TP_N_MAX windows the sums are plain sums; then each new window
- * first takes 1/16 off both sums, so the means follow the task (EWMA)
- * and the sums stay below 16 x the largest input.
- *
- * Return: the new accumulator.
- */
-u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz)
-{
-	u64 n = sbridge_model_tp_count(tp);
-	u64 c = sbridge_tp_cpi(tp), k = sbridge_tp_khz(tp);
-
-	if (cpi > 0xfffe)
-		cpi = 0xfffe;
-	if (n >= SBRIDGE_TP_N_MAX) {
-		n = SBRIDGE_TP_N_MAX;
-		c -= c >> 4;
-		k -= k >> 4;
-	} else {
-		n++;
-	}
-	c += cpi;
-	k += khz;
-	return (n << SBRIDGE_TP_N_SHIFT) | ((k & SBRIDGE_TP_KHZ_MASK) << SBRIDGE_TP_CPI_BITS) |
-	       (c & SBRIDGE_TP_CPI_MASK);
-}
-
-/**
- * sbridge_model_tp_speedup() - measured speedup of one core type over another
- * @fast: accumulator of the faster core type
- * @slow: accumulator of the slower core type
- * @equal_clocks: out, set when a clock is unknown and both were taken as
- *	equal (the result is then the IPC ratio); may be NULL
- *
- * Throughput on a type is its mean IPC x its mean clock, i.e. mean clock /
- * mean CPI: instructions per unit of frequency-normalised time. Windows
- * hold equal instruction counts, so the mean CPI (time per instruction) is
- * the right average. The speedup is throughput(@fast) / throughput(@slow).
- *
- * Return: the speedup (fp) clamped to [SBRIDGE_FACTOR_MIN,
- *	SBRIDGE_FACTOR_MAX], or 0 if either accumulator is empty.
- */
-u32 sbridge_model_tp_speedup(u64 fast, u64 slow, bool *equal_clocks)
-{
-	u64 nf = sbridge_model_tp_count(fast), ns = sbridge_model_tp_count(slow);
-	u64 cf = sbridge_tp_cpi(fast), cs = sbridge_tp_cpi(slow);
-	u64 kf = sbridge_tp_khz(fast), ks = sbridge_tp_khz(slow);
-	u64 num, den;
-
-	if (equal_clocks)
-		*equal_clocks = false;
-	if (!nf || !ns || !cf || !cs)
-		return 0;
-	if (!kf || !ks) {
-		/* Unknown clock: throughput is 1 / mean CPI on both. */
-		if (equal_clocks)
-			*equal_clocks = true;
-		kf = nf;
-		ks = ns;
-	}
-	/*
-	 * (kf / cf) / (ks / cs): mean clock / mean CPI on each type, the
-	 * counts cancel. Each product is below 2^59; scale both down until
-	 * the numerator leaves room for the fixed-point shift.
-	 */
-	num = kf * cs;
-	den = cf * ks;
-	while (num >> (63 - SBRIDGE_FP_SHIFT)) {
-		num >>= 1;
-		den >>= 1;
-	}
-	if (!den)
-		return SBRIDGE_FACTOR_MAX;
-	return sbridge_model_clamp(SBRIDGE_DIV64(num << SBRIDGE_FP_SHIFT, den));
-}
-
-/**
- * sbridge_model_speedup_blend() - trust a measured speedup as data grows
- * @pred: speedup the CPI stack predicts (fp)
- * @own: speedup measured on the task itself (fp), 0 if none
- * @own_w: its weight: windows on the less-sampled of the two types
- * @seed: measured speedup its workload had in the matrix (fp), 0 if none
- * @seed_w: its weight (same unit)
- * @meas: out, the measured speedup in force (fp), 0 if none
- *
- * The task's own measurement fills up to SBRIDGE_SPEEDUP_TRUST windows of
- * trust; the matrix's value fills what is missing; @pred the rest. With
- * SBRIDGE_SPEEDUP_TRUST windows on each type the measurement alone counts.
- *
- * Return: the blended speedup (fp); @pred if nothing was measured.
- */
-u32 sbridge_model_speedup_blend(u32 pred, u32 own, u32 own_w, u32 seed,
-				u32 seed_w, u32 *meas)
-{
-	u64 m, trust;
-	u32 sw;
-
-	if (!own)
-		own_w = 0;
-	if (own_w > SBRIDGE_SPEEDUP_TRUST)
-		own_w = SBRIDGE_SPEEDUP_TRUST;
-	sw = seed ? SBRIDGE_SPEEDUP_TRUST - own_w : 0;
-	if (sw > seed_w)
-		sw = seed_w;
-	trust = own_w + sw;
-	if (!trust) {
-		*meas = own ? own : seed;
-		return pred;
-	}
-	m = SBRIDGE_DIV64((u64)own * own_w + (u64)seed * sw, trust);
-	*meas = (u32)m;
-	return (u32)SBRIDGE_DIV64(m * trust + (u64)pred * (SBRIDGE_SPEEDUP_TRUST - trust),
-				  SBRIDGE_SPEEDUP_TRUST);
 }
 
 /**

@@ -21,11 +21,14 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 #endif
 #include <uapi/linux/sbridge.h>
 
 /* CPI_B share buckets: the paper's 0.1 steps. */
 #define SBRIDGE_SHARE_BUCKETS	10
+/* A share not known (no window on that core type). */
+#define SBRIDGE_SHARE_UNKNOWN	0xffff
 
 /**
  * struct sbridge_window - counter deltas gathered for one model sample
@@ -63,39 +66,33 @@ struct sbridge_cpi {
 
 /**
  * struct sbridge_phase - phase tracker over a task's CPI_B share
- * @share: quantised share of each known phase (fp)
+ * @cen: centroid of each known phase on each core type: its quantised
+ *	share as a 0.1 bucket plus 1 (0: not seen on that type). The same
+ *	code shows a different share on a core with a larger cache or another
+ *	clock, so a phase is one identity with a centroid per type: the key
+ *	does not depend on the core type a window ran on
  * @nphases: phases known (0 until the first sample)
  * @cur: current phase index
- * @cand: phase candidate share (fp) while it is being confirmed
+ * @cand: candidate centroid (bucket + 1) while it is being confirmed
+ * @cand_type: core type the candidate's windows ran on
  * @cand_count: consecutive windows seen at @cand
  * @next_slot: round-robin victim when all SBRIDGE_MAX_PHASES are used
  *
  * A phase changes only after the new share held for N consecutive
- * windows (hysteresis), so that one noisy window does not flip it.
+ * windows on one core type (hysteresis), so that one noisy window does
+ * not flip it. A migration is not a phase change: the first window on a
+ * type the current phase has no centroid for becomes that centroid.
  * No locking of its own: one writer (the task's CPU).
  */
 struct sbridge_phase {
-	u16 share[SBRIDGE_MAX_PHASES];
+	u8 cen[SBRIDGE_MAX_PHASES][SBRIDGE_MAX_CORE_TYPES];
 	u8 nphases;
 	u8 cur;
-	u16 cand;
+	u8 cand;
+	u8 cand_type;
 	u8 cand_count;
 	u8 next_slot;
 };
-
-/*
- * Per core type throughput accumulator, one u64 so that a lockless reader
- * always sees a consistent triple: bits 0-20 sum of window CPIs (fp, each
- * at most 0xfffe), bits 21-58 sum of the clocks (kHz) the windows ran at,
- * bits 59-63 the number of windows summed (at most SBRIDGE_TP_N_MAX; past
- * it the sums decay by 1/16 per window, an EWMA). The means are sum / n.
- */
-#define SBRIDGE_TP_N_MAX	16
-#define SBRIDGE_TP_CPI_BITS	21
-#define SBRIDGE_TP_KHZ_BITS	38
-#define SBRIDGE_TP_N_SHIFT	(SBRIDGE_TP_CPI_BITS + SBRIDGE_TP_KHZ_BITS)
-/* Windows on each of two core types after which a measurement is trusted. */
-#define SBRIDGE_SPEEDUP_TRUST	8
 
 u32 sbridge_model_penalty_cycles(u32 mem_latency_ns, u32 khz);
 int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
@@ -104,13 +101,11 @@ u32 sbridge_model_quantise(u32 share);
 u32 sbridge_model_cap_ratio(u32 cap_ref, u32 cap_j);
 u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m);
 u32 sbridge_model_clamp(u64 factor);
-bool sbridge_phase_update(struct sbridge_phase *ph, u32 share_q, u32 delta,
-			  u32 nwin);
-u64 sbridge_model_tp_add(u64 tp, u32 cpi, u32 khz);
-unsigned int sbridge_model_tp_count(u64 tp);
-u32 sbridge_model_tp_speedup(u64 fast, u64 slow, bool *equal_clocks);
-u32 sbridge_model_speedup_blend(u32 pred, u32 own, u32 own_w, u32 seed,
-				u32 seed_w, u32 *meas);
+bool sbridge_phase_update(struct sbridge_phase *ph, unsigned int type,
+			  u32 share_q, u32 delta, u32 nwin);
+u32 sbridge_phase_share(const struct sbridge_phase *ph, unsigned int phase,
+			unsigned int type);
+u8 sbridge_phase_bucket(u32 share_q);
 u32 sbridge_model_wavg(u32 old, u32 old_w, u32 val, u32 w);
 int sbridge_group_types(const u32 *cap, unsigned int n, u8 *type,
 			u32 *type_cap, unsigned int max_types);

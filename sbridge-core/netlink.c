@@ -255,7 +255,8 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	struct sbridge_task_dump *d = arg;
 	struct sk_buff *skb = d->skb;
 	unsigned int type, nt, cpu = t->last_cpu;
-	u32 speedup, pred, meas, place = sbridge_task_placement(t);
+	u32 place = sbridge_task_placement(t);
+	struct sbridge_task_est e;
 	char rule[SBRIDGE_RULE_SRC_LEN];
 	u32 factors[SBRIDGE_MAX_CORE_TYPES];
 	void *hdr;
@@ -285,17 +286,21 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    (sbridge_rules_task_rule(t, rule, sizeof(rule)) &&
 	     nla_put_string(skb, SBRIDGE_A_TASK_RULE, rule)))
 		goto cancel;
-	speedup = sbridge_task_speedup(t, &pred, &meas);
-	if (nla_put_u32(skb, SBRIDGE_A_TASK_PHASE, t->ph.cur) ||
+	sbridge_task_estimate(t, sbridge_topo.ref_type, 0, &e);
+	if (nla_put_u32(skb, SBRIDGE_A_TASK_PHASE, t->est.ph.cur) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_CPIB_SHARE,
 			sbridge_task_share(t)) ||
-	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_PRED, pred) ||
-	    (meas && nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_MEAS, meas)) ||
-	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP, speedup))
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_PRED, e.pred.val ?: SBRIDGE_FP_ONE) ||
+	    (e.meas.val && nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_MEAS, e.meas.val)) ||
+	    (e.own.val && nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_OWN, e.own.val)) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_WARM, e.own.n) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP, e.est.val) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_ERR, e.est.err) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_SRC, e.src))
 		goto cancel;
-	if ((t->flags & SBRIDGE_TF_SAMPLED(type)) &&
-	    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, t->cpi[type]) ||
-	     nla_put_u32(skb, SBRIDGE_A_TASK_CPI_STALL, t->cpi_stall[type])))
+	if ((t->flags & SBRIDGE_TF_LEARNED) &&
+	    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, READ_ONCE(t->cpi)) ||
+	     nla_put_u32(skb, SBRIDGE_A_TASK_CPI_STALL, READ_ONCE(t->cpi_stall))))
 		goto cancel;
 	nt = min_t(unsigned int, sbridge_topo.ntypes, SBRIDGE_MAX_CORE_TYPES);
 	for (type = 0; type < nt; type++)

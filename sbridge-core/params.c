@@ -27,6 +27,9 @@ struct sbridge_params sbridge_params = {
 	.matrix_max = 4096,
 	.tick_ms = 8,
 	.learn_measured = 1,
+	.warm_instr = 2000000,
+	.startup_ms = 200,
+	.pred_err = SBRIDGE_FP_ONE / 5,
 };
 
 struct sbridge_act_params sbridge_act_params = {
@@ -80,6 +83,9 @@ enum {
 	SBRIDGE_P_MATRIX_MAX,
 	SBRIDGE_P_TICK_MS,
 	SBRIDGE_P_LEARN_MEASURED,
+	SBRIDGE_P_LEARN_WARM_INSTR,
+	SBRIDGE_P_LEARN_STARTUP_MS,
+	SBRIDGE_P_LEARN_PRED_ERR,
 	SBRIDGE_P_ACT_OBSERVE,
 	SBRIDGE_P_ACT_CAPACITY,
 	SBRIDGE_P_ACT_PLACEMENT,
@@ -108,6 +114,9 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_MATRIX_MAX] = { "matrix_max", &sbridge_params.matrix_max, 0, 65536 },
 	[SBRIDGE_P_TICK_MS] = { "tick_ms", &sbridge_params.tick_ms, 0, 10000 },
 	[SBRIDGE_P_LEARN_MEASURED] = { "learn.measured", &sbridge_params.learn_measured, 0, 1 },
+	[SBRIDGE_P_LEARN_WARM_INSTR] = { "learn.warm_instr", &sbridge_params.warm_instr, 0, 0xffff * SBRIDGE_WARM_UNIT },
+	[SBRIDGE_P_LEARN_STARTUP_MS] = { "learn.startup_ms", &sbridge_params.startup_ms, 0, 60000 },
+	[SBRIDGE_P_LEARN_PRED_ERR] = { "learn.pred_err", &sbridge_params.pred_err, 10, SBRIDGE_FP_ONE * 4 },
 	[SBRIDGE_P_ACT_OBSERVE] = { "act.observe", &sbridge_act_params.observe, 0, 1 },
 	[SBRIDGE_P_ACT_CAPACITY] = { "act.capacity", &sbridge_act_params.capacity, 0, 1 },
 	[SBRIDGE_P_ACT_PLACEMENT] = { "act.placement", &sbridge_act_params.placement, 0, 1 },
@@ -235,6 +244,12 @@ module_param_cb(tick_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_TICK_MS],
 MODULE_PARM_DESC(tick_ms, "least ms between counter reads of a running task, 0 = switches only");
 module_param_cb(learn_measured, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_MEASURED], 0644);
 MODULE_PARM_DESC(learn_measured, "1: blend the measured big/little speedup into decisions");
+module_param_cb(learn_warm_instr, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_WARM_INSTR], 0644);
+MODULE_PARM_DESC(learn_warm_instr, "instructions skipped after a migration or exec before a window is measured");
+module_param_cb(learn_startup_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_STARTUP_MS], 0644);
+MODULE_PARM_DESC(learn_startup_ms, "CPU time after exec whose windows are the start-up phase, ms");
+module_param_cb(learn_pred_err, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_PRED_ERR], 0644);
+MODULE_PARM_DESC(learn_pred_err, "relative error of the CPI-stack prediction (1024 = 100 %)");
 module_param_cb(act_observe, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_OBSERVE], 0644);
 MODULE_PARM_DESC(act_observe, "1: every actuator off, learn and report only");
 module_param_cb(act_capacity, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_CAPACITY], 0644);

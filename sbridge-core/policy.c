@@ -233,7 +233,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		h->speedup = flat ?: sbridge_task_speedup(t, NULL, NULL);
 		h->share = sbridge_task_share(t);
 		h->known = READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
-			   READ_ONCE(t->ph.nphases);
+			   READ_ONCE(t->est.ph.nphases);
 		h->busy = busy;
 		h->cpu = task_cpu(p);
 		h->hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) : SBRIDGE_HINT_NONE;

@@ -21,55 +21,131 @@ static DEFINE_PER_CPU(u64, sbridge_pcpu_untracked);
 /* Counter reads between switches, and when this CPU last read (clock). */
 static DEFINE_PER_CPU(u64, sbridge_pcpu_runtime_reads);
 static DEFINE_PER_CPU(u64, sbridge_pcpu_read_ns);
+/* Windows of each kind closed on this CPU (enum sbridge_win_kind). */
+static DEFINE_PER_CPU(u64, sbridge_pcpu_kind[SBRIDGE_WIN_WARM + 1]);
+/*
+ * The clock this CPU ran at while busy, measured: cycles over the time
+ * between two reads, averaged (1/4 per busy stretch of at least
+ * SBRIDGE_CLOCK_MIN_NS). The time a window took when no clock source
+ * reports one (no cpufreq, a VM, the rig), kHz, 0 until measured.
+ */
+static DEFINE_PER_CPU(u32, sbridge_pcpu_khz);
+#define SBRIDGE_CLOCK_MIN_NS	(100 * NSEC_PER_USEC)
 
 static u16 sbridge_sat16(u32 v)
 {
 	return v > 0xfffe ? 0xfffe : v;
 }
 
-/* One model sample from @t's window on core type @type. */
-static void sbridge_sample_window(struct sbridge_task *t, unsigned int type,
-				unsigned int cpu,
-				const struct sbridge_source_ops *src)
+/* A busy stretch of @ns on this CPU that counted @d: the measured clock. */
+static void sbridge_sample_clock(const struct sbridge_counts *d, u64 ns)
 {
-	struct sbridge_cpi c;
-	u32 khz = 0, pen;
-	unsigned int ph, from;
+	u32 khz, old;
 
-	if (src->effective_khz)
-		khz = src->effective_khz(cpu);
-	if (!khz)
-		khz = READ_ONCE(per_cpu(sbridge_cpus, cpu).max_khz);
-	pen = sbridge_model_penalty_cycles(src->mem_latency_ns ?:
-					   SBRIDGE_DEFAULT_MEM_LAT_NS, khz);
-	if (sbridge_model_cpi(&t->win, pen, &c))
+	if (!(d->valid & SBRIDGE_EV_CYCLES) || ns < SBRIDGE_CLOCK_MIN_NS)
 		return;
-	t->cpi[type] = sbridge_sat16(c.cpi);
-	t->cpi_stall[type] = sbridge_sat16(c.cpi_stall);
-	t->share[type] = c.share_q;
-	/* Throughput on this type, for the measured speedup: adds only. */
-	WRITE_ONCE(t->tp[type], sbridge_model_tp_add(t->tp[type], c.cpi, khz));
-	WRITE_ONCE(t->win_n[type], t->win_n[type] + 1);
-	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
-	atomic64_inc(&sbridge_stats.samples);
-	from = t->ph.cur;
-	if (sbridge_phase_update(&t->ph, c.share_q,
-				 READ_ONCE(sbridge_params.phase_delta),
-				 READ_ONCE(sbridge_params.phase_windows))) {
-		atomic64_inc(&sbridge_stats.phase_changes);
-		trace_sbridge_phase(t, from, t->ph.cur,
-				    t->ph.share[t->ph.cur % SBRIDGE_MAX_PHASES]);
-	}
-	ph = t->ph.cur % SBRIDGE_MAX_PHASES;
-	WRITE_ONCE(t->ph_n[ph], t->ph_n[ph] + 1);
-	/* static key: the values are at hand, nothing more is computed */
-	trace_sbridge_window(t, cpu, type, &c, khz, t->ph.cur);
+	khz = sbridge_clock_khz(d->cycles, ns);
+	old = __this_cpu_read(sbridge_pcpu_khz);
+	/* a first read after a source (re)load may span more than @ns */
+	if (old && khz / 16 > old)
+		khz = old * 16;
+	__this_cpu_write(sbridge_pcpu_khz, old ? old - old / 4 + khz / 4 : khz);
 }
 
-/* Adds the counts prev accumulated on @cpu to its window; samples if full. */
-static void sbridge_sample_account(struct sbridge_task *t, unsigned int cpu,
-				 const struct sbridge_source_ops *src,
-				 const struct sbridge_counts *dp)
+/**
+ * sbridge_sample_khz() - the clock a window on @cpu ran at
+ * @cpu: CPU
+ * @src: the counter source
+ * @ref: out, the clock of @cpu's core type to normalise to (kHz), 0 when
+ *	the clock is not one the source reported (then nothing is normalised)
+ *
+ * In order: the source's measured clock (APERF/MPERF, AMU, cpufreq), the
+ * clock measured from cycles over busy time, the type's declared maximum.
+ *
+ * Context: any; the measured clock is @cpu's own per-CPU value.
+ * Return: kHz, 0 if no clock is known.
+ */
+u32 sbridge_sample_khz(unsigned int cpu, const struct sbridge_source_ops *src,
+		       u32 *ref)
+{
+	u32 khz = src && src->effective_khz ? src->effective_khz(cpu) : 0;
+
+	*ref = 0;
+	if (khz) {
+		*ref = READ_ONCE(sbridge_topo.type_max_khz[sbridge_cpu_type(cpu)]);
+		return khz;
+	}
+	khz = READ_ONCE(per_cpu(sbridge_pcpu_khz, cpu));
+	return khz ?: READ_ONCE(per_cpu(sbridge_cpus, cpu).max_khz);
+}
+
+/* Still in its start-up: less than learn.startup_ms of CPU since exec. */
+static bool sbridge_sample_startup(const struct sbridge_task *t,
+				   const struct task_struct *p)
+{
+	u64 at = (u64)READ_ONCE(t->exec_run) << SBRIDGE_EXEC_RUN_SHIFT;
+
+	return p->se.sum_exec_runtime <
+	       at + (u64)READ_ONCE(sbridge_params.startup_ms) * NSEC_PER_MSEC;
+}
+
+/* A warm window on @type: phases and throughput learn. */
+static void sbridge_sample_warm(struct sbridge_task *t, unsigned int type,
+				u32 share_q, u64 tpi)
+{
+	unsigned int from = t->est.ph.cur;
+
+	if (sbridge_est_warm(&t->est, type, share_q, tpi,
+			     READ_ONCE(sbridge_params.phase_delta),
+			     READ_ONCE(sbridge_params.phase_windows))) {
+		atomic64_inc(&sbridge_stats.phase_changes);
+		trace_sbridge_phase(t, from, t->est.ph.cur,
+				    sbridge_phase_share(&t->est.ph, t->est.ph.cur, type));
+	}
+}
+
+/* One model sample from @t's window on core type @type. */
+static void sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
+				  unsigned int type, unsigned int cpu,
+				  const struct sbridge_source_ops *src)
+{
+	enum sbridge_win_kind kind;
+	struct sbridge_cpi c;
+	u32 khz, ref, pen, pkhz;
+	u64 tpi, stall;
+
+	kind = sbridge_est_classify(&t->est, &t->win,
+				    src->events & SBRIDGE_EV_LLC_MISSES,
+				    sbridge_sample_startup(t, p));
+	/*
+	 * The miss penalty is latency x the core's own clock: the reported
+	 * one, else the type's declared one (a clock measured in guest time
+	 * would not be the one the counted cycles tick at on an emulator).
+	 */
+	khz = sbridge_sample_khz(cpu, src, &ref);
+	pkhz = ref ? khz : READ_ONCE(per_cpu(sbridge_cpus, cpu).max_khz);
+	pen = sbridge_model_penalty_cycles(src->mem_latency_ns ?:
+					   SBRIDGE_DEFAULT_MEM_LAT_NS, pkhz);
+	if (sbridge_model_cpi(&t->win, pen, &c))
+		return;
+	__this_cpu_inc(sbridge_pcpu_kind[kind]);
+	WRITE_ONCE(t->cpi, sbridge_sat16(c.cpi));
+	WRITE_ONCE(t->cpi_stall, sbridge_sat16(c.cpi_stall));
+	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
+	atomic64_inc(&sbridge_stats.samples);
+	stall = ((u64)c.cpi_stall * t->win.instr) >> SBRIDGE_FP_SHIFT;
+	tpi = sbridge_window_tpi(&t->win, stall, khz, ref);
+	if (kind == SBRIDGE_WIN_WARM)
+		sbridge_sample_warm(t, type, c.share_q, tpi);
+	/* static key: the values are at hand, nothing more is computed */
+	trace_sbridge_window(t, cpu, type, &c, khz, t->est.ph.cur, kind, tpi);
+}
+
+/* Adds the counts @p accumulated on @cpu to its window; samples if full. */
+static void sbridge_sample_account(struct sbridge_task *t, struct task_struct *p,
+				   unsigned int cpu,
+				   const struct sbridge_source_ops *src,
+				   const struct sbridge_counts *dp)
 {
 	const struct sbridge_counts d = *dp;
 	unsigned int type = sbridge_cpu_type(cpu);
@@ -97,8 +173,27 @@ static void sbridge_sample_account(struct sbridge_task *t, unsigned int cpu,
 	if (!full)
 		return;
 	if (READ_ONCE(sbridge_params.learning))
-		sbridge_sample_window(t, type, cpu, src);
+		sbridge_sample_window(t, p, type, cpu, src);
 	memset(&t->win, 0, sizeof(t->win));
+}
+
+/*
+ * @t is switched in on @cpu: if it ran elsewhere last, it migrated, and
+ * what it runs until its caches are warm again tells nothing of this core
+ * type. The partial window from the old CPU goes too; a new core type
+ * starts a new stay (a visit, once it has a warm window).
+ */
+static void sbridge_sample_arrive(struct sbridge_task *t, unsigned int cpu)
+{
+	unsigned int last = t->last_cpu;
+
+	if (last == cpu)
+		return;
+	memset(&t->win, 0, sizeof(t->win));
+	sbridge_est_arrive(&t->est, last >= nr_cpu_ids ||
+			   sbridge_cpu_type(last) != sbridge_cpu_type(cpu),
+			   READ_ONCE(sbridge_params.warm_instr));
+	t->last_cpu = cpu;
 }
 
 /**
@@ -118,7 +213,7 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 	const struct sbridge_source_ops *src;
 	struct sbridge_counts d = { 0 };
 	struct sbridge_task *t;
-	u64 now = local_clock();
+	u64 now = local_clock(), last = __this_cpu_read(sbridge_pcpu_read_ns);
 
 	__this_cpu_inc(sbridge_pcpu_switches);
 	__this_cpu_write(sbridge_pcpu_read_ns, now);
@@ -139,14 +234,15 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 		src->read_delta(cpu, &d);
 
 	if (!is_idle_task(prev)) {
+		if (src && last && now > last)
+			sbridge_sample_clock(&d, now - last);
 		t = sbridge_task_lookup(prev);
 		if (t) {
 			if (t->switch_in_ns && now > t->switch_in_ns)
 				t->runtime_ns += now - t->switch_in_ns;
 			t->switch_in_ns = 0;
-			t->last_cpu = cpu;
 			if (src)
-				sbridge_sample_account(t, cpu, src, &d);
+				sbridge_sample_account(t, prev, cpu, src, &d);
 		} else {
 			__this_cpu_inc(sbridge_pcpu_untracked);
 		}
@@ -154,8 +250,10 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 
 	if (!is_idle_task(next)) {
 		t = sbridge_task_lookup(next);
-		if (t)
+		if (t) {
 			t->switch_in_ns = now;
+			sbridge_sample_arrive(t, cpu);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -179,12 +277,13 @@ void sbridge_sample_runtime(struct task_struct *p, int cpu)
 	const struct sbridge_source_ops *src;
 	struct sbridge_counts d = { 0 };
 	struct sbridge_task *t;
-	u64 now;
+	u64 now, last;
 
 	if (!gap || p != current || is_idle_task(p))
 		return;
 	now = local_clock();
-	if (now - __this_cpu_read(sbridge_pcpu_read_ns) < gap)
+	last = __this_cpu_read(sbridge_pcpu_read_ns);
+	if (now - last < gap)
 		return;
 	__this_cpu_write(sbridge_pcpu_read_ns, now);
 	rcu_read_lock();
@@ -193,7 +292,8 @@ void sbridge_sample_runtime(struct task_struct *p, int cpu)
 	if (src && src->read_delta && t) {
 		src->read_delta(cpu, &d);
 		__this_cpu_inc(sbridge_pcpu_runtime_reads);
-		sbridge_sample_account(t, cpu, src, &d);
+		sbridge_sample_clock(&d, now - last);
+		sbridge_sample_account(t, p, cpu, src, &d);
 	}
 	rcu_read_unlock();
 }
@@ -231,4 +331,33 @@ u64 sbridge_sample_switches(u64 *untracked)
 	if (untracked)
 		*untracked = u;
 	return s;
+}
+
+/**
+ * sbridge_sample_kinds() - model windows closed since load, by kind
+ * @kind: SBRIDGE_WIN_STARTUP, _COLD or _WARM
+ *
+ * Return: windows of @kind on all CPUs.
+ */
+u64 sbridge_sample_kinds(enum sbridge_win_kind kind)
+{
+	u64 s = 0;
+	int cpu;
+
+	if (kind > SBRIDGE_WIN_WARM)
+		return 0;
+	for_each_possible_cpu(cpu)
+		s += per_cpu(sbridge_pcpu_kind[kind], cpu);
+	return s;
+}
+
+/**
+ * sbridge_sample_cpu_khz() - the clock measured on @cpu while busy
+ * @cpu: CPU
+ *
+ * Return: kHz (cycles over busy time, averaged), 0 if not measured.
+ */
+u32 sbridge_sample_cpu_khz(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids ? READ_ONCE(per_cpu(sbridge_pcpu_khz, cpu)) : 0;
 }

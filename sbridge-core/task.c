@@ -20,8 +20,6 @@
 #include <linux/string.h>
 #include "internal.h"
 
-#define SBRIDGE_SHARE_NONE	0xffff
-
 struct sbridge_stats sbridge_stats;
 
 static struct kmem_cache *sbridge_task_cache;
@@ -52,22 +50,15 @@ struct sbridge_task *sbridge_task_lookup(struct task_struct *p)
 
 static void sbridge_task_reset_model(struct sbridge_task *t)
 {
-	unsigned int i;
-
 	memset(&t->win, 0, sizeof(t->win));
-	memset(&t->ph, 0, sizeof(t->ph));
-	for (i = 0; i < SBRIDGE_MAX_CORE_TYPES; i++) {
-		t->share[i] = SBRIDGE_SHARE_NONE;
-		t->cpi[i] = 0;
-		t->cpi_stall[i] = 0;
-	}
-	memset(t->tp, 0, sizeof(t->tp));
-	memset(t->win_n, 0, sizeof(t->win_n));
-	memset(t->win_folded, 0, sizeof(t->win_folded));
-	memset(t->ph_n, 0, sizeof(t->ph_n));
+	sbridge_est_reset(&t->est, READ_ONCE(sbridge_params.warm_instr));
+	t->cpi = 0;
+	t->cpi_stall = 0;
+	memset(t->visits_folded, 0, sizeof(t->visits_folded));
+	memset(t->warm_folded, 0, sizeof(t->warm_folded));
 	memset(t->ph_folded, 0, sizeof(t->ph_folded));
-	t->seed_speedup = 0;
-	t->seed_w = 0;
+	t->seed_sp = 0;
+	t->seed_err = 0;
 	t->flags &= ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
 }
 
@@ -173,29 +164,15 @@ struct sbridge_task *sbridge_task_insert(struct sbridge_task *t)
 	return t;
 }
 
-/* Measured speedup in force for @t and the windows of trust behind it. */
-static u32 sbridge_task_meas(const struct sbridge_task *t, u32 *trust)
+/**
+ * sbridge_task_seed_set() - what a task starts from: a measured speedup
+ * @t: entry, not yet published (fork) or being seeded (exec, adoption)
+ * @e: the speedup and its error (val 0: none)
+ */
+void sbridge_task_seed_set(struct sbridge_task *t, const struct sbridge_est *e)
 {
-	u32 own, own_w, seed = READ_ONCE(t->seed_speedup), sw = 0, meas;
-
-	own = sbridge_task_speedup_own(t, &own_w);
-	if (!own)
-		own_w = 0;
-	own_w = min_t(u32, own_w, SBRIDGE_SPEEDUP_TRUST);
-	if (seed)
-		sw = min_t(u32, READ_ONCE(t->seed_w), SBRIDGE_SPEEDUP_TRUST - own_w);
-	sbridge_model_speedup_blend(SBRIDGE_FP_ONE, own, own_w, seed, sw, &meas);
-	*trust = own_w + sw;
-	return meas;
-}
-
-static void sbridge_task_inherit_speedup(struct sbridge_task *t,
-					 const struct sbridge_task *parent)
-{
-	u32 trust, meas = sbridge_task_meas(parent, &trust);
-
-	t->seed_speedup = meas > U16_MAX ? U16_MAX : meas;
-	t->seed_w = meas ? trust : 0;
+	WRITE_ONCE(t->seed_sp, e->val ? min_t(u32, e->val, U16_MAX) : 0);
+	WRITE_ONCE(t->seed_err, e->val ? clamp_t(u32, e->err, 1, U16_MAX) : 0);
 }
 
 /**
@@ -208,14 +185,18 @@ static void sbridge_task_inherit_speedup(struct sbridge_task *t,
  */
 void sbridge_task_inherit(struct sbridge_task *t, const struct sbridge_task *parent)
 {
+	struct sbridge_task_est e;
+
 	t->exe_hash = parent->exe_hash;
 	t->flags = parent->flags & ~(SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED_ALL);
-	t->ph = parent->ph;
-	t->ph.cand_count = 0;
-	memcpy(t->share, parent->share, sizeof(t->share));
-	memcpy(t->cpi, parent->cpi, sizeof(t->cpi));
-	memcpy(t->cpi_stall, parent->cpi_stall, sizeof(t->cpi_stall));
-	sbridge_task_inherit_speedup(t, parent);
+	/* the phases: the same program; its measurements: the seed below */
+	t->est.ph = parent->est.ph;
+	t->est.ph.cand_count = 0;
+	t->cpi = parent->cpi;
+	t->cpi_stall = parent->cpi_stall;
+	/* what the parent measured counts once: as a seed */
+	sbridge_task_estimate(parent, sbridge_topo.ref_type, 0, &e);
+	sbridge_task_seed_set(t, &e.meas);
 }
 
 /**
@@ -287,6 +268,70 @@ void sbridge_task_release(struct sbridge_task *t)
 	call_rcu(&t->rcu, sbridge_task_free_rcu);
 }
 
+/*
+ * What a non-stalled cycle gains on @fast over @slow, minus 1 (fp): C x
+ * (nominal CPU factor of @slow over @fast's - 1) / ref_share. Nominal:
+ * the types' capability at full clock, not the clock an idle cluster
+ * happens to sit at.
+ */
+static u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
+{
+	u64 r = div_u64((u64)sbridge_type_factor_nominal(slow) << SBRIDGE_FP_SHIFT,
+			max_t(u32, sbridge_type_factor_nominal(fast), 1));
+
+	if (r <= SBRIDGE_FP_ONE)
+		return 0;
+	r = div_u64((r - SBRIDGE_FP_ONE) * READ_ONCE(sbridge_params.c_const),
+		    max_t(u32, READ_ONCE(sbridge_params.ref_share), 1));
+	return (u32)min_t(u64, r, SBRIDGE_FACTOR_MAX);
+}
+
+/*
+ * CPI_B share of @t's current phase and where it was seen: on @fast if
+ * it was, else on @slow (*@on_fast false); a rule's class fixes it.
+ * Return: the share (fp), or SBRIDGE_SHARE_UNKNOWN.
+ */
+static u32 sbridge_task_phase_share(const struct sbridge_task *t,
+				    unsigned int fast, unsigned int slow,
+				    bool *on_fast)
+{
+	unsigned int cur = READ_ONCE(t->est.ph.cur);
+	u32 s;
+
+	*on_fast = true;
+	switch (READ_ONCE(t->class)) {
+	case SBRIDGE_CLASS_COMPUTE:
+		return SBRIDGE_FP_ONE;
+	case SBRIDGE_CLASS_MEMORY:
+		return 0;
+	}
+	s = sbridge_phase_share(&t->est.ph, cur, fast);
+	if (s != SBRIDGE_SHARE_UNKNOWN)
+		return s;
+	*on_fast = false;
+	return sbridge_phase_share(&t->est.ph, cur, slow);
+}
+
+/**
+ * sbridge_task_share() - CPI_B share the factors of @t use
+ * @t: entry, under RCU
+ *
+ * The current phase's share as the fast (reference) type sees it: seen
+ * there, or converted from the slowest type's through the CPU factor.
+ *
+ * Return: fixed-point share, or SBRIDGE_FP_ONE if nothing is known.
+ */
+u32 sbridge_task_share(const struct sbridge_task *t)
+{
+	unsigned int fast = sbridge_topo.ref_type;
+	bool on_fast;
+	u32 s = sbridge_task_phase_share(t, fast, 0, &on_fast);
+
+	if (s == SBRIDGE_SHARE_UNKNOWN)
+		return SBRIDGE_FP_ONE;
+	return on_fast ? s : sbridge_share_on_fast(s, sbridge_task_gain(fast, 0));
+}
+
 /**
  * sbridge_task_factor_on() - LF of a tracked task on a core type
  * @t: entry, under RCU
@@ -298,133 +343,131 @@ void sbridge_task_release(struct sbridge_task *t)
  */
 u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
 {
-	u32 share;
-	u8 cur;
-
 	if (type >= SBRIDGE_MAX_CORE_TYPES)
 		return SBRIDGE_FP_ONE;
 	if (READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE)
 		return SBRIDGE_FP_ONE;
 	if (READ_ONCE(t->rule_factor[type]))
 		return READ_ONCE(t->rule_factor[type]);
-	switch (READ_ONCE(t->class)) {
-	case SBRIDGE_CLASS_COMPUTE:
-		share = SBRIDGE_FP_ONE;
-		break;
-	case SBRIDGE_CLASS_MEMORY:
-		share = 0;
-		break;
-	default:
-		if (!READ_ONCE(t->ph.nphases))
-			return SBRIDGE_FP_ONE;
-		cur = READ_ONCE(t->ph.cur) % SBRIDGE_MAX_PHASES;
-		share = READ_ONCE(t->ph.share[cur]);
-		break;
-	}
+	if (READ_ONCE(t->class) == SBRIDGE_CLASS_AUTO && !READ_ONCE(t->est.ph.nphases))
+		return SBRIDGE_FP_ONE;
 	return sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
-				    sbridge_type_factor(type), share,
+				    sbridge_type_factor(type), sbridge_task_share(t),
 				    READ_ONCE(sbridge_params.ref_share));
 }
 
-/**
- * sbridge_task_speedup_own() - big/little speedup measured on @t itself
- * @t: entry, under RCU
- * @weight: out, windows on the less-sampled of the two core types
- *	(at most SBRIDGE_TP_N_MAX), 0 if nothing was measured
- *
- * Compares the fastest core type @t has windows on with the slowest one
- * (by type index: capacity order) through their throughput accumulators.
- *
- * Context: any, under RCU; lock-free, O(SBRIDGE_MAX_CORE_TYPES).
- * Return: the measured speedup (fp), 0 if @t has not run on two types.
+/*
+ * The prediction of @t's speedup of @fast over @slow into @e. Rules win:
+ * a rule's factors (1 + LF(slow) - LF(fast)) or class; then a CPU factor
+ * the user set on either type. Return: the enum sbridge_est_src of it.
  */
-u32 sbridge_task_speedup_own(const struct sbridge_task *t, u32 *weight)
+static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
+			       unsigned int slow, struct sbridge_est *e)
 {
-	unsigned int type, n = min_t(unsigned int, sbridge_topo.ntypes,
-				     SBRIDGE_MAX_CORE_TYPES);
-	u64 v, lo = 0, hi = 0;
-	bool equal;
-	u32 r;
+	u32 rs = READ_ONCE(t->rule_factor[slow]), rf = READ_ONCE(t->rule_factor[fast]);
+	u32 err = READ_ONCE(sbridge_params.pred_err), s;
+	bool on_fast;
+	s64 d;
 
-	*weight = 0;
-	for (type = 0; type < n; type++) {
-		v = READ_ONCE(t->tp[type]);
-		if (!sbridge_model_tp_count(v))
-			continue;
-		if (!lo)
-			lo = v;
-		else
-			hi = v;
+	e->n = 0;
+	if (rs || rf) {
+		d = (s64)SBRIDGE_FP_ONE + sbridge_task_factor_on(t, slow) -
+		    sbridge_task_factor_on(t, fast);
+		e->val = d > SBRIDGE_FACTOR_MIN ? (u32)d : SBRIDGE_FACTOR_MIN;
+		e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
+		return SBRIDGE_SRC_RULE;
 	}
-	if (!hi)
-		return 0;
-	r = sbridge_model_tp_speedup(hi, lo, &equal);
-	if (!r)
-		return 0;
-	if (equal)
-		pr_info_once("measured speedup: a core type's clock is unknown, clocks taken as equal (IPC ratio)\n");
-	*weight = min(sbridge_model_tp_count(hi), sbridge_model_tp_count(lo));
-	return r;
+	s = sbridge_task_phase_share(t, fast, slow, &on_fast);
+	e->val = s == SBRIDGE_SHARE_UNKNOWN ? SBRIDGE_FP_ONE :
+		 sbridge_est_predict(s, on_fast, sbridge_task_gain(fast, slow));
+	e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
+	if (READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO)
+		return SBRIDGE_SRC_RULE;
+	if (sbridge_type_factor_user(fast) || sbridge_type_factor_user(slow))
+		return SBRIDGE_SRC_OVERRIDE;
+	return SBRIDGE_SRC_PRED;
+}
+
+/**
+ * sbridge_task_estimate() - a task's speedup of one core type over another
+ * @t: entry, under RCU
+ * @fast: the faster core type
+ * @slow: the slower core type
+ * @e: out: the prediction, the task's own measurement, the seed from its
+ *	workload (matrix) or parent, their combination, and the estimate in
+ *	force with where it came from
+ *
+ * Precedence: a rule's class or factors, then a CPU factor the user set
+ * (the prediction with it), then the measurement and the prediction
+ * combined by inverse variance, so the measurement takes over as its
+ * error falls below the prediction's (learn.pred_err). learn.measured 0
+ * keeps the prediction. Seeds exist for the reference type over the
+ * slowest only, the pair the matrix keeps.
+ *
+ * Context: any, under RCU; lock-free, O(phases).
+ */
+void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
+			   unsigned int slow, struct sbridge_task_est *e)
+{
+	u64 wp, wm;
+	u8 src;
+
+	memset(e, 0, sizeof(*e));
+	if (sbridge_topo.ntypes < 2 || fast == slow ||
+	    fast >= SBRIDGE_MAX_CORE_TYPES || slow >= SBRIDGE_MAX_CORE_TYPES) {
+		e->est.val = SBRIDGE_FP_ONE;
+		e->src = SBRIDGE_SRC_NONE;
+		return;
+	}
+	src = sbridge_task_predict(t, fast, slow, &e->pred);
+	sbridge_est_own(&t->est, fast, slow, &e->own);
+	if (fast == sbridge_topo.ref_type && !slow) {
+		e->seed.val = READ_ONCE(t->seed_sp);
+		e->seed.err = e->seed.val ? READ_ONCE(t->seed_err) : 0;
+	}
+	sbridge_est_combine(&e->own, &e->seed, &e->meas);
+	if (src != SBRIDGE_SRC_PRED || !READ_ONCE(sbridge_params.learn_measured) ||
+	    !e->meas.val) {
+		e->est = e->pred;
+		e->src = src;
+		return;
+	}
+	sbridge_est_combine(&e->pred, &e->meas, &e->est);
+	/* which counts most: the weights are 1 / err^2 */
+	wp = div64_u64(1ULL << 40, max_t(u64, (u64)e->pred.err * e->pred.err, 1));
+	wm = div64_u64(1ULL << 40, max_t(u64, (u64)e->meas.err * e->meas.err, 1));
+	if (wm >= 4 * wp)
+		e->src = e->own.val && (!e->seed.val || e->own.err <= e->seed.err) ?
+			 SBRIDGE_SRC_MEAS : SBRIDGE_SRC_MATRIX;
+	else if (wp >= 4 * wm)
+		e->src = SBRIDGE_SRC_PRED;
+	else
+		e->src = SBRIDGE_SRC_BLEND;
 }
 
 /**
  * sbridge_task_speedup() - big/little speedup of a task, predicted and measured
  * @t: entry, under RCU
- * @pred: out, the CPI-stack prediction FP_ONE + LF(little) - LF(big),
- *	at least SBRIDGE_FP_ONE (SBRIDGE_FP_ONE with one core type); may be
+ * @pred: out, the prediction (SBRIDGE_FP_ONE with one core type); may be
  *	NULL
- * @meas: out, the measured speedup in force (the task's own, filled up
- *	with its workload's from the matrix while the task's is thin), 0 if
- *	unknown; may be NULL
+ * @meas: out, the measured speedup (own and seed combined), 0 if none; may
+ *	be NULL
  *
- * Big is sbridge_topo.ref_type, little type 0. The measured part gains
- * trust with the windows on the less-sampled type (full after
- * SBRIDGE_SPEEDUP_TRUST); parameter learn.measured = 0 turns it off.
+ * sbridge_task_estimate() of the reference (big) type over type 0.
  *
- * Context: any, under RCU; lock-free, O(1).
- * Return: the blend of @pred and @meas (fp); @pred if nothing was
- *	measured or learn.measured is 0.
+ * Context: any, under RCU; lock-free.
+ * Return: the estimate in force (fp).
  */
 u32 sbridge_task_speedup(const struct sbridge_task *t, u32 *pred, u32 *meas)
 {
-	u32 p = SBRIDGE_FP_ONE, m, trust, ret;
-	s64 d;
+	struct sbridge_task_est e;
 
-	if (sbridge_topo.ntypes > 1) {
-		d = (s64)SBRIDGE_FP_ONE + sbridge_task_factor_on(t, 0) -
-		    sbridge_task_factor_on(t, sbridge_topo.ref_type);
-		p = d > SBRIDGE_FP_ONE ? (u32)d : SBRIDGE_FP_ONE;
-	}
-	m = sbridge_task_meas(t, &trust);
-	ret = sbridge_model_speedup_blend(p, m, trust, 0, 0, &m);
-	if (!READ_ONCE(sbridge_params.learn_measured))
-		ret = p;
+	sbridge_task_estimate(t, sbridge_topo.ref_type, 0, &e);
 	if (pred)
-		*pred = p;
+		*pred = e.pred.val ?: SBRIDGE_FP_ONE;
 	if (meas)
-		*meas = m;
-	return ret;
-}
-
-/**
- * sbridge_task_share() - CPI_B share the factors of @t use
- * @t: entry, under RCU
- *
- * Return: fixed-point share, or SBRIDGE_FP_ONE if nothing is known.
- */
-u32 sbridge_task_share(const struct sbridge_task *t)
-{
-	u8 cur;
-	u8 class = READ_ONCE(t->class);
-
-	if (class == SBRIDGE_CLASS_COMPUTE)
-		return SBRIDGE_FP_ONE;
-	if (class == SBRIDGE_CLASS_MEMORY)
-		return 0;
-	if (!t->ph.nphases)
-		return SBRIDGE_FP_ONE;
-	cur = READ_ONCE(t->ph.cur) % SBRIDGE_MAX_PHASES;
-	return READ_ONCE(t->ph.share[cur]);
+		*meas = e.meas.val;
+	return e.est.val;
 }
 
 /**

@@ -237,7 +237,7 @@ static u32 sbridge_scale_factor(u32 nominal, u32 ref_ratio, u32 ratio)
  * Context: any; lock-free.
  * Return: fixed-point factor, SBRIDGE_FP_ONE for an unknown type.
  */
-static u32 sbridge_type_factor_nominal(unsigned int type)
+u32 sbridge_type_factor_nominal(unsigned int type)
 {
 	unsigned int cpu;
 
@@ -714,6 +714,28 @@ int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor)
 	sbridge_refresh_factors_locked();
 	mutex_unlock(&sbridge_topo_lock);
 	return 0;
+}
+
+/**
+ * sbridge_type_factor_user() - the CPU factor the user set on a core type
+ * @type: core type index
+ *
+ * An override counts for a type when it is set on the type's first CPU,
+ * the CPU whose factor the type takes (sbridge_type_factor_nominal()).
+ *
+ * Context: any; lock-free.
+ * Return: the override (fp), 0 if none.
+ */
+u32 sbridge_type_factor_user(unsigned int type)
+{
+	unsigned int cpu;
+
+	if (type >= sbridge_topo.ntypes)
+		return 0;
+	cpu = cpumask_first(&sbridge_topo.type_mask[type]);
+	if (cpu >= nr_cpu_ids)
+		return 0;
+	return READ_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->factor_override);
 }
 
 /**

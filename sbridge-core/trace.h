@@ -80,8 +80,8 @@ TRACE_DEFINE_ENUM(SBRIDGE_HINT_SLOW);
 TRACE_EVENT(sbridge_window,
 	TP_PROTO(const struct sbridge_task *t, unsigned int cpu,
 		 unsigned int type, const struct sbridge_cpi *c, u32 khz,
-		 unsigned int phase),
-	TP_ARGS(t, cpu, type, c, khz, phase),
+		 unsigned int phase, unsigned int kind, u64 tpi),
+	TP_ARGS(t, cpu, type, c, khz, phase, kind, tpi),
 	TP_STRUCT__entry(
 		__field(int, pid)
 		__field(unsigned int, cpu)
@@ -91,6 +91,8 @@ TRACE_EVENT(sbridge_window,
 		__field(u32, share)
 		__field(u32, khz)
 		__field(unsigned int, phase)
+		__field(unsigned int, kind)
+		__field(u64, tpi)
 		__array(char, comm, SBRIDGE_KEY_LEN)
 	),
 	TP_fast_assign(
@@ -102,12 +104,16 @@ TRACE_EVENT(sbridge_window,
 		__entry->share = sbridge_tp_milli(c->share_q);
 		__entry->khz = khz;
 		__entry->phase = phase;
+		__entry->kind = kind;
+		__entry->tpi = tpi;
 		strscpy(__entry->comm, t->comm, SBRIDGE_KEY_LEN);
 	),
-	TP_printk("pid=%d cpu=%u type=%u cpi=%u stall=%u share=%u khz=%u phase=%u comm=%s",
+	TP_printk("pid=%d cpu=%u type=%u cpi=%u stall=%u share=%u khz=%u phase=%u kind=%s tpi=%llu comm=%s",
 		  __entry->pid, __entry->cpu, __entry->type, __entry->cpi,
 		  __entry->stall, __entry->share, __entry->khz, __entry->phase,
-		  __entry->comm)
+		  __print_symbolic(__entry->kind, { 0, "startup" }, { 1, "cold" },
+				   { 2, "warm" }),
+		  __entry->tpi, __entry->comm)
 );
 
 /* A task's phase tracker confirmed a new phase (same path as above). */

@@ -38,7 +38,7 @@ SWITCHES = [
 ]
 EVENTS = [
     (150, 0, "sbridge_window pid=101 cpu=0 type=1 cpi=800 stall=100 share=875 khz=2000000 "
-     "phase=0 comm=spin"),
+     "phase=0 kind=warm tpi=6400 comm=spin"),
     (160, 1, "sbridge_window pid=102 cpu=1 type=0 cpi=3000 stall=2400 share=200 khz=1200000 "
      "phase=0 comm=mem%20walk"),
     (200, 0, "sbridge_decide pid=101 from=1 to=1 hint=none prev=none speedup=1900 "

@@ -15,12 +15,17 @@ static const char matrix_help[] =
 "save  write the learned scale-factor matrix to FILE (- for standard\n"
 "      output), one entry a line:\n"
 "        key=gcc type=1 phase=0 factor=1.25 cpib=0.7 samples=120 [exe=0xHASH]\n"
-"        [speedup=1.9] [uid=1000]\n"
-"      samples counts model windows; speedup is the big/little speedup\n"
-"      measured on both core types, absent until the workload ran on both;\n"
-"      uid is the scope: the real uid that started the programs (absent: 0,\n"
-"      root's, which seeds every user). Without CAP_PERFMON only your own\n"
-"      scope is shown.\n"
+"        [speedup=1.9] [uid=1000] [tpi=812.5 warm=40 spread=6 visits=3]\n"
+"      phase 0-3, or 4 for the start-up; samples counts model windows;\n"
+"      tpi is the time per instruction (ps) of the warm windows on that type\n"
+"      in that phase, warm how many, spread how far runs and visits\n"
+"      disagree (1/128 of log2), visits how many stays on the type they came\n"
+"      from; speedup is the big/little speedup they give (reference type\n"
+"      over type 0), shown when both types were measured (on load, tpi wins;\n"
+"      a file without tpi loads its speedup as measured in 2 visits); uid is\n"
+"      the scope: the real uid that started the programs (absent: 0, root's,\n"
+"      which seeds every user). Without CAP_PERFMON only your own scope is\n"
+"      shown.\n"
 "load  replace the module's matrix with FILE's entries in one step (all or\n"
 "      nothing), e.g. to start a boot with what the last one learned.\n"
 "      Needs CAP_SYS_ADMIN.\n"
@@ -33,6 +38,8 @@ struct mx {
 	int has_exe;		/* ... if the cell is for one executable */
 	uint32_t meas;		/* measured speedup (fp), 0 if none */
 	uint32_t uid;		/* scope, 0 == root's */
+	uint64_t tpi;		/* time per instruction, 1/16 ps, 0 if none */
+	uint32_t warm, spread, visits;	/* behind @tpi */
 };
 
 struct mxlist {
@@ -66,6 +73,10 @@ static int mx_one(struct mxlist *l, const struct nlattr *const *tb)
 	e.exe_hash = sb_u32(tb[SBRIDGE_A_MX_EXE_HASH], 0);
 	e.meas = sb_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS], 0);
 	e.uid = sb_u32(tb[SBRIDGE_A_MX_UID], 0);
+	e.tpi = sb_u64(tb[SBRIDGE_A_MX_TPI], 0);
+	e.warm = sb_u32(tb[SBRIDGE_A_MX_WARM], 0);
+	e.spread = sb_u32(tb[SBRIDGE_A_MX_SPREAD], 0);
+	e.visits = sb_u32(tb[SBRIDGE_A_MX_VISITS], 0);
 	return mx_add(l, &e);
 }
 
@@ -104,6 +115,18 @@ static int fetch(struct sb_nl *nl, struct mxlist *l)
 	return ret;
 }
 
+/* A time per instruction in 1/16 ps as picoseconds, exactly (4 decimals). */
+static const char *ps_str(uint64_t v)
+{
+	static char buf[4][32];
+	static unsigned int i;
+	char *b = buf[i++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%llu.%04llu", (unsigned long long)(v / 16),
+		 (unsigned long long)(v % 16 * 625));
+	return b;
+}
+
 static void write_entries(FILE *f, const struct mxlist *l)
 {
 	char key[64];
@@ -124,6 +147,9 @@ static void write_entries(FILE *f, const struct mxlist *l)
 			fprintf(f, " speedup=%s", sb_fp(e->meas));
 		if (e->uid)
 			fprintf(f, " uid=%u", e->uid);
+		if (e->tpi)
+			fprintf(f, " tpi=%s warm=%u spread=%u visits=%u", ps_str(e->tpi),
+				e->warm, e->spread, e->visits);
 		fputc('\n', f);
 	}
 }
@@ -131,7 +157,7 @@ static void write_entries(FILE *f, const struct mxlist *l)
 static int matrix_save(const char *path, int show)
 {
 	struct mxlist l = { NULL, 0, 0 };
-	char tmp[4096];
+	char tmp[4096], ph[12];
 	struct sb_nl nl;
 	size_t i;
 	FILE *f;
@@ -150,16 +176,24 @@ static int matrix_save(const char *path, int show)
 			js_obj_begin(NULL);
 			js_arr_begin("matrix");
 		} else {
-			printf("%-15s %4s %5s %7s %5s %8s %7s %6s\n", "KEY", "TYPE", "PHASE",
-			       "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID");
+			printf("%-15s %4s %5s %7s %5s %8s %7s %6s %12s %6s %6s %6s\n", "KEY",
+			       "TYPE", "PHASE", "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID",
+			       "TPI_PS", "WARM", "SPREAD", "VISITS");
 		}
 		for (i = 0; i < l.n; i++) {
 			const struct mx *e = &l.v[i];
 
 			if (!sb_json) {
-				printf("%-15s %4u %5u %7s %5s %8u %7s %6u\n", e->key, e->type,
-				       e->phase, sb_fp(e->factor), sb_fp(e->cpib),
+				printf("%-15s %4u %5s %7s %5s %8u %7s %6u", e->key, e->type,
+				       e->phase == SBRIDGE_PHASE_STARTUP ? "start" :
+				       (snprintf(ph, sizeof(ph), "%u", e->phase), ph),
+				       sb_fp(e->factor), sb_fp(e->cpib),
 				       e->samples, e->meas ? sb_fp(e->meas) : "-", e->uid);
+				if (e->tpi)
+					printf(" %12s %6u %6u %6u\n", ps_str(e->tpi), e->warm,
+					       e->spread, e->visits);
+				else
+					printf(" %12s %6s %6s %6s\n", "-", "-", "-", "-");
 				continue;
 			}
 			js_obj_begin(NULL);
@@ -174,6 +208,12 @@ static int matrix_save(const char *path, int show)
 			if (e->meas)
 				js_fp("speedup_meas", e->meas);
 			js_uint("uid", e->uid);
+			if (e->tpi) {
+				js_uint("tpi_16ps", e->tpi);
+				js_uint("warm", e->warm);
+				js_uint("spread", e->spread);
+				js_uint("visits", e->visits);
+			}
 			js_obj_end();
 		}
 		if (sb_json) {
@@ -248,12 +288,12 @@ static int bad(const char *path, unsigned int line, unsigned int col,
 }
 
 /* One field of a saved matrix line: what it holds and how it is checked. */
-enum mx_kind { MX_KEY, MX_U32, MX_FP, MX_HASH };
+enum mx_kind { MX_KEY, MX_U32, MX_FP, MX_HASH, MX_PS };
 
 struct mx_field {
 	const char *name;
 	enum mx_kind kind;
-	size_t off;		/* of its uint32_t in struct mx */
+	size_t off;		/* of its uint32_t (MX_PS: uint64_t) in struct mx */
 	uint32_t min, max;
 	unsigned int need;	/* bit in the required set, 0: optional */
 	const char *msg;	/* the error, followed by the value */
@@ -265,8 +305,8 @@ static const struct mx_field mx_fields[] = {
 	{ "key", MX_KEY, 0, 1, SBRIDGE_KEY_LEN - 1, 1, "key must be 1 to 15 bytes:" },
 	{ "type", MX_U32, offsetof(struct mx, type), 0, SBRIDGE_MAX_CORE_TYPES - 1, 2,
 	  "core type must be 0-3, got" },
-	{ "phase", MX_U32, offsetof(struct mx, phase), 0, SBRIDGE_MAX_PHASES - 1, 0,
-	  "phase must be 0-3, got" },
+	{ "phase", MX_U32, offsetof(struct mx, phase), 0, SBRIDGE_PHASE_STARTUP, 0,
+	  "phase must be 0-3, or 4 (start-up), got" },
 	{ "factor", MX_FP, offsetof(struct mx, factor), SBRIDGE_FACTOR_MIN,
 	  SBRIDGE_FACTOR_MAX, 4, "factor must be a decimal in [0.125, 8], got" },
 	{ "cpib", MX_FP, offsetof(struct mx, cpib), 0, SBRIDGE_FP_ONE, 0,
@@ -279,7 +319,45 @@ static const struct mx_field mx_fields[] = {
 	  SBRIDGE_FACTOR_MAX, 0, "speedup must be a decimal in [0.125, 8], got" },
 	{ "uid", MX_U32, offsetof(struct mx, uid), 0, 0xfffffffeu, 0,
 	  "uid must be a number below 4294967295, got" },
+	{ "tpi", MX_PS, offsetof(struct mx, tpi), 0, 0, 0,
+	  "tpi must be picoseconds above 0 with at most 4 decimals, below 268435456, got" },
+	{ "warm", MX_U32, offsetof(struct mx, warm), 0, 0xffffffffu, 0,
+	  "bad warm window count" },
+	{ "spread", MX_U32, offsetof(struct mx, spread), 0, 255, 0,
+	  "spread must be 0-255, got" },
+	{ "visits", MX_U32, offsetof(struct mx, visits), 0, 65535, 0,
+	  "visits must be 0-65535, got" },
 };
+
+/*
+ * Picoseconds with at most 4 decimals into 1/16 ps, rounded; 0 or -1.
+ * The module keeps a time per instruction below 2^32 of them.
+ */
+static int parse_ps(const char *v, uint64_t *out)
+{
+	unsigned long long ip = 0, frac = 0, scale = 1;
+	const char *p = v;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((ip = ip * 10 + (unsigned long long)(*p - '0')) >= (1ULL << 28))
+			return -1;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 10000)
+				return -1;
+			frac = frac * 10 + (unsigned long long)(*p - '0');
+			scale *= 10;
+		}
+		if (scale == 1)
+			return -1;
+	}
+	if (*p)
+		return -1;
+	*out = ip * 16 + (frac * 16 + scale / 2) / scale;
+	return *out ? 0 : -1;
+}
 
 /* @v into @e's field @fd; 0 or -1 if @v is out of the field's range. */
 static int mx_set(const struct mx_field *fd, const char *v, struct mx *e)
@@ -303,6 +381,8 @@ static int mx_set(const struct mx_field *fd, const char *v, struct mx *e)
 	case MX_FP:
 		return sb_parse_fp(v, out, &why) || *out < fd->min || *out > fd->max ?
 			-1 : 0;
+	case MX_PS:
+		return parse_ps(v, (uint64_t *)((char *)e + fd->off));
 	case MX_HASH:
 		errno = 0;
 		u = strtoull(v, &end, 0);
@@ -333,7 +413,7 @@ static int parse_entry(const char *path, unsigned int lineno,
 				fd = &mx_fields[k];
 		if (!fd)
 			return bad(path, lineno, t->col,
-				   "unknown field (key, type, phase, factor, cpib, samples, exe, speedup, uid):",
+				   "unknown field (key, type, phase, factor, cpib, samples, exe, speedup, uid, tpi, warm, spread, visits):",
 				   t->key);
 		if (mx_set(fd, t->val, e))
 			return bad(path, lineno, t->vcol, fd->msg, t->val);
@@ -341,6 +421,8 @@ static int parse_entry(const char *path, unsigned int lineno,
 	}
 	if (seen != MX_NEEDED)
 		return bad(path, lineno, 1, "an entry needs key=, type= and factor=", NULL);
+	if (!e->tpi && (e->warm || e->spread || e->visits))
+		return bad(path, lineno, 1, "warm=, spread= and visits= need tpi=", NULL);
 	return 0;
 }
 
@@ -425,6 +507,12 @@ static int matrix_load(const char *path)
 			sb_put_u32(&m, SBRIDGE_A_MX_SPEEDUP_MEAS, l.v[i].meas);
 		if (l.v[i].uid)
 			sb_put_u32(&m, SBRIDGE_A_MX_UID, l.v[i].uid);
+		if (l.v[i].tpi) {
+			sb_put_u64(&m, SBRIDGE_A_MX_TPI, l.v[i].tpi);
+			sb_put_u32(&m, SBRIDGE_A_MX_WARM, l.v[i].warm);
+			sb_put_u32(&m, SBRIDGE_A_MX_SPREAD, l.v[i].spread);
+			sb_put_u32(&m, SBRIDGE_A_MX_VISITS, l.v[i].visits);
+		}
 		sb_nest_end(&m, e);
 	}
 	sb_nest_end(&m, nest);

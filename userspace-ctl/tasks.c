@@ -16,9 +16,11 @@ static const char tasks_help[] =
 "\n"
 "List the tasks sbridge tracks: last CPU, class in force, phase, CPI, stall\n"
 "CPI, CPI_B share (how compute-bound, 0..1), big/little speedup predicted\n"
-"from the CPI stack (PRED), measured on both core types (MEAS, '-' until\n"
-"the task or its workload ran on both) and the blend in force (SPEEDUP),\n"
-"the decision layer's hint (PLACE: fast, slow or '-'; in parentheses while\n"
+"from the CPI stack (PRED), measured on both core types (MEAS: the task's\n"
+"own warm windows and its workload's earlier runs, '-' until one ran on\n"
+"both) and the estimate in force (SPEEDUP) with its standard error (ERR)\n"
+"and where it comes from (SRC: pred, meas, matrix, blend, rule, user:\n"
+"a CPU factor you set), the decision layer's hint (PLACE: fast, slow or '-'; in parentheses while\n"
 "the placement actuator is off: advice nothing acts on), factor per core\n"
 "type, its runtime and the rule (file:line) in force on it, '-' if none.\n"
 "Counter columns of other users' tasks show '-' without CAP_PERFMON or\n"
@@ -44,10 +46,10 @@ static const char top_help[] =
 
 struct task {
 	uint32_t pid, uid, cpu, cls, phase, cpi, stall, cpib, hint, nf;
-	uint32_t pred, meas, speedup;
+	uint32_t pred, meas, own, warm, speedup, err, src;
 	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
 	uint64_t runtime, delta;
-	int has_cpi, has_speedup, has_meas;
+	int has_cpi, has_speedup, has_meas, has_own, has_err;
 	char comm[SBRIDGE_KEY_LEN + 1];
 	char rule[128];
 };
@@ -102,6 +104,12 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	t->pred = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_PRED], 0);
 	t->has_meas = at->a[SBRIDGE_A_TASK_SPEEDUP_MEAS] != NULL;
 	t->meas = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_MEAS], 0);
+	t->has_own = at->a[SBRIDGE_A_TASK_SPEEDUP_OWN] != NULL;
+	t->own = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_OWN], 0);
+	t->warm = sb_u32(at->a[SBRIDGE_A_TASK_WARM], 0);
+	t->has_err = at->a[SBRIDGE_A_TASK_SPEEDUP_ERR] != NULL;
+	t->err = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_ERR], 0);
+	t->src = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_SRC], SBRIDGE_SRC_NONE);
 	t->runtime = sb_u64(at->a[SBRIDGE_A_TASK_RUNTIME_NS], 0);
 	snprintf(t->comm, sizeof(t->comm), "%s", sb_str(at->a[SBRIDGE_A_TASK_COMM]));
 	if (at->a[SBRIDGE_A_TASK_RULE])
@@ -176,6 +184,22 @@ static const char *hint_name(uint32_t hint)
 	}
 }
 
+/* Where a speedup estimate comes from (SBRIDGE_A_TASK_SPEEDUP_SRC). */
+static const char *src_name(uint32_t src)
+{
+	static const char *const names[] = {
+		[SBRIDGE_SRC_NONE] = "-",
+		[SBRIDGE_SRC_PRED] = "pred",
+		[SBRIDGE_SRC_MEAS] = "meas",
+		[SBRIDGE_SRC_MATRIX] = "matrix",
+		[SBRIDGE_SRC_BLEND] = "blend",
+		[SBRIDGE_SRC_RULE] = "rule",
+		[SBRIDGE_SRC_OVERRIDE] = "user",
+	};
+
+	return src < sizeof(names) / sizeof(names[0]) ? names[src] : "?";
+}
+
 /* top on a colour terminal: compute-bound green, memory-bound blue */
 static int row_colour;
 
@@ -214,10 +238,10 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 	if (sb_json)
 		js_arr_begin("tasks");
 	else
-		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %6s %-19s %10s%s %s\n",
+		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %5s %-6s %6s %-19s %10s%s %s\n",
 		       "PID", "UID", "COMM", "CPU", "CLASS", "PH", "CPI", "STALL",
-		       "CPI_B", "PRED", "MEAS", "SPEEDUP", "PLACE", "FACTORS", "RUNTIME_MS",
-		       interval_ns ? "  %CPU" : "", "RULE");
+		       "CPI_B", "PRED", "MEAS", "SPEEDUP", "ERR", "SRC", "PLACE", "FACTORS",
+		       "RUNTIME_MS", interval_ns ? "  %CPU" : "", "RULE");
 	for (k = 0; k < l->n && (!f->limit || shown < f->limit); k++) {
 		const struct task *t = &l->v[f->reverse ? l->n - 1 - k : k];
 		char fac[64] = "-", place[8];
@@ -243,7 +267,14 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 				js_fp("speedup_pred", t->pred);
 				if (t->has_meas)
 					js_fp("speedup_meas", t->meas);
+				if (t->has_own)
+					js_fp("speedup_own", t->own);
 				js_fp("speedup", t->speedup);
+				if (t->has_err) {
+					js_fp("speedup_err", t->err);
+					js_str("speedup_src", src_name(t->src));
+					js_uint("warm_windows", t->warm);
+				}
 			}
 			js_arr_begin("factors");
 			for (i = 0; i < t->nf; i++)
@@ -272,10 +303,12 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 		snprintf(place, sizeof(place),
 			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s" : "(%s)",
 			 hint_name(t->hint));
-		printf(" %5s %5s %7s %6s %-19s %10llu",
+		printf(" %5s %5s %7s",
 		       t->has_speedup ? sb_fp(t->pred) : "-",
 		       t->has_meas ? sb_fp(t->meas) : "-",
-		       t->has_speedup ? sb_fp(t->speedup) : "-", place, fac,
+		       t->has_speedup ? sb_fp(t->speedup) : "-");
+		printf(" %5s %-6s %6s %-19s %10llu",
+		       t->has_err ? sb_fp(t->err) : "-", src_name(t->src), place, fac,
 		       (unsigned long long)(t->runtime / 1000000));
 		if (interval_ns)
 			printf("  %3llu.%llu",

@@ -60,7 +60,7 @@ check "and runs on big cpu$big (cpu $(cpu_of $p))" test "$(cpu_of $p)" = "$big"
 
 # 1a. PLACE is the decision; in parentheses while placement is off, when
 # nothing acts on it.
-place_of() { sbridgectl tasks --pid="$1" | awk 'NR == 2 { print $13 }'; }
+place_of() { sbridgectl tasks --pid="$1" | awk 'NR == 2 { print $15 }'; }
 check "tasks shows PLACE fast for it ($(place_of $p))" test "$(place_of $p)" = fast
 sbridgectl set param act.placement 0
 check "with placement off PLACE is advice: ($(place_of $p))" test "$(place_of $p)" = "(fast)"

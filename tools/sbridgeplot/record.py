@@ -17,16 +17,18 @@ BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # Known trace events: their fields in the kernel's order; comm is last.
-# Fields not in WORDS are numbers.
+# Fields not in WORDS are numbers. "|" separates the layouts of module
+# versions that differ (sbridge_window gained kind and tpi).
 EVENTS = {
-    "sbridge_window": "pid cpu type cpi stall share khz phase comm",
+    "sbridge_window": "pid cpu type cpi stall share khz phase kind tpi comm"
+                      "|pid cpu type cpi stall share khz phase comm",
     "sbridge_phase": "pid from to share comm",
     "sbridge_period": "n want_fast on_fast nfast nslow load_fast load_slow",
     "sbridge_decide": "pid from to hint prev speedup lf_fast lf_slow load why comm",
     "sbridge_act": "act op pid cpu val comm",
     "sbridge_report": "idle busy waited_ms culprit action comm",
 }
-WORDS = {"hint", "prev", "why", "act", "op", "val", "action", "comm"}
+WORDS = {"hint", "prev", "why", "act", "op", "val", "action", "comm", "kind"}
 END_COUNTS = ("events", "samples", "switches", "dropped")
 END_REASONS = ("duration", "signal", "size")
 META_ONCE = ("kernel", "start", "rate_hz", "sbridge")
@@ -398,9 +400,11 @@ class _Parser:
                 unescape(path, n, v)
             self.rec.other_events[name] += 1
             return
-        keys = spec.split()
-        if list(fields) != keys:
-            raise RecordError(path, n, f"{name}: expected fields {' '.join(keys)}, "
+        layouts = [x.split() for x in spec.split("|")]
+        keys = next((k for k in layouts if list(fields) == k), None)
+        if keys is None:
+            raise RecordError(path, n, f"{name}: expected fields "
+                              f"{' or '.join(' '.join(k) for k in layouts)}, "
                               f"got {' '.join(fields) or 'none'}")
         for k in keys:
             if k not in WORDS:

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define SBRIDGE_GENL_NAME		"sbridge"
-#define SBRIDGE_GENL_VERSION		4
+#define SBRIDGE_GENL_VERSION		5
 #define SBRIDGE_GENL_MCGRP_EVENTS	"events"
 
 #define SBRIDGE_FP_SHIFT		10
@@ -251,6 +251,16 @@ enum sbridge_attr {
 	/* appended in SBRIDGE_GENL_VERSION 4 */
 	SBRIDGE_A_MX_UID,		/* u32: scope (real uid) of a cell; absent == 0 */
 
+	/* appended in SBRIDGE_GENL_VERSION 5 */
+	SBRIDGE_A_TASK_SPEEDUP_ERR,	/* u32 fp: standard error of SBRIDGE_A_TASK_SPEEDUP */
+	SBRIDGE_A_TASK_SPEEDUP_SRC,	/* u32: enum sbridge_est_src of it */
+	SBRIDGE_A_TASK_SPEEDUP_OWN,	/* u32 fp: measured on the task itself, absent if not */
+	SBRIDGE_A_TASK_WARM,		/* u32: warm windows behind the task's own measurement */
+	SBRIDGE_A_MX_TPI,		/* u64: mean time per instruction, 1/16 ps */
+	SBRIDGE_A_MX_WARM,		/* u32: warm windows folded into the cell (saturating) */
+	SBRIDGE_A_MX_SPREAD,		/* u32: relative spread between folds, 1/64 */
+	SBRIDGE_A_MX_VISITS,		/* u32: stays on the type folded into the cell */
+
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
 };
@@ -275,6 +285,32 @@ enum sbridge_hint_type {
 	SBRIDGE_HINT_FAST,
 	SBRIDGE_HINT_SLOW,
 };
+
+/**
+ * enum sbridge_est_src - where a task's speedup estimate comes from
+ * @SBRIDGE_SRC_NONE: one core type: nothing to estimate
+ * @SBRIDGE_SRC_PRED: the CPI stack's prediction (nothing measured yet, or
+ *	the measurement still far less certain)
+ * @SBRIDGE_SRC_MEAS: mostly measured on the task itself
+ * @SBRIDGE_SRC_MATRIX: mostly measured on its workload's earlier runs (or
+ *	its parent)
+ * @SBRIDGE_SRC_BLEND: prediction and measurement both count
+ * @SBRIDGE_SRC_RULE: a rule's class or factors (rules win)
+ * @SBRIDGE_SRC_OVERRIDE: the prediction with a CPU factor the user set
+ *	(user factors win over measurements)
+ */
+enum sbridge_est_src {
+	SBRIDGE_SRC_NONE = 0,
+	SBRIDGE_SRC_PRED,
+	SBRIDGE_SRC_MEAS,
+	SBRIDGE_SRC_MATRIX,
+	SBRIDGE_SRC_BLEND,
+	SBRIDGE_SRC_RULE,
+	SBRIDGE_SRC_OVERRIDE,
+};
+
+/* Matrix phase index of a workload's start-up (SBRIDGE_A_MX_PHASE). */
+#define SBRIDGE_PHASE_STARTUP		SBRIDGE_MAX_PHASES
 
 enum sbridge_event {
 	SBRIDGE_EVENT_SOURCE = 1,

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The big/little speedup estimator as integer arithmetic. No kernel
+ * dependency on purpose (see speedup.h): tests/unit/ builds this very file
+ * on the host, with model.c.
+ */
+#ifdef __KERNEL__
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/compiler.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+#define SBRIDGE_DIV64(a, b)	div64_u64((a), (b))
+#else
+#include <string.h>
+#define SBRIDGE_DIV64(a, b)	((a) / (b))
+/* the host tests are single-threaded */
+#define READ_ONCE(x)		(x)
+#define WRITE_ONCE(x, v)	((x) = (v))
+#endif
+#include "speedup.h"
+
+/* 2^(i/128) in Q16, i = 0..127: the fraction of a log's power of two. */
+static const u32 sbridge_exp2_frac[SBRIDGE_LG_ONE] = {
+	65536, 65892, 66250, 66609, 66971, 67335, 67700, 68068,
+	68438, 68809, 69183, 69558, 69936, 70316, 70698, 71082,
+	71468, 71856, 72246, 72638, 73032, 73429, 73828, 74229,
+	74632, 75037, 75444, 75854, 76266, 76680, 77096, 77515,
+	77936, 78359, 78785, 79212, 79642, 80075, 80510, 80947,
+	81386, 81828, 82273, 82719, 83169, 83620, 84074, 84531,
+	84990, 85451, 85915, 86382, 86851, 87322, 87796, 88273,
+	88752, 89234, 89719, 90206, 90696, 91188, 91684, 92181,
+	92682, 93185, 93691, 94200, 94711, 95226, 95743, 96263,
+	96785, 97311, 97839, 98370, 98905, 99442, 99982, 100524,
+	101070, 101619, 102171, 102726, 103283, 103844, 104408, 104975,
+	105545, 106118, 106694, 107274, 107856, 108442, 109031, 109623,
+	110218, 110816, 111418, 112023, 112631, 113243, 113858, 114476,
+	115098, 115723, 116351, 116983, 117618, 118257, 118899, 119544,
+	120194, 120846, 121502, 122162, 122825, 123492, 124163, 124837,
+	125515, 126197, 126882, 127571, 128263, 128960, 129660, 130364,
+};
+
+static u64 sbridge_min64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static u32 sbridge_absdiff32(u32 a, u32 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/**
+ * sbridge_lg() - base-2 logarithm in 1/SBRIDGE_LG_ONE
+ * @x: value (a time per instruction in 1/16 ps)
+ *
+ * Rounded to the nearest step; the fraction by repeated squaring of the
+ * mantissa, integers only.
+ *
+ * Return: log2(@x) x SBRIDGE_LG_ONE, 0 for @x <= 1, at most SBRIDGE_LG_MAX.
+ */
+u32 sbridge_lg(u64 x)
+{
+	u32 ip = 0, frac = 0, i;
+	u64 m;
+
+	if (x <= 1)
+		return 0;
+	while (ip < 63 && (x >> (ip + 1)))
+		ip++;
+	/* the mantissa x / 2^ip in Q30, in [1, 2) */
+	m = ip >= 30 ? x >> (ip - 30) : x << (30 - ip);
+	for (i = 0; i <= SBRIDGE_LG_SHIFT; i++) {
+		m = (m * m) >> 30;
+		frac <<= 1;
+		if (m >= (2ULL << 30)) {
+			m >>= 1;
+			frac |= 1;
+		}
+	}
+	/* one bit more than kept: round */
+	return (u32)sbridge_min64(((u64)ip << SBRIDGE_LG_SHIFT) + ((frac + 1) >> 1),
+				  SBRIDGE_LG_MAX);
+}
+
+/**
+ * sbridge_lg_exp() - the value of a logarithm
+ * @lg: log2 x SBRIDGE_LG_ONE
+ *
+ * Return: 2^(@lg / SBRIDGE_LG_ONE), rounded.
+ */
+u64 sbridge_lg_exp(u32 lg)
+{
+	u32 ip;
+
+	if (lg > SBRIDGE_LG_MAX)
+		lg = SBRIDGE_LG_MAX;
+	ip = lg >> SBRIDGE_LG_SHIFT;
+	return (((u64)sbridge_exp2_frac[lg & (SBRIDGE_LG_ONE - 1)] << ip) +
+		(1U << 15)) >> 16;
+}
+
+/**
+ * sbridge_lg_ratio() - the ratio of two values given as logarithms
+ * @lg_num: log of the numerator
+ * @lg_den: log of the denominator
+ *
+ * Return: numerator / denominator (fp), within [SBRIDGE_FACTOR_MIN,
+ *	SBRIDGE_FACTOR_MAX].
+ */
+u32 sbridge_lg_ratio(u32 lg_num, u32 lg_den)
+{
+	u32 d = sbridge_absdiff32(lg_num, lg_den), ip = d >> SBRIDGE_LG_SHIFT;
+	u64 f = sbridge_exp2_frac[d & (SBRIDGE_LG_ONE - 1)];
+
+	/* beyond 2^3 either way the clamp decides */
+	if (ip >= 3)
+		return lg_num > lg_den ? SBRIDGE_FACTOR_MAX : SBRIDGE_FACTOR_MIN;
+	f <<= ip;
+	if (lg_num >= lg_den)
+		return sbridge_model_clamp((f * SBRIDGE_FP_ONE + (1U << 15)) >> 16);
+	return sbridge_model_clamp(SBRIDGE_DIV64(((u64)SBRIDGE_FP_ONE << 16) + f / 2, f));
+}
+
+/*
+ * @old moved towards @val by @w parts in @w + @h, rounded, and by at
+ * least one step: a mean of integers that moved less than half a step per
+ * sample would stop short of its input for good.
+ */
+static u32 sbridge_toward(u32 old, u32 val, u32 w, u32 h)
+{
+	u64 d;
+
+	if (!w || val == old)
+		return old;
+	d = SBRIDGE_DIV64((u64)sbridge_absdiff32(val, old) * w + (w + h) / 2,
+			  (u64)w + h);
+	if (!d)
+		d = 1;
+	return val >= old ? old + (u32)d : old - (u32)d;
+}
+
+/**
+ * sbridge_tcell_add() - add one warm window to a task's cell
+ * @cell: the task's cell for the window's core type and phase
+ * @lg: the window's log time per instruction (sbridge_lg())
+ * @dev: the task's spread on that core type, updated with the window's
+ *	distance from the cell's mean (not for a cell's first window)
+ *
+ * Return: the new cell.
+ */
+u16 sbridge_tcell_add(u16 cell, u32 lg, u8 *dev)
+{
+	u32 n = cell >> SBRIDGE_TCELL_N_SHIFT, m = cell & SBRIDGE_LG_MAX, d;
+
+	if (lg > SBRIDGE_LG_MAX)
+		lg = SBRIDGE_LG_MAX;
+	if (!n)
+		return (u16)((1U << SBRIDGE_TCELL_N_SHIFT) | lg);
+	d = sbridge_absdiff32(lg, m);
+	*dev = (u8)sbridge_toward(*dev, d > 255 ? 255 : d, 1,
+				  (n < SBRIDGE_EST_HIST ? n : SBRIDGE_EST_HIST) - 1);
+	m = sbridge_toward(m, lg, 1, n < SBRIDGE_EST_HIST - 1 ? n : SBRIDGE_EST_HIST - 1);
+	if (n < SBRIDGE_TCELL_N_MAX)
+		n++;
+	return (u16)((n << SBRIDGE_TCELL_N_SHIFT) | m);
+}
+
+/**
+ * sbridge_tcell_get() - a task's cell unpacked
+ * @cell: the cell
+ * @dev: the task's spread on the cell's core type
+ * @a: out
+ */
+void sbridge_tcell_get(u16 cell, u8 dev, struct sbridge_acc *a)
+{
+	a->lg = cell & SBRIDGE_LG_MAX;
+	a->n = cell >> SBRIDGE_TCELL_N_SHIFT;
+	a->dev = dev;
+}
+
+/**
+ * sbridge_acc_fold() - fold one accumulator into another
+ * @a: the accumulator that learns (a matrix cell)
+ * @from: what it learns from (a task's cell): its mean counts
+ * @k: weight of @from (new windows since the last fold)
+ * @hist: weight of @a's history is at most this
+ *
+ * The mean moves towards @from's by @k against min(@a->n, @hist); the
+ * spread becomes the spread between folds (how well the runs and visits
+ * of a workload agree), not the spread of windows within one; a first
+ * fold takes @from's. @a->n counts what was folded in.
+ */
+void sbridge_acc_fold(struct sbridge_acc *a, const struct sbridge_acc *from,
+		      u32 k, u32 hist)
+{
+	u32 h, d;
+
+	if (!from->n || !k)
+		return;
+	if (!a->n) {
+		a->lg = from->lg;
+		a->dev = from->dev;
+		a->n = k;
+		return;
+	}
+	h = a->n < hist ? a->n : hist;
+	d = sbridge_absdiff32(from->lg, a->lg);
+	a->dev = sbridge_toward(a->dev, d > 255 ? 255 : d, k, h);
+	a->lg = sbridge_toward(a->lg, from->lg, k, h);
+	a->n = a->n > 0xffffffffU - k ? 0xffffffffU : a->n + k;
+}
+
+/**
+ * sbridge_window_tpi() - time per instruction of one window
+ * @w: the window's counts
+ * @stall: its memory-stall cycles (measured or modelled), at most cycles
+ * @khz_eff: the clock the window ran at (kHz), 0 if unknown
+ * @khz_ref: the clock of its core type to normalise the compute part to
+ *	(kHz), 0 for none (the window's own clock)
+ *
+ * Frequency-normalised: the cycles not stalled on memory take the time
+ * they would at the type's reference clock, the stalled ones the time they
+ * took (memory latency does not scale with the core clock), so a DVFS
+ * step does not read as a change of the task.
+ *
+ * Return: 1/16 ps per instruction, 0 if the clock or the instructions are
+ *	unknown.
+ */
+u64 sbridge_window_tpi(const struct sbridge_window *w, u64 stall,
+		       u32 khz_eff, u32 khz_ref)
+{
+	u64 ns;
+
+	if (!w->instr || !w->cycles || !khz_eff)
+		return 0;
+	if (!khz_ref)
+		khz_ref = khz_eff;
+	if (stall > w->cycles)
+		stall = w->cycles;
+	/* cycles < 2^44 in any window: the products stay below 2^64 */
+	ns = SBRIDGE_DIV64((w->cycles - stall) * 1000000ULL, khz_ref) +
+	     SBRIDGE_DIV64(stall * 1000000ULL, khz_eff);
+	ns = SBRIDGE_DIV64(ns * SBRIDGE_TPI_PER_NS, w->instr);
+	return ns ? ns : 1;
+}
+
+/**
+ * sbridge_clock_khz() - clock measured from cycles over busy time
+ * @cycles: core cycles counted
+ * @ns: nanoseconds the CPU ran (not idle) while they were counted
+ *
+ * Return: kHz, 0 if @ns is 0; saturates at U32 range.
+ */
+u32 sbridge_clock_khz(u64 cycles, u64 ns)
+{
+	if (!ns)
+		return 0;
+	return (u32)sbridge_min64(SBRIDGE_DIV64(cycles * 1000000ULL, ns),
+				  0xffffffffULL);
+}
+
+/**
+ * sbridge_warm_reset() - start a warm-up (migration, exec)
+ * @w: warm-up state
+ * @instr: instructions to skip (rounded up to SBRIDGE_WARM_UNIT, at most
+ *	0xffff units)
+ */
+void sbridge_warm_reset(struct sbridge_warm *w, u32 instr)
+{
+	/* a reset is a migration or exec: the stay goes on (the caller says) */
+	u32 u = (instr + SBRIDGE_WARM_UNIT - 1) / SBRIDGE_WARM_UNIT;
+
+	w->left = u > 0xffff ? 0xffff : u;
+	w->extra = 0;
+	w->mpm = 0;
+}
+
+/**
+ * sbridge_warm_classify() - is a closed window warm?
+ * @w: warm-up state of the task
+ * @win: the window's counts
+ * @has_misses: @win->misses is counted
+ *
+ * Cold while the warm-up instructions are not yet retired (the window
+ * that retires the last of them too; each miss counts as
+ * SBRIDGE_WARM_MISS of them, so a memory-bound task, whose misses refill
+ * the cache fast, is warm sooner), then while the miss rate still falls
+ * by more than a fifth (and 0.1 per kilo-instruction) from one window to
+ * the next, the caches refilling, at most SBRIDGE_WARM_EXTRA_MAX windows
+ * more. Start-up is told apart by the caller, which knows the time.
+ *
+ * Return: SBRIDGE_WIN_COLD or SBRIDGE_WIN_WARM.
+ */
+enum sbridge_win_kind sbridge_warm_classify(struct sbridge_warm *w,
+					    const struct sbridge_window *win,
+					    bool has_misses)
+{
+	u32 mpm = 0, prev = w->mpm;
+
+	if (has_misses && win->instr)
+		mpm = (u32)sbridge_min64(SBRIDGE_DIV64(win->misses * 1000000ULL,
+						       win->instr), 0xffff);
+	w->mpm = mpm;
+	if (w->left) {
+		u64 u = win->instr + (has_misses ? win->misses * SBRIDGE_WARM_MISS : 0);
+
+		u = SBRIDGE_DIV64(u + SBRIDGE_WARM_UNIT - 1, SBRIDGE_WARM_UNIT);
+
+		w->left = u >= w->left ? 0 : w->left - (u16)u;
+		return SBRIDGE_WIN_COLD;
+	}
+	if (has_misses && (u64)mpm * 5 < (u64)prev * 4 && prev - mpm > 100 &&
+	    w->extra < SBRIDGE_WARM_EXTRA_MAX) {
+		w->extra++;
+		return SBRIDGE_WIN_COLD;
+	}
+	return SBRIDGE_WIN_WARM;
+}
+
+/**
+ * sbridge_est_reset() - forget what a task learned (exec, a new entry)
+ * @st: the task's estimator state
+ * @warm_instr: instructions the new program runs before it is measured
+ */
+void sbridge_est_reset(struct sbridge_est_state *st, u32 warm_instr)
+{
+	memset(st, 0, sizeof(*st));
+	sbridge_warm_reset(&st->warm, warm_instr);
+}
+
+/**
+ * sbridge_est_arrive() - the task migrated
+ * @st: its estimator state
+ * @new_type: to another core type (a new stay begins)
+ * @warm_instr: instructions it runs before it is measured again
+ */
+void sbridge_est_arrive(struct sbridge_est_state *st, bool new_type,
+			u32 warm_instr)
+{
+	sbridge_warm_reset(&st->warm, warm_instr);
+	if (new_type)
+		st->warm.visited = 0;
+}
+
+/**
+ * sbridge_est_classify() - what a closed window of the task is good for
+ * @st: the task's estimator state (its warm-up advances)
+ * @win: the window's counts
+ * @has_misses: @win->misses is counted
+ * @startup: the task is in its start-up (the caller knows the time)
+ *
+ * Return: the window's kind.
+ */
+enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
+					   const struct sbridge_window *win,
+					   bool has_misses, bool startup)
+{
+	enum sbridge_win_kind kind = sbridge_warm_classify(&st->warm, win, has_misses);
+
+	return startup ? SBRIDGE_WIN_STARTUP : kind;
+}
+
+/**
+ * sbridge_est_warm() - learn from one warm window
+ * @st: the task's estimator state
+ * @type: core type the window ran on (< SBRIDGE_MAX_CORE_TYPES)
+ * @share_q: its quantised CPI_B share (fp): the phase tracker's input
+ * @tpi: its time per instruction (1/16 ps), 0 if the clock is unknown
+ *	(then only the phase learns)
+ * @delta: phase_delta (fp)
+ * @nwin: phase_windows
+ *
+ * The phase tracker sees the window first, so it is accounted to the
+ * phase it belongs to, or to none while it is a candidate for a new one;
+ * the first warm window of a stay counts a visit.
+ *
+ * Return: true if the phase changed with this window.
+ */
+bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
+		      u32 share_q, u64 tpi, u32 delta, u32 nwin)
+{
+	bool changed;
+	unsigned int ph;
+	u8 dev;
+
+	if (type >= SBRIDGE_MAX_CORE_TYPES)
+		return false;
+	changed = sbridge_phase_update(&st->ph, type, share_q, delta, nwin);
+	/*
+	 * A window unlike its phase that did not (yet) make a new one is
+	 * left out: it is either an outlier or the start of another phase,
+	 * and in neither case the current phase's time.
+	 */
+	if (!changed && st->ph.cand_count)
+		return false;
+	ph = st->ph.cur % SBRIDGE_MAX_PHASES;
+	WRITE_ONCE(st->ph_n[ph], st->ph_n[ph] + 1);
+	if (!tpi)
+		return changed;
+	dev = st->dev[type];
+	WRITE_ONCE(st->cell[type][ph],
+		   sbridge_tcell_add(st->cell[type][ph], sbridge_lg(tpi), &dev));
+	WRITE_ONCE(st->dev[type], dev);
+	WRITE_ONCE(st->warm_n[type], st->warm_n[type] + 1);
+	if (!st->warm.visited) {
+		st->warm.visited = 1;
+		if (st->visits[type] < 0xff)
+			WRITE_ONCE(st->visits[type], st->visits[type] + 1);
+	}
+	return changed;
+}
+
+/**
+ * sbridge_est_accs() - a task's accumulators on one core type
+ * @st: its estimator state
+ * @type: core type (< SBRIDGE_MAX_CORE_TYPES)
+ * @a: out, one per phase; each cell is read whole
+ */
+void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
+		      struct sbridge_acc *a)
+{
+	u8 dev = READ_ONCE(st->dev[type]);
+	unsigned int p;
+
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
+		sbridge_tcell_get(READ_ONCE(st->cell[type][p]), dev, &a[p]);
+}
+
+/**
+ * sbridge_est_own() - what a task measured of its speedup of @fast over @slow
+ * @st: its estimator state
+ * @fast: the faster core type
+ * @slow: the slower core type
+ * @out: the measurement, its current phase weighing most
+ *
+ * Return: 0, or -1 (@out zeroed) if no phase was measured on both types.
+ */
+int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
+		    unsigned int slow, struct sbridge_est *out)
+{
+	struct sbridge_acc f[SBRIDGE_MAX_PHASES], s[SBRIDGE_MAX_PHASES];
+	u8 vf, vs;
+
+	memset(out, 0, sizeof(*out));
+	if (fast >= SBRIDGE_MAX_CORE_TYPES || slow >= SBRIDGE_MAX_CORE_TYPES)
+		return -1;
+	sbridge_est_accs(st, fast, f);
+	sbridge_est_accs(st, slow, s);
+	vf = READ_ONCE(st->visits[fast]);
+	vs = READ_ONCE(st->visits[slow]);
+	return sbridge_est_measure(f, s, SBRIDGE_MAX_PHASES,
+				   READ_ONCE(st->ph.cur) % SBRIDGE_MAX_PHASES,
+				   vf < vs ? vf : vs, out);
+}
+
+/**
+ * sbridge_isqrt() - integer square root
+ * @x: value
+ *
+ * Return: floor(sqrt(@x)).
+ */
+u64 sbridge_isqrt(u64 x)
+{
+	u64 r = 0, b = 1ULL << 62;
+
+	while (b > x)
+		b >>= 2;
+	while (b) {
+		if (x >= r + b) {
+			x -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	return r;
+}
+
+/*
+ * The squared spread to reckon with for @n samples that showed @dev: at
+ * least the floor, and shrunk towards a prior of three times the floor
+ * (about 15 %) as if two more samples had shown that, since a few
+ * samples say little of their own spread (one says nothing).
+ */
+static u64 sbridge_dev2(u32 dev, u64 n)
+{
+	u64 d = dev > SBRIDGE_EST_DEV_FLOOR ? dev : SBRIDGE_EST_DEV_FLOOR;
+	u64 prior = 3 * SBRIDGE_EST_DEV_FLOOR;
+
+	return SBRIDGE_DIV64(n * d * d + 2 * prior * prior, n + 2);
+}
+
+/**
+ * sbridge_est_measure() - measured speedup from two types' accumulators
+ * @fast: accumulators of the fast type, one per phase
+ * @slow: accumulators of the slow type, one per phase
+ * @nph: phases (entries of @fast and @slow)
+ * @cur: the phase the task is in now (its ratio weighs four times)
+ * @visits: visits (or runs) on the less-sampled of the two types; below
+ *	2 the variance is taken four times as large: one stay could be an
+ *	odd one
+ * @out: the estimate
+ *
+ * The speedup of a phase is the ratio of its mean times per instruction;
+ * phases seen on both types combine, weighted by the samples on the
+ * less-sampled side. Its relative variance is the samples' spread squared
+ * (sbridge_dev2(): a floor, and a prior while samples are few) over their
+ * number on each side, plus SBRIDGE_EST_BIAS squared for what no sample
+ * count removes.
+ *
+ * Return: 0 with @out filled, or -1 (@out untouched) if no phase was seen
+ *	on both types.
+ */
+int sbridge_est_measure(const struct sbridge_acc *fast,
+			const struct sbridge_acc *slow, unsigned int nph,
+			unsigned int cur, u32 visits, struct sbridge_est *out)
+{
+	u64 num = 0, den = 0, var = 0, r, rel;
+	u32 n = 0;
+	unsigned int p;
+
+	for (p = 0; p < nph; p++) {
+		u64 nf = fast[p].n, ns = slow[p].n, df, ds, vp, wt;
+
+		if (!nf || !ns)
+			continue;
+		r = sbridge_lg_ratio(slow[p].lg, fast[p].lg);
+		df = sbridge_dev2(fast[p].dev, nf);
+		ds = sbridge_dev2(slow[p].dev, ns);
+		/*
+		 * A spread of d/128 in log2 is a relative one of d x ln 2 / 128;
+		 * squared in fp^2 (2^20 == 1.0): d^2 x (ln 2)^2 x 64 ~ d^2 x 31.
+		 */
+		vp = SBRIDGE_DIV64(df * 31, nf) + SBRIDGE_DIV64(ds * 31, ns);
+		wt = (nf < ns ? nf : ns) * (p == cur ? 4 : 1);
+		num += wt * r;
+		den += wt;
+		var += wt * wt * vp;
+		n += (u32)(nf < ns ? nf : ns);
+	}
+	if (!den)
+		return -1;
+	r = SBRIDGE_DIV64(num + den / 2, den);
+	rel = SBRIDGE_DIV64(var, den * den) + SBRIDGE_EST_BIAS * SBRIDGE_EST_BIAS;
+	if (visits < 2)
+		rel *= 4;
+	rel = sbridge_isqrt(rel);
+	out->val = (u32)r;
+	out->err = (u32)((r * rel + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) ?: 1;
+	out->n = n;
+	return 0;
+}
+
+/**
+ * sbridge_est_weight() - what an estimate weighs: 1 / relative variance
+ * @e: the estimate (val > 0)
+ *
+ * Return: 2^40 / (err/val in fp)^2, at least 1.
+ */
+u64 sbridge_est_weight(const struct sbridge_est *e)
+{
+	u64 rel = SBRIDGE_DIV64(((u64)(e->err ? e->err : 1) << SBRIDGE_FP_SHIFT) +
+				e->val / 2, e->val ? e->val : 1);
+
+	rel = rel ? rel : 1;
+	return SBRIDGE_DIV64(1ULL << 40, rel * rel) ? : 1;
+}
+
+/**
+ * sbridge_est_combine() - combine two independent estimates
+ * @a: one estimate (val 0: none)
+ * @b: another (val 0: none)
+ * @out: their inverse-variance weighted mean and its error (may be @a or @b)
+ *
+ * Whichever is the more certain (relatively: a speedup is a ratio)
+ * counts more; together they are more certain than either.
+ */
+void sbridge_est_combine(const struct sbridge_est *a,
+			 const struct sbridge_est *b, struct sbridge_est *out)
+{
+	u64 wa, wb, rel;
+	struct sbridge_est r;
+
+	if (!a->val || !b->val) {
+		*out = a->val ? *a : *b;
+		return;
+	}
+	/* speedups are ratios: weigh by relative error, 2^20 / rel^2 (fp) */
+	wa = sbridge_est_weight(a);
+	wb = sbridge_est_weight(b);
+	r.val = (u32)SBRIDGE_DIV64(wa * a->val + wb * b->val + (wa + wb) / 2,
+				   wa + wb);
+	rel = sbridge_isqrt(SBRIDGE_DIV64(1ULL << 40, wa + wb));
+	r.err = (u32)(((u64)r.val * rel + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) ?: 1;
+	r.n = a->n + b->n;
+	*out = r;
+}
+
+/**
+ * sbridge_est_predict() - speedup the CPI stack predicts
+ * @share: CPI_B share of the phase (fp), the part of its cycles not
+ *	stalled on memory
+ * @on_fast: @share was measured on the fast type (else on the slow one)
+ * @gain: what a non-stalled cycle gains on the fast type, minus 1 (fp):
+ *	C x (CPU factor of the slow type - 1) / ref_share
+ *
+ * Only non-stalled cycles speed up (eq. 3's CPI_B, the stall part taking
+ * the same time on both). Measured on the fast type that gives
+ * 1 + gain x share; measured on the slow type, where the compute part
+ * is the larger, 1 / (1 - share + share / (1 + gain)), which is smaller
+ * for the same share (Van Craeynest et al., ISCA 2012).
+ *
+ * Return: the predicted speedup (fp), in [1.0, SBRIDGE_FACTOR_MAX].
+ */
+u32 sbridge_est_predict(u32 share, bool on_fast, u32 gain)
+{
+	u64 s = share > SBRIDGE_FP_ONE ? SBRIDGE_FP_ONE : share, den;
+
+	if (on_fast)
+		return sbridge_model_clamp(SBRIDGE_FP_ONE +
+					   ((s * gain) >> SBRIDGE_FP_SHIFT));
+	den = (SBRIDGE_FP_ONE - s) +
+	      SBRIDGE_DIV64(s * SBRIDGE_FP_ONE, SBRIDGE_FP_ONE + (u64)gain);
+	if (!den)
+		return SBRIDGE_FP_ONE;
+	return sbridge_model_clamp(SBRIDGE_DIV64((u64)SBRIDGE_FP_ONE * SBRIDGE_FP_ONE +
+						 den / 2, den));
+}
+
+/**
+ * sbridge_share_on_fast() - a slow-type CPI_B share seen on the fast type
+ * @share: share measured on the slow type (fp)
+ * @gain: as for sbridge_est_predict()
+ *
+ * The compute part shrinks by 1 + @gain on the fast type, the stall part
+ * stays: s' = s / (s + (1 + gain) (1 - s)).
+ *
+ * Return: the share on the fast type (fp).
+ */
+u32 sbridge_share_on_fast(u32 share, u32 gain)
+{
+	u64 s = share > SBRIDGE_FP_ONE ? SBRIDGE_FP_ONE : share, den;
+
+	den = s + (((SBRIDGE_FP_ONE + (u64)gain) * (SBRIDGE_FP_ONE - s)) >>
+		   SBRIDGE_FP_SHIFT);
+	if (!den)
+		return 0;
+	return (u32)SBRIDGE_DIV64(s * SBRIDGE_FP_ONE + den / 2, den);
+}
