@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -49,6 +50,36 @@ static char sbridge_last_why[sizeof(((struct sbridge_decision *)0)->why)];
 
 static void sbridge_act_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_act_work, sbridge_act_fn);
+/* jiffies when the last run began: kicks come no sooner than a quarter period */
+static unsigned long sbridge_act_began;
+static u64 sbridge_act_kicks;
+
+/* From sample.c's switch probe, in hard IRQ context: re-decide soon. */
+static void sbridge_act_kick_fn(struct irq_work *w)
+{
+	sbridge_actuators_kick();
+}
+static struct irq_work sbridge_act_kick = IRQ_WORK_INIT(sbridge_act_kick_fn);
+
+/**
+ * sbridge_actuators_kick() - decide again now, not at the next period
+ *
+ * A fast core went idle while tasks that want one wait on slow ones (the
+ * decision layer's event). Rate-bounded: no sooner than a quarter period
+ * after the last run began. Nothing once the runner is stopped.
+ *
+ * Context: any, including hard IRQ (mod_delayed_work() is IRQ-safe).
+ */
+void sbridge_actuators_kick(void)
+{
+	unsigned long gap = msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms) / 4);
+	unsigned long since = jiffies - READ_ONCE(sbridge_act_began);
+
+	if (READ_ONCE(sbr.stopped))
+		return;
+	WRITE_ONCE(sbridge_act_kicks, sbridge_act_kicks + 1);
+	mod_delayed_work(system_wq, &sbridge_act_work, since >= gap ? 0 : gap - since);
+}
 
 static bool sbridge_act_on(unsigned int i)
 {
@@ -64,6 +95,7 @@ static void sbridge_act_fn(struct work_struct *w)
 	mutex_lock(&sbr.lock);
 	if (sbr.stopped)
 		goto out;
+	WRITE_ONCE(sbridge_act_began, jiffies);
 	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
 		bool on = sbridge_act_on(i);
 
@@ -83,7 +115,8 @@ static void sbridge_act_fn(struct work_struct *w)
 		strscpy(sbridge_last_why, "observe only: no actuator on",
 			sizeof(sbridge_last_why));
 	}
-	sbr.runs++;
+	WRITE_ONCE(sbr.runs, sbr.runs + 1);
+	/* a kick may have queued the next run sooner: that one stands */
 	schedule_delayed_work(&sbridge_act_work,
 			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
 out:
@@ -160,6 +193,17 @@ const char *sbridge_actuators_mode(char *buf, size_t len)
 }
 
 /**
+ * sbridge_actuators_counts() - the runner's counters since load
+ * @runs: out, decisions made
+ * @kicks: out, decisions asked for early (a fast core idle with wanters)
+ */
+void sbridge_actuators_counts(u64 *runs, u64 *kicks)
+{
+	*runs = READ_ONCE(sbr.runs);
+	*kicks = READ_ONCE(sbridge_act_kicks);
+}
+
+/**
  * sbridge_actuator_at() - the actuators in their apply order
  * @i: index from 0
  *
@@ -202,6 +246,7 @@ int sbridge_actuators_init(void)
 		goto err;
 	sbr.stopped = false;
 	schedule_delayed_work(&sbridge_act_work, 0);
+	sbridge_sample_kick_set(&sbridge_act_kick);
 	return 0;
 err:
 	while (--i >= 0)
@@ -228,8 +273,12 @@ void sbridge_actuators_stop(void)
 	int i;
 
 	sbridge_checker_exit();
+	/* no more kicks: none being queued (RCU), none pending (sync) */
+	sbridge_sample_kick_set(NULL);
+	synchronize_rcu();
+	irq_work_sync(&sbridge_act_kick);
 	mutex_lock(&sbr.lock);
-	sbr.stopped = true;
+	WRITE_ONCE(sbr.stopped, true);
 	mutex_unlock(&sbr.lock);
 	cancel_delayed_work_sync(&sbridge_act_work);
 	for (i = ARRAY_SIZE(sbridge_acts) - 1; i >= 0; i--)

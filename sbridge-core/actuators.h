@@ -33,52 +33,50 @@ struct netlink_callback;
 #define SBRIDGE_DECISION_MAX	64
 
 /*
- * Why a task got its hint, one word each in the sbridge_decide trace event
- * (docs/record-format.md).
+ * Why a task got its hint (SBRIDGE_WHY_*, one word each in the
+ * sbridge_decide trace event, docs/record-format.md): plan.h.
  */
-#define SBRIDGE_WHY_GAIN	0	/* gains most: given the fast type */
-#define SBRIDGE_WHY_HOLD	1	/* kept fast by the holder's bonus */
-#define SBRIDGE_WHY_RULE	2	/* a rule's prefer= decided */
-#define SBRIDGE_WHY_FULL	3	/* kept slow: the fast type is full */
-#define SBRIDGE_WHY_LOW		4	/* gains too little to want fast */
-#define SBRIDGE_WHY_PINNED	5	/* its own mask keeps it on one kind */
-#define SBRIDGE_WHY_IDLE	6	/* not hot: a sleeper keeping its hint */
-#define SBRIDGE_WHY_ONE_TYPE	7	/* one kind of core: nothing to decide */
-#define SBRIDGE_WHY_SELFTEST	8	/* checker.selftest stacks it */
+#include "plan.h"
 
 /**
  * struct sbridge_hint - what the decision layer wants for one task
  * @p: the task, referenced while the decision lives
  * @hint: enum sbridge_hint_type
  * @speedup: predicted or measured big/little speedup (fp)
+ * @err: its standard error (fp)
  * @share: CPI_B share the model uses (fp)
  * @known: sbridge knows something of the task (a rule class or a learned
  *	phase): @share is not just the "nothing known" default
  * @busy: share of its CPU it keeps busy (0..1024)
  * @cpu: CPU it ran on when decided
  * @why: SBRIDGE_WHY_*: why it got @hint (the sbridge_decide trace event)
+ * @target: the fraction of its time the plan gives it fast (fp)
+ * @got: the fraction of its time it was given fast lately (fp)
  */
 struct sbridge_hint {
 	struct task_struct *p;
 	u8 hint;
 	u8 why;
 	u32 speedup;
+	u32 err;
 	u32 share;
 	bool known;
 	u32 busy;
 	u32 cpu;
+	u32 target;
+	u32 got;
 };
 
 /**
  * struct sbridge_decision - one period's decision (policy.c)
  * @n: entries in @task
  * @fast_type: the fast core type (the reference type k)
- * @nfast: active CPUs of the fast type
+ * @nfast: active cores of the fast type (SMT siblings count once)
  * @nslow: active CPUs of the other types
  * @want_fast: tasks that gain from the fast type
  * @on_fast: tasks given the fast type (may exceed @nfast: sharing)
- * @load_fast: scaled load per fast CPU of the chosen split (fp)
- * @load_slow: scaled load per slow CPU of the chosen split (fp)
+ * @load_fast: what the tasks given fast ask of a fast core (fp)
+ * @load_slow: unused (0): the second version has no split
  * @why: one line on what was decided and why
  * @task: the hot runnable tasks and hinted sleepers, hottest first
  *
@@ -144,6 +142,9 @@ void sbridge_policy_exit(void);
 int sbridge_policy_decide(struct sbridge_decision *d);
 void sbridge_policy_put(struct sbridge_decision *d);
 u32 sbridge_policy_speedup(struct task_struct *p);
+u64 sbridge_policy_swaps(void);
+void sbridge_actuators_kick(void);
+void sbridge_actuators_counts(u64 *runs, u64 *kicks);
 
 /* ---- act_placement.c ---- */
 bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask);

@@ -163,7 +163,8 @@ static void sbridge_probe_migrate(void *data, struct task_struct *p,
 
 static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)
 {
-	sbridge_sample_switch(prev, next, smp_processor_id());
+	sbridge_sample_switch(prev, next, smp_processor_id(),
+			      prev_state != TASK_RUNNING);
 }
 
 /*

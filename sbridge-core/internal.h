@@ -159,8 +159,9 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @runtime_ns: time run while tracked
  * @hint: enum sbridge_hint_type the decision layer gave the task
  * @hint_at: jiffies (low 16 bits) when @hint was last confirmed
- * @wait_ms: ms the task wanted the fast cores and did not get them
- *	(the decision layer's aging, so equal tasks take turns; saturates)
+ * @got: the fraction of its time the decision layer gave it the fast type
+ *	lately (fp, a moving average over about 16 decisions): the deficit
+ *	that makes tasks take turns (plan.c)
  * @visits_folded: @est.visits when the task was last folded into the matrix
  * @warm_folded: @est.warm_n when the task was last folded into the matrix
  * @ph_folded: @est.ph_n when the task was last folded into the matrix
@@ -205,7 +206,7 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * gets a bounded string, at worst a mix of the old and new name once.
  * @exec_run is written by the task's own exec and read by the decision
  * layer with READ_ONCE().
- * @hint, @hint_at and @wait_ms are written only by the decision layer's
+ * @hint, @hint_at and @got are written only by the decision layer's
  * work item (one writer) and read with READ_ONCE() elsewhere.
  * Readers (netlink dump, API) take rcu_read_lock() and may see a torn
  * multi-field snapshot, which is harmless for statistics.
@@ -225,7 +226,7 @@ struct sbridge_task {
 	u16 last_cpu;
 	u16 gen;
 	u16 hint_at;
-	u16 wait_ms;
+	u16 got;
 	struct sbridge_window win;
 	u64 switch_in_ns;
 	u64 runtime_ns;
@@ -340,7 +341,7 @@ int sbridge_tasks_walk(int (*fn)(struct sbridge_task *t, void *arg), void *arg,
 
 /* ---- sample.c: windows and model samples on switch and tick ---- */
 void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
-			   int cpu);
+			   int cpu, bool blocked);
 void sbridge_sample_runtime(struct task_struct *p, int cpu);
 u64 sbridge_sample_runtime_reads(void);
 u64 sbridge_sample_switches(u64 *untracked);
@@ -348,6 +349,9 @@ u64 sbridge_sample_kinds(enum sbridge_win_kind kind);
 u32 sbridge_sample_cpu_khz(unsigned int cpu);
 u32 sbridge_sample_khz(unsigned int cpu, const struct sbridge_source_ops *src,
 		       u32 *ref);
+struct irq_work;
+void sbridge_sample_kick_set(struct irq_work *w);
+void sbridge_sample_kick_arm(bool armed);
 
 /* ---- hooks.c ---- */
 int sbridge_hooks_init(void);
@@ -411,9 +415,11 @@ extern struct sbridge_params sbridge_params;
  * @model: act.model, 1 ranks tasks by the learned speedup; 0 gives every
  *	hot task the fast/slow capacity ratio, so placement steers by load
  *	alone (the HMP-style baseline of the evaluation)
- * @hold_ms: act.hold_ms, time a hint is kept through a sleep, and the
- *	aging step: a task kept off the fast cores gains 0.1 of priority per
- *	@hold_ms, so equal tasks take turns (0: no rotation)
+ * @hold_ms: act.hold_ms, time a hint is kept through a sleep
+ * @fair: act.fair, the fairness bound (fp): each task's progress at least
+ *	this much of its equal-share rate (docs/policy.md)
+ * @sample_pct: act.sample_pct, fast time the sampling swaps may take, in
+ *	percent (0: none)
  * @checker: checker.on, 1 runs the invariant checker
  * @check_period_ms: checker.period_ms, S of the Wasted Cores checker
  * @watch_ms: checker.watch_ms, M of the Wasted Cores checker
@@ -436,6 +442,8 @@ struct sbridge_act_params {
 	u32 gain;
 	u32 model;
 	u32 hold_ms;
+	u32 fair;
+	u32 sample_pct;
 	u32 checker;
 	u32 check_period_ms;
 	u32 watch_ms;

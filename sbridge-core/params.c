@@ -44,6 +44,8 @@ struct sbridge_act_params sbridge_act_params = {
 	.gain = SBRIDGE_FP_ONE / 10,
 	.model = 1,
 	.hold_ms = 1000,
+	.fair = SBRIDGE_FP_ONE * 4 / 5,
+	.sample_pct = 5,
 	.checker = 1,
 	.check_period_ms = 1000,
 	.watch_ms = 100,
@@ -97,6 +99,8 @@ enum {
 	SBRIDGE_P_ACT_GAIN,
 	SBRIDGE_P_ACT_MODEL,
 	SBRIDGE_P_ACT_HOLD_MS,
+	SBRIDGE_P_ACT_FAIR,
+	SBRIDGE_P_ACT_SAMPLE_PCT,
 	SBRIDGE_P_CHECKER_ON,
 	SBRIDGE_P_CHECKER_PERIOD_MS,
 	SBRIDGE_P_CHECKER_WATCH_MS,
@@ -128,6 +132,8 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_ACT_GAIN] = { "act.gain", &sbridge_act_params.gain, 0, SBRIDGE_FACTOR_MAX },
 	[SBRIDGE_P_ACT_MODEL] = { "act.model", &sbridge_act_params.model, 0, 1 },
 	[SBRIDGE_P_ACT_HOLD_MS] = { "act.hold_ms", &sbridge_act_params.hold_ms, 0, 60000 },
+	[SBRIDGE_P_ACT_FAIR] = { "act.fair", &sbridge_act_params.fair, 0, SBRIDGE_FP_ONE },
+	[SBRIDGE_P_ACT_SAMPLE_PCT] = { "act.sample_pct", &sbridge_act_params.sample_pct, 0, 50 },
 	[SBRIDGE_P_CHECKER_ON] = { "checker.on", &sbridge_act_params.checker, 0, 1 },
 	[SBRIDGE_P_CHECKER_PERIOD_MS] = { "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
 	[SBRIDGE_P_CHECKER_WATCH_MS] = { "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
@@ -271,7 +277,11 @@ MODULE_PARM_DESC(act_gain, "least predicted speedup above 1.0 to want the fast c
 module_param_cb(act_model, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_MODEL], 0644);
 MODULE_PARM_DESC(act_model, "1 = rank by the learned speedup, 0 = by load alone (HMP-style)");
 module_param_cb(act_hold_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_HOLD_MS], 0644);
-MODULE_PARM_DESC(act_hold_ms, "hint kept through a sleep; aging step for turns on the fast cores (0 = no turns)");
+MODULE_PARM_DESC(act_hold_ms, "hint kept through a sleep, ms");
+module_param_cb(act_fair, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_FAIR], 0644);
+MODULE_PARM_DESC(act_fair, "each task's progress at least this of its equal-share rate (1024 = 1.0)");
+module_param_cb(act_sample_pct, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_SAMPLE_PCT], 0644);
+MODULE_PARM_DESC(act_sample_pct, "fast time sampling swaps may take, percent (0 = none)");
 module_param_cb(checker_on, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_ON], 0644);
 MODULE_PARM_DESC(checker_on, "1: run the work-conserving checker");
 module_param_cb(checker_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_PERIOD_MS], 0644);

@@ -1,51 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The decision layer: S-Bridge's "scaled load at load balancing", done
- * with the levers an unmodified kernel has.
+ * The decision layer, second version (docs/policy.md): which hot task runs
+ * on the fast core type, this period and on average.
  *
- * Every actuator period it takes the hot runnable tracked tasks (busy for
- * at least act.up_util of their CPU, and run for at least one period of
- * CPU time, so a just-forked task's inherited estimate does not count),
- * each with its predicted (or measured) big/little speedup s_i. With the load factors of eq. 3,
- * LF_ij = C x Cap(k/j) x CPI_B(i/m), the predicted speedup of task i is
- * 1 + LF_i,slow - LF_i,fast: the CPU factor Cap is what makes a
- * compute-bound task heavier on a little core, and with a factor of 1.0
- * on every type no task gains anything and nothing is steered.
+ * The objective is stated in plan.c, which solves it: maximise the work
+ * the tasks get done, each weighted by its speedup on the fast type,
+ * subject to a fairness bound (every task progresses at least act.fair of
+ * the rate an equal share of every core type would give it). Targets of
+ * fast time come from water-filling; each period's fast places go to the
+ * tasks owed most of their target. This file collects the tasks (the hot
+ * runnable ones, their speedup estimates, how busy, their nice weight, the
+ * fast share they got lately), groups them by the CPUs they may use (a
+ * cpuset or an affinity mask is a board of its own), asks plan.c, runs
+ * the sampling swaps that measure what the estimates leave uncertain, and
+ * writes the hints the actuators apply. It runs from the actuator work
+ * every act.period_ms and sooner when a fast core goes idle while a task
+ * that wants it waits on a slow one (sample.c notices, actuators.c kicks).
  *
- * A task that gains at least act.gain wants the fast type. The wanting
- * tasks are ranked by speedup (plus a bonus for holding the fast type
- * now, hysteresis, and an aging term for the time they waited, so equal
- * tasks take turns and none starves). Then the split is chosen: the top k
- * go fast, the rest slow, for the k that balances scaled load per CPU
- * across the types,
- *
- *	max( sum_{fast} busy_i / nfast',  sum_{slow} busy_i x s_i / nslow' ),
- *
- * smallest; a task on a slow core counts s_i times its load, as the
- * paper's scaled load does, and since a task runs on one CPU at a time,
- * a side's load is spread over at most as many CPUs as it has tasks
- * (nfast' = min(nfast, tasks there), likewise nslow'). Only splits
- * that keep as many CPUs busy as the tasks can are considered (our masks
- * must not idle a CPU the stock balancer would have used); of those that
- * cost about the same, the one needing the least scaled work in all wins,
- * then the one nearest the current split. k may exceed the fast CPUs
- * when every CPU is busy anyway (the fast CPUs are shared when that
- * balances better) or stay below them. When the fast type is full,
- * every other hot task is kept slow so the stock scheduler does not hand
- * a fast CPU to a task that gains less; when it is not full, its free
- * CPUs go to the other hot tasks that gain anything, best first, and the
- * rest are left to the stock scheduler, so a fast CPU never idles while a
- * task that could use it runs slow (a kernel that sees one capacity would
- * not move it up by itself): once a fast task ends, the next run (one
- * period) moves the best candidate up.
- *
- * Rules come first: prefer=big ranks above every learned task, prefer=
- * little is always kept slow, exclude is never touched. A task whose own
- * mask does not reach both kinds of core is left alone.
- *
- * Runs from the actuator work item, never in the switch path; the walk is
- * one RCU pass over the task list, the split O(n) over at most
- * SBRIDGE_DECISION_MAX tasks.
+ * Rules come first: prefer=big before any learned speedup, prefer=little
+ * never fast, exclude never touched. A task whose own mask does not reach
+ * both kinds of core is left alone (its load still counts where it runs).
+ * SMT siblings of the fast type count as one fast core; SCHED_IDLE tasks
+ * get fast time only where it would idle; nice weights set CPU shares.
+ * The fast type is the reference type; the slower types together are the
+ * slow side (a middle type of a three-tier board shares the slow side's
+ * masks, where the stock scheduler places it by capacity).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,38 +34,101 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/sort.h>
+#include <linux/topology.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "plan.h"
 #include "trace.h"
 
-/* Hysteresis: the holder of a fast slot ranks this much higher. */
-#define SBRIDGE_HOLD_BONUS	(SBRIDGE_FP_ONE / 10)
-/* A rule's prefer=big ranks above any learned speedup. */
-#define SBRIDGE_PREF_BONUS	(SBRIDGE_FP_ONE * 16)
-/* Costs within 1/32 of the best are a tie: keep the current split. */
-#define SBRIDGE_TIE_SHIFT	5
+/* Boards of their own one decision plans at most (distinct reachable masks). */
+#define SBRIDGE_POLICY_GROUPS	4
+/* A sampling swap ends after this many warm windows on the visited type ... */
+#define SBRIDGE_SWAP_WINDOWS	4
+/* ... or after this many periods at most. */
+#define SBRIDGE_SWAP_PERIODS	5
+/* A swap is worth it when the estimate's error is above this (fp, 10 %). */
+#define SBRIDGE_SWAP_ERR	(SBRIDGE_FP_ONE / 10)
+/* The swap budget's memory halves every this many ms. */
+#define SBRIDGE_SWAP_HALF_MS	30000
 
 /**
- * struct sbridge_pcand - decision scratch for one candidate
+ * struct sbridge_pcand - decision scratch for one collected task
  * @t: its entry (valid inside the RCU section of the decision)
- * @prio: rank among the tasks that want the fast type
  * @prev: hint it had before this decision
- * @kind: what it can be: wants fast, other (load only), slow only, sleeper,
- *	pinned (its own mask keeps it on one kind of core: load only)
+ * @kind: what it can be: planned, sleeper, pinned (its own mask keeps it
+ *	on one kind of core)
+ * @group: the board (reachable CPUs) it is planned on
+ * @err: the standard error of its speedup estimate (fp)
+ * @src: where the estimate comes from (enum sbridge_est_src)
+ * @settled: it ran a period of CPU since its exec (no swap before)
+ *
+ * Owned by the decision work (one at a time): no locking.
  */
 struct sbridge_pcand {
 	struct sbridge_task *t;
-	u32 prio;
 	u8 prev;
 	u8 kind;
+	u8 group;
+	u8 src;
+	u32 err;
 };
 
-enum { SBRIDGE_PC_WANT, SBRIDGE_PC_OTHER, SBRIDGE_PC_SLOW, SBRIDGE_PC_SLEEPER, SBRIDGE_PC_PINNED };
+enum { SBRIDGE_PC_PLAN, SBRIDGE_PC_SLEEPER, SBRIDGE_PC_PINNED };
+
+/**
+ * struct sbridge_pgroup - one board of the decision: tasks that may use
+ *	the same CPUs
+ * @mask: those CPUs (active ones)
+ * @nfast: fast cores among them (physical: SMT siblings count once)
+ * @nslow: slow CPUs among them
+ * @n: tasks planned on it
+ * @idx: their indices in the decision
+ *
+ * Decision scratch: no locking.
+ */
+struct sbridge_pgroup {
+	cpumask_var_t mask;
+	u32 nfast, nslow;
+	unsigned int n;
+	u8 idx[SBRIDGE_DECISION_MAX];
+};
+
+/**
+ * struct sbridge_swap - the one sampling swap under way
+ * @who: the task measured on the other kind of core (a reference held)
+ * @partner: the task it swaps places with (a reference held), or NULL
+ * @who_hint: the hint @who has during the swap
+ * @who_type: the core type @who visits
+ * @who_warm: its warm windows there when the swap began
+ * @partner_type: the core type @partner visits
+ * @partner_warm: its warm windows there when the swap began
+ * @periods: decisions the swap has lasted
+ * @swaps: swaps since load
+ * @spent_ms: fast time given to swaps lately (decaying)
+ * @fast_ms: fast time there was lately (decaying)
+ * @last: jiffies of the last decision
+ *
+ * Owned by the decision work (one at a time): no locking.
+ */
+struct sbridge_swap {
+	struct task_struct *who, *partner;
+	u8 who_hint;
+	u8 who_type, partner_type;
+	u8 who_warm, partner_warm;
+	u32 periods;
+	u64 swaps;
+	u64 spent_ms, fast_ms;
+	unsigned long last;
+};
 
 static struct sbridge_pcand sbridge_pc[SBRIDGE_DECISION_MAX];
-static u8 sbridge_pc_order[SBRIDGE_DECISION_MAX];
+static struct sbridge_plan_task sbridge_pt[SBRIDGE_DECISION_MAX];
+static struct sbridge_plan_task sbridge_pt_one[SBRIDGE_DECISION_MAX];
+static struct sbridge_plan_scratch sbridge_psc;
+static struct sbridge_pgroup sbridge_pg[SBRIDGE_POLICY_GROUPS];
+static struct sbridge_swap sbridge_swp;
+static cpumask_var_t sbridge_policy_tmp;
 
 /**
  * sbridge_policy_speedup() - the speedup the decision layer uses for @p
@@ -108,8 +150,7 @@ u32 sbridge_policy_speedup(struct task_struct *p)
 /*
  * Share of its CPU @p wants, 0..1024: the time it ran (util_avg) or was
  * runnable (runnable_avg), whichever is more. Two compute-bound tasks
- * sharing one CPU each run half the time but each wants all of it; their
- * util alone would make sharing the fast type look cheap.
+ * sharing one CPU each run half the time but each wants all of it.
  */
 static u32 sbridge_policy_busy(struct task_struct *p)
 {
@@ -123,48 +164,61 @@ static u32 sbridge_policy_busy(struct task_struct *p)
 		     SCHED_CAPACITY_SCALE);
 }
 
-/* Can @p run on both kinds of core? Its own mask, not the one we set. */
-static bool sbridge_policy_reach(struct task_struct *p, unsigned int fast,
-				 struct cpumask *tmp)
+/* @p's own CPUs (not the mask sbridge set), the active ones, into @tmp. */
+static void sbridge_policy_own(struct task_struct *p, struct cpumask *tmp)
 {
 	if (!sbridge_placement_user_mask(p, tmp))
 		cpumask_copy(tmp, &p->cpus_mask);
 	cpumask_and(tmp, tmp, cpu_active_mask);
-	return cpumask_intersects(tmp, &sbridge_topo.type_mask[fast]) &&
-	       !cpumask_subset(tmp, &sbridge_topo.type_mask[fast]);
 }
 
-static int sbridge_pc_cmp(const void *a, const void *b)
+/* Can @p run on both kinds of core? */
+static bool sbridge_policy_reach(const struct cpumask *own, unsigned int fast)
 {
-	u32 pa = sbridge_pc[*(const u8 *)a].prio;
-	u32 pb = sbridge_pc[*(const u8 *)b].prio;
+	return cpumask_intersects(own, &sbridge_topo.type_mask[fast]) &&
+	       !cpumask_subset(own, &sbridge_topo.type_mask[fast]);
+}
 
-	return pa > pb ? -1 : pa < pb;
+/* Fast cores of @mask: a core's SMT siblings count once. */
+static u32 sbridge_policy_cores(const struct cpumask *mask, unsigned int fast)
+{
+	u32 n = 0;
+	int cpu;
+
+	for_each_cpu_and(cpu, mask, &sbridge_topo.type_mask[fast])
+		if (cpu == cpumask_first_and(topology_sibling_cpumask(cpu), mask))
+			n++;
+	return n;
+}
+
+/* The board @p plans on: its reachable CPUs'; -1 if all boards are taken. */
+static int sbridge_policy_group(const struct cpumask *own, unsigned int fast)
+{
+	unsigned int g;
+
+	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++) {
+		struct sbridge_pgroup *pg = &sbridge_pg[g];
+
+		if (pg->nfast + pg->nslow && cpumask_equal(pg->mask, own))
+			return g;
+		if (pg->nfast + pg->nslow)
+			continue;
+		cpumask_copy(pg->mask, own);
+		pg->nfast = sbridge_policy_cores(own, fast);
+		pg->nslow = cpumask_weight(own) -
+			    cpumask_weight_and(own, &sbridge_topo.type_mask[fast]);
+		pg->n = 0;
+		return g;
+	}
+	return -1;
 }
 
 static void sbridge_policy_clear(struct sbridge_task *t)
 {
 	if (READ_ONCE(t->hint) != SBRIDGE_HINT_NONE)
 		WRITE_ONCE(t->hint, SBRIDGE_HINT_NONE);
-	if (READ_ONCE(t->wait_ms))
-		WRITE_ONCE(t->wait_ms, 0);
-}
-
-static cpumask_var_t sbridge_policy_tmp;
-
-/*
- * act.model 0: every task gets the fast/slowest capacity ratio as its
- * speedup, so the ranking and the split see load alone, as HMP's
- * up/down migration thresholds did. The evaluation's util-only baseline.
- */
-static u32 sbridge_policy_flat(const struct sbridge_decision *d)
-{
-	u32 slow = READ_ONCE(sbridge_topo.type_capacity[0]);
-
-	if (!slow)
-		return SBRIDGE_FP_ONE;
-	return div_u64((u64)READ_ONCE(sbridge_topo.type_capacity[d->fast_type]) <<
-		       SBRIDGE_FP_SHIFT, slow);
+	if (READ_ONCE(t->got))
+		WRITE_ONCE(t->got, 0);
 }
 
 /* @p has run @min_run ns of CPU since its exec (or its fork). */
@@ -176,19 +230,76 @@ static bool sbridge_policy_settled(struct task_struct *p,
 	return READ_ONCE(p->se.sum_exec_runtime) >= at + min_run;
 }
 
+/*
+ * act.model 0: every task gets the fast/slowest capacity ratio as its
+ * speedup, so load alone decides. The evaluation's ablation.
+ */
+static u32 sbridge_policy_flat(const struct sbridge_decision *d)
+{
+	u32 slow = READ_ONCE(sbridge_topo.type_capacity[0]);
+
+	if (!slow)
+		return SBRIDGE_FP_ONE;
+	return div_u64((u64)READ_ONCE(sbridge_topo.type_capacity[d->fast_type]) <<
+		       SBRIDGE_FP_SHIFT, slow);
+}
+
+/* What a task may get, from its rule and its scheduling policy. */
+static u8 sbridge_policy_want(struct task_struct *p, const struct sbridge_task *t)
+{
+	switch (READ_ONCE(t->pref)) {
+	case SBRIDGE_PREF_BIG:
+		return SBRIDGE_PW_BIG;
+	case SBRIDGE_PREF_LITTLE:
+		return SBRIDGE_PW_LITTLE;
+	}
+	return p->policy == SCHED_IDLE ? SBRIDGE_PW_IDLE : SBRIDGE_PW_AUTO;
+}
+
+/* Fills the plan task and the hint of collected task @i. */
+static void sbridge_policy_fill(struct sbridge_decision *d, unsigned int i,
+				struct task_struct *p, struct sbridge_task *t,
+				u32 busy, u32 flat)
+{
+	struct sbridge_hint *h = &d->task[i];
+	struct sbridge_plan_task *pt = &sbridge_pt[i];
+	struct sbridge_task_est e;
+
+	sbridge_task_estimate(t, d->fast_type, 0, &e);
+	h->speedup = flat ?: e.est.val;
+	h->err = flat ? 0 : e.est.err;
+	h->share = sbridge_task_share(t);
+	h->known = READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
+		   READ_ONCE(t->est.ph.nphases);
+	h->busy = busy;
+	h->cpu = task_cpu(p);
+	h->got = READ_ONCE(t->got);
+	h->target = 0;
+	sbridge_pc[i].err = h->err;
+	sbridge_pc[i].src = e.src;
+	memset(pt, 0, sizeof(*pt));
+	pt->s = h->speedup;
+	pt->busy = busy;
+	pt->weight = sbridge_task_weight(p);
+	pt->got = h->got;
+	pt->on_fast = cpumask_test_cpu(h->cpu, &sbridge_topo.type_mask[d->fast_type]);
+	pt->prev = READ_ONCE(t->hint);
+	pt->want = sbridge_policy_want(p, t);
+}
+
 /* Adds the hot runnable tasks (and hinted short sleepers) to @d. */
-static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
+static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 {
 	u32 up = READ_ONCE(sbridge_act_params.up_util);
 	u32 down = READ_ONCE(sbridge_act_params.down_util);
 	unsigned long hold = msecs_to_jiffies(READ_ONCE(sbridge_act_params.hold_ms));
 	u64 min_run = (u64)READ_ONCE(sbridge_act_params.period_ms) * NSEC_PER_MSEC;
-	struct task_struct *g, *p;
-	struct sbridge_task *t;
-	struct sbridge_hint *h;
-	bool hinted, runnable, hot;
 	u32 busy, flat = READ_ONCE(sbridge_act_params.model) ? 0 :
 			 sbridge_policy_flat(d);
+	struct task_struct *g, *p;
+	struct sbridge_task *t;
+	bool hinted, runnable, hot;
+	int grp;
 	u8 kind;
 
 	for_each_process_thread(g, p) {
@@ -208,18 +319,22 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 		/*
 		 * A new task's util_avg is the kernel's guess from its
 		 * parent's CPU, not its own load: it is hot only once it has
-		 * run for a period. This also leaves a program's start-up
-		 * (where it sets its own policy or reset-on-fork) alone, so
-		 * the period counts from its exec: what a shell's child ran
-		 * before exec is not the program's.
+		 * run for a period since its exec (its start-up, which the
+		 * estimator keeps apart too).
 		 */
 		hot = runnable && (busy >= up || (hinted && busy >= down)) &&
 		      sbridge_policy_settled(p, t, min_run);
+		grp = 0;
 		if (hot) {
-			kind = SBRIDGE_PC_OTHER;
-			if (split &&
-			    !sbridge_policy_reach(p, d->fast_type, sbridge_policy_tmp))
-				kind = SBRIDGE_PC_PINNED;
+			kind = SBRIDGE_PC_PLAN;
+			if (plan) {
+				sbridge_policy_own(p, sbridge_policy_tmp);
+				grp = sbridge_policy_reach(sbridge_policy_tmp, d->fast_type) ?
+				      sbridge_policy_group(sbridge_policy_tmp, d->fast_type) :
+				      -1;
+				if (grp < 0)
+					kind = SBRIDGE_PC_PINNED;
+			}
 		} else if (hinted && !runnable &&
 			   (u16)((u16)jiffies - READ_ONCE(t->hint_at)) < hold) {
 			kind = SBRIDGE_PC_SLEEPER;
@@ -227,254 +342,236 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool split)
 			sbridge_policy_clear(t);
 			continue;
 		}
-		h = &d->task[d->n];
 		get_task_struct(p);
-		h->p = p;
-		h->speedup = flat ?: sbridge_task_speedup(t, NULL, NULL);
-		h->share = sbridge_task_share(t);
-		h->known = READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
-			   READ_ONCE(t->est.ph.nphases);
-		h->busy = busy;
-		h->cpu = task_cpu(p);
-		h->hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) : SBRIDGE_HINT_NONE;
-		h->why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
-			 kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED : SBRIDGE_WHY_LOW;
+		d->task[d->n].p = p;
 		sbridge_pc[d->n].t = t;
 		sbridge_pc[d->n].prev = READ_ONCE(t->hint);
 		sbridge_pc[d->n].kind = kind;
-		sbridge_pc[d->n].prio = 0;
+		sbridge_pc[d->n].group = grp < 0 ? 0 : grp;
+		sbridge_policy_fill(d, d->n, p, t, busy, flat);
+		d->task[d->n].hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) :
+				     SBRIDGE_HINT_NONE;
+		d->task[d->n].why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
+				    kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED :
+				    SBRIDGE_WHY_LOW;
+		if (kind == SBRIDGE_PC_PLAN && plan)
+			sbridge_pg[grp].idx[sbridge_pg[grp].n++] = d->n;
 		d->n++;
 	}
 }
 
-/* Slow-side cost of task @i: its load times its speedup (fp x 1024). */
-static u64 sbridge_slow_load(const struct sbridge_hint *h)
+/* Plans each board and writes its tasks' hints into @d. */
+static void sbridge_policy_plan(struct sbridge_decision *d)
 {
-	return (u64)h->busy * h->speedup;
-}
-
-/*
- * Load per CPU of one side: its tasks' load over the CPUs they can use. A
- * task runs on one CPU at a time, so fewer tasks than CPUs spread over as
- * many CPUs as there are tasks, not over all of them.
- */
-static u64 sbridge_side_load(u64 sum, unsigned int ncpus, unsigned int ntasks)
-{
-	unsigned int n = min(ncpus, ntasks);
-
-	return n ? div_u64(sum, n) : 0;
-}
-
-/* CPUs a split with @k wanting tasks on the fast type keeps busy. */
-static unsigned int sbridge_split_used(const struct sbridge_decision *d,
-				       unsigned int k, unsigned int m,
-				       unsigned int base_n,
-				       unsigned int base_fast_n)
-{
-	return min(d->nfast, base_fast_n + k) + min(d->nslow, base_n + m - k);
-}
-
-/*
- * Splits the wanting tasks, hottest first in sbridge_pc_order, between the
- * types: the top k go fast. @base/@base_n: load and count of the tasks
- * that stay slow whatever k is; @base_fast/@base_fast_n: those pinned to
- * the fast type. Returns k.
- */
-static unsigned int sbridge_policy_split(struct sbridge_decision *d,
-					 unsigned int m, u64 base,
-					 unsigned int base_n, u64 base_fast,
-					 unsigned int base_fast_n,
-					 unsigned int prev_fast)
-{
-	u64 fast_sum = base_fast, slow_sum = base, cost, best = U64_MAX;
-	u64 costs[SBRIDGE_DECISION_MAX + 1], totals[SBRIDGE_DECISION_MAX + 1];
-	u64 best_total = U64_MAX;
-	unsigned int k, pick = 0, dist, best_dist = UINT_MAX, max_used = 0;
-
-	for (k = 0; k < m; k++)
-		slow_sum += sbridge_slow_load(&d->task[sbridge_pc_order[k]]);
-	/*
-	 * Work conservation first: only splits that keep as many CPUs busy
-	 * as the tasks can (no CPU of one type idles while the other type
-	 * is shared because of our masks).
-	 */
-	for (k = 0; k <= m; k++)
-		max_used = max(max_used, sbridge_split_used(d, k, m, base_n, base_fast_n));
-	for (k = 0; k <= m; k++) {
-		if (k) {
-			const struct sbridge_hint *h = &d->task[sbridge_pc_order[k - 1]];
-
-			fast_sum += (u64)h->busy << SBRIDGE_FP_SHIFT;
-			slow_sum -= sbridge_slow_load(h);
-		}
-		cost = max(sbridge_side_load(fast_sum, d->nfast, base_fast_n + k),
-			   sbridge_side_load(slow_sum, d->nslow, base_n + m - k));
-		/* a split that idles CPUs the tasks could use is out */
-		if (sbridge_split_used(d, k, m, base_n, base_fast_n) != max_used)
-			cost = U64_MAX;
-		costs[k] = cost;
-		totals[k] = fast_sum + slow_sum;
-		best = min(best, cost);
-	}
-	/*
-	 * Of the splits that cost about the best, the one that needs the
-	 * least scaled work in all (a fast CPU idle while a task that gains
-	 * from it runs slow is a loss), then the one nearest the current
-	 * split (hysteresis).
-	 */
-	for (k = 0; k <= m; k++)
-		if (costs[k] <= best + (best >> SBRIDGE_TIE_SHIFT))
-			best_total = min(best_total, totals[k]);
-	for (k = 0; k <= m; k++) {
-		if (costs[k] > best + (best >> SBRIDGE_TIE_SHIFT) ||
-		    totals[k] > best_total + (best_total >> SBRIDGE_TIE_SHIFT))
-			continue;
-		dist = k > prev_fast ? k - prev_fast : prev_fast - k;
-		if (dist < best_dist) {
-			best_dist = dist;
-			pick = k;
-		}
-	}
-	/* loads per CPU of the chosen split, 1024 == one CPU's worth */
-	fast_sum = base_fast;
-	slow_sum = base;
-	for (k = 0; k < m; k++) {
-		const struct sbridge_hint *h = &d->task[sbridge_pc_order[k]];
-
-		if (k < pick)
-			fast_sum += (u64)h->busy << SBRIDGE_FP_SHIFT;
-		else
-			slow_sum += sbridge_slow_load(h);
-	}
-	d->load_fast = (u32)min_t(u64, sbridge_side_load(fast_sum, d->nfast,
-				  base_fast_n + pick) >> SBRIDGE_FP_SHIFT, U32_MAX);
-	d->load_slow = (u32)min_t(u64, sbridge_side_load(slow_sum, d->nslow,
-				  base_n + m - pick) >> SBRIDGE_FP_SHIFT, U32_MAX);
-	return pick;
-}
-
-/* Rank of a wanting candidate without the holder's bonus. */
-static u32 sbridge_pc_raw(const struct sbridge_pcand *c)
-{
-	return c->prio - (c->prev == SBRIDGE_HINT_FAST ? SBRIDGE_HOLD_BONUS : 0);
-}
-
-/* Ranks, splits and writes the hints of the collected tasks. */
-static void sbridge_policy_assign(struct sbridge_decision *d)
-{
+	u32 fair = READ_ONCE(sbridge_act_params.fair);
 	u32 gain = READ_ONCE(sbridge_act_params.gain);
-	u32 hold_ms = READ_ONCE(sbridge_act_params.hold_ms);
-	u32 period = READ_ONCE(sbridge_act_params.period_ms);
-	unsigned int i, m = 0, k, prev_fast = 0, base_n = 0, base_fast_n = 0;
-	unsigned int n_other, nfree;
-	u64 base = 0, base_fast = 0;
-	u32 rest = 0;
+	u64 fast_demand = 0;
+	unsigned int g, i;
 
+	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++) {
+		struct sbridge_pgroup *pg = &sbridge_pg[g];
+		struct sbridge_plan pl = {
+			.nfast = pg->nfast,
+			.nslow = pg->nslow,
+			.fair = fair,
+			.gain = gain,
+		};
+
+		if (!pg->n || !pg->nfast || !pg->nslow)
+			continue;
+		for (i = 0; i < pg->n; i++)
+			sbridge_pt_one[i] = sbridge_pt[pg->idx[i]];
+		sbridge_plan_solve(&pl, sbridge_pt_one, pg->n, &sbridge_psc);
+		for (i = 0; i < pg->n; i++) {
+			struct sbridge_hint *h = &d->task[pg->idx[i]];
+
+			sbridge_pt[pg->idx[i]] = sbridge_pt_one[i];
+			h->hint = sbridge_pt_one[i].hint;
+			h->why = sbridge_pt_one[i].why;
+			h->target = sbridge_pt_one[i].x;
+		}
+		d->want_fast += pl.want_fast;
+		d->on_fast += pl.on_fast;
+		fast_demand += pl.fast_demand;
+	}
+	d->load_fast = (u32)min_t(u64, div_u64(fast_demand, max(d->nfast, 1U)), U32_MAX);
+}
+
+/* ---- sampling swaps: measure what the estimates leave uncertain ---- */
+
+static void sbridge_swap_end(void)
+{
+	if (sbridge_swp.who)
+		put_task_struct(sbridge_swp.who);
+	if (sbridge_swp.partner)
+		put_task_struct(sbridge_swp.partner);
+	sbridge_swp.who = NULL;
+	sbridge_swp.partner = NULL;
+}
+
+/* The collected index of @p in @d, or -1. */
+static int sbridge_swap_find(const struct sbridge_decision *d,
+			     const struct task_struct *p)
+{
+	unsigned int i;
+
+	for (i = 0; p && i < d->n; i++)
+		if (d->task[i].p == p && sbridge_pc[i].kind == SBRIDGE_PC_PLAN)
+			return i;
+	return -1;
+}
+
+/* Warm windows task @i of @d has on @type. */
+static u8 sbridge_swap_warm(unsigned int i, unsigned int type)
+{
+	return READ_ONCE(sbridge_pc[i].t->est.warm_n[type]);
+}
+
+/*
+ * Is the task worth a swap? Its estimate is uncertain and the decision
+ * depends on it: given slow, it could be better than the worst holder of
+ * a fast place; given fast, worse than the best waiting one.
+ */
+static bool sbridge_swap_worth(const struct sbridge_decision *d, unsigned int i,
+			       u32 fast_min, u32 slow_max)
+{
+	const struct sbridge_hint *h = &d->task[i];
+	u64 rel = div_u64((u64)h->err << SBRIDGE_FP_SHIFT, max(h->speedup, 1U));
+
+	/* a rule's or the user's factor is no estimate to measure */
+	if (sbridge_pc[i].kind != SBRIDGE_PC_PLAN || rel < SBRIDGE_SWAP_ERR ||
+	    sbridge_pt[i].want != SBRIDGE_PW_AUTO || h->hint == SBRIDGE_HINT_NONE ||
+	    sbridge_pc[i].src == SBRIDGE_SRC_RULE ||
+	    sbridge_pc[i].src == SBRIDGE_SRC_OVERRIDE)
+		return false;
+	if (h->hint == SBRIDGE_HINT_SLOW)
+		return (u64)h->speedup + 2 * h->err >= fast_min;
+	return h->speedup <= slow_max + 2 * (u64)h->err;
+}
+
+/* Swap places: @who gets @hint, @partner (if any) the other one. */
+static void sbridge_swap_apply(struct sbridge_decision *d, int who, int partner,
+			       u8 hint)
+{
+	d->task[who].hint = hint;
+	d->task[who].why = SBRIDGE_WHY_SAMPLE;
+	if (partner >= 0) {
+		d->task[partner].hint = hint == SBRIDGE_HINT_FAST ? SBRIDGE_HINT_SLOW :
+					SBRIDGE_HINT_FAST;
+		d->task[partner].why = SBRIDGE_WHY_SAMPLE;
+	}
+}
+
+/*
+ * One decision's part of the sampling swaps (act.sample_pct of the fast
+ * time at most): go on with the one under way until both tasks have
+ * SBRIDGE_SWAP_WINDOWS warm windows on the type they visit (or the swap
+ * ran SBRIDGE_SWAP_PERIODS), else start one for the task whose uncertain
+ * estimate matters most (its error times how busy it is), paired with the
+ * most uncertain holder of the other kind's place. The holder goes back
+ * after (big-little-big): its time on either side of the visit brackets
+ * it. Never in start-up (only hot, settled tasks are planned).
+ */
+static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
+{
+	u32 pct = READ_ONCE(sbridge_act_params.sample_pct), fast_min = U32_MAX;
+	u32 slow_max = 0, best = 0, elapsed, v;
+	unsigned int fast = d->fast_type, i;
+	int who, partner = -1;
+
+	elapsed = jiffies_to_msecs(now - sbridge_swp.last);
+	sbridge_swp.last = now;
+	if (elapsed > SBRIDGE_SWAP_HALF_MS)
+		elapsed = SBRIDGE_SWAP_HALF_MS;
+	sbridge_swp.fast_ms += (u64)elapsed * d->nfast;
+	if (sbridge_swp.fast_ms > 2ULL * SBRIDGE_SWAP_HALF_MS * max(d->nfast, 1U)) {
+		sbridge_swp.fast_ms /= 2;
+		sbridge_swp.spent_ms /= 2;
+	}
+	if (sbridge_swp.who) {
+		sbridge_swp.spent_ms += elapsed;
+		who = sbridge_swap_find(d, sbridge_swp.who);
+		partner = sbridge_swap_find(d, sbridge_swp.partner);
+		if (who < 0 || (sbridge_swp.partner && partner < 0) ||
+		    ++sbridge_swp.periods > SBRIDGE_SWAP_PERIODS ||
+		    ((u8)(sbridge_swap_warm(who, sbridge_swp.who_type) -
+			  sbridge_swp.who_warm) >= SBRIDGE_SWAP_WINDOWS &&
+		     (partner < 0 ||
+		      (u8)(sbridge_swap_warm(partner, sbridge_swp.partner_type) -
+			   sbridge_swp.partner_warm) >= SBRIDGE_SWAP_WINDOWS))) {
+			sbridge_swap_end();
+			return;
+		}
+		sbridge_swap_apply(d, who, partner, sbridge_swp.who_hint);
+		return;
+	}
+	if (!pct || !READ_ONCE(sbridge_params.learn_measured) ||
+	    sbridge_swp.spent_ms * 100 > sbridge_swp.fast_ms * pct)
+		return;
 	for (i = 0; i < d->n; i++) {
-		struct sbridge_pcand *c = &sbridge_pc[i];
-		struct sbridge_hint *h = &d->task[i];
-		u8 pref = READ_ONCE(c->t->pref);
-
-		if (c->kind == SBRIDGE_PC_SLEEPER)
+		if (sbridge_pc[i].kind != SBRIDGE_PC_PLAN)
 			continue;
-		if (c->kind == SBRIDGE_PC_PINNED) {
-			/* it runs where its mask says: count it there */
-			if (cpumask_test_cpu(h->cpu, &sbridge_topo.type_mask[d->fast_type])) {
-				base_fast += (u64)h->busy << SBRIDGE_FP_SHIFT;
-				base_fast_n++;
-			} else {
-				base += sbridge_slow_load(h);
-				base_n++;
-			}
-			continue;
-		}
-		if (pref == SBRIDGE_PREF_LITTLE) {
-			c->kind = SBRIDGE_PC_SLOW;
-			h->hint = SBRIDGE_HINT_SLOW;
-			h->why = SBRIDGE_WHY_RULE;
-			base += sbridge_slow_load(h);
-			base_n++;
-			continue;
-		}
-		if (pref != SBRIDGE_PREF_BIG && h->speedup < SBRIDGE_FP_ONE + gain) {
-			base += sbridge_slow_load(h);
-			base_n++;
-			continue;
-		}
-		c->kind = SBRIDGE_PC_WANT;
-		c->prio = min_t(u32, h->speedup, SBRIDGE_FACTOR_MAX);
-		if (pref == SBRIDGE_PREF_BIG)
-			c->prio += SBRIDGE_PREF_BONUS;
-		if (c->prev == SBRIDGE_HINT_FAST) {
-			c->prio += SBRIDGE_HOLD_BONUS;
-			prev_fast++;
-		}
-		if (hold_ms)
-			c->prio += (u32)min_t(u64, div_u64((u64)READ_ONCE(c->t->wait_ms) *
-						     SBRIDGE_HOLD_BONUS, hold_ms),
-					      SBRIDGE_PREF_BONUS / 2);
-		sbridge_pc_order[m++] = i;
+		if (d->task[i].hint == SBRIDGE_HINT_FAST)
+			fast_min = min(fast_min, d->task[i].speedup);
+		else if (d->task[i].hint == SBRIDGE_HINT_SLOW)
+			slow_max = max(slow_max, d->task[i].speedup);
 	}
-	sort(sbridge_pc_order, m, sizeof(sbridge_pc_order[0]), sbridge_pc_cmp, NULL);
-	k = sbridge_policy_split(d, m, base, base_n, base_fast, base_fast_n,
-				 prev_fast);
-	/* the best rank given slow, without the holder's bonus: who was held */
-	for (i = k; i < m; i++)
-		rest = max(rest, sbridge_pc_raw(&sbridge_pc[sbridge_pc_order[i]]));
-	for (i = 0; i < m; i++) {
-		struct sbridge_pcand *c = &sbridge_pc[sbridge_pc_order[i]];
-		struct sbridge_hint *h = &d->task[sbridge_pc_order[i]];
-
-		h->hint = i < k ? SBRIDGE_HINT_FAST : SBRIDGE_HINT_SLOW;
-		if (i >= k)
-			h->why = SBRIDGE_WHY_FULL;
-		else if (READ_ONCE(c->t->pref) == SBRIDGE_PREF_BIG)
-			h->why = SBRIDGE_WHY_RULE;
-		else if (c->prev == SBRIDGE_HINT_FAST && sbridge_pc_raw(c) < rest)
-			h->why = SBRIDGE_WHY_HOLD;
-		else
-			h->why = SBRIDGE_WHY_GAIN;
-		WRITE_ONCE(c->t->wait_ms, i < k ? 0 :
-			   min_t(u32, READ_ONCE(c->t->wait_ms) + period, U16_MAX));
-	}
-	/*
-	 * The fast type full: keep everyone else off it. Not full: its free
-	 * CPUs go to the others that gain most (any gain, best first). The
-	 * stock scheduler would move them up only where the kernel knows the
-	 * capacities differ (misfit); where it sees one capacity (x86 cores
-	 * that differ in clock, boards declared with cpu_types=) a task left
-	 * running on a slow CPU stays there while a fast CPU idles.
-	 */
-	n_other = 0;
+	who = -1;
 	for (i = 0; i < d->n; i++) {
-		if (sbridge_pc[i].kind != SBRIDGE_PC_OTHER)
+		if (!sbridge_swap_worth(d, i, fast_min, slow_max))
 			continue;
-		sbridge_pc[i].prio = d->task[i].speedup;
-		sbridge_pc_order[m + n_other++] = i;
-	}
-	sort(sbridge_pc_order + m, n_other, sizeof(sbridge_pc_order[0]),
-	     sbridge_pc_cmp, NULL);
-	nfree = d->nfast > k + base_fast_n ? d->nfast - k - base_fast_n : 0;
-	for (i = m; i < m + n_other; i++) {
-		struct sbridge_hint *h = &d->task[sbridge_pc_order[i]];
-
-		if (k >= d->nfast) {
-			h->hint = SBRIDGE_HINT_SLOW;
-			h->why = SBRIDGE_WHY_FULL;
-		} else if (nfree && h->speedup > SBRIDGE_FP_ONE) {
-			h->hint = SBRIDGE_HINT_FAST;
-			h->why = SBRIDGE_WHY_GAIN;
-			nfree--;
-		} else {
-			h->hint = SBRIDGE_HINT_NONE;
-			h->why = SBRIDGE_WHY_LOW;
+		v = (u32)min_t(u64, div_u64((u64)d->task[i].err * d->task[i].busy,
+					    max(d->task[i].speedup, 1U)), U32_MAX);
+		if (v > best) {
+			best = v;
+			who = i;
 		}
 	}
-	d->want_fast = m;
-	d->on_fast = k;
-	snprintf(d->why, sizeof(d->why),
-		 "%u hot, %u gain from fast: %u fast on %u cpus, load/cpu fast %u slow %u",
-		 d->n, m, k, d->nfast, d->load_fast, d->load_slow);
+	if (who < 0)
+		return;
+	/* its partner: the most uncertain task of the other kind */
+	best = 0;
+	for (i = 0; i < d->n; i++) {
+		if (i == who || sbridge_pc[i].kind != SBRIDGE_PC_PLAN ||
+		    sbridge_pt[i].want == SBRIDGE_PW_BIG ||
+		    sbridge_pt[i].want == SBRIDGE_PW_LITTLE ||
+		    d->task[i].hint == d->task[who].hint ||
+		    d->task[i].hint == SBRIDGE_HINT_NONE)
+			continue;
+		v = d->task[i].err + 1;
+		if (v > best) {
+			best = v;
+			partner = i;
+		}
+	}
+	if (partner < 0 && d->task[who].hint == SBRIDGE_HINT_FAST)
+		return;	/* nobody to take its place */
+	sbridge_swp.who_hint = d->task[who].hint == SBRIDGE_HINT_FAST ?
+			       SBRIDGE_HINT_SLOW : SBRIDGE_HINT_FAST;
+	sbridge_swp.who_type = sbridge_swp.who_hint == SBRIDGE_HINT_FAST ? fast : 0;
+	sbridge_swp.who_warm = sbridge_swap_warm(who, sbridge_swp.who_type);
+	sbridge_swp.who = d->task[who].p;
+	get_task_struct(sbridge_swp.who);
+	if (partner >= 0) {
+		sbridge_swp.partner_type = sbridge_swp.who_type == fast ? 0 : fast;
+		sbridge_swp.partner_warm = sbridge_swap_warm(partner,
+							     sbridge_swp.partner_type);
+		sbridge_swp.partner = d->task[partner].p;
+		get_task_struct(sbridge_swp.partner);
+	}
+	sbridge_swp.periods = 0;
+	sbridge_swp.swaps++;
+	sbridge_swap_apply(d, who, partner, sbridge_swp.who_hint);
+}
+
+/**
+ * sbridge_policy_swaps() - sampling swaps since load
+ *
+ * Return: how many swaps were started.
+ */
+u64 sbridge_policy_swaps(void)
+{
+	return READ_ONCE(sbridge_swp.swaps);
 }
 
 /*
@@ -497,6 +594,31 @@ static void sbridge_policy_trace(const struct sbridge_decision *d)
 	}
 }
 
+/* The hints and the fast shares they give, into the entries. */
+static void sbridge_policy_write(struct sbridge_decision *d)
+{
+	unsigned int i;
+	u32 waiting = 0;
+
+	for (i = 0; i < d->n; i++) {
+		struct sbridge_pcand *c = &sbridge_pc[i];
+		struct sbridge_hint *h = &d->task[i];
+
+		if (c->kind == SBRIDGE_PC_SLEEPER)
+			continue;
+		WRITE_ONCE(c->t->hint, h->hint);
+		if (h->hint != SBRIDGE_HINT_NONE)
+			WRITE_ONCE(c->t->hint_at, (u16)jiffies);
+		if (c->kind == SBRIDGE_PC_PLAN)
+			WRITE_ONCE(c->t->got, sbridge_plan_got(h->got,
+							       h->hint == SBRIDGE_HINT_FAST));
+		if (h->hint == SBRIDGE_HINT_SLOW && h->why == SBRIDGE_WHY_FULL)
+			waiting++;
+	}
+	/* a fast core going idle while these wait re-decides at once */
+	sbridge_sample_kick_arm(waiting > 0);
+}
+
 /**
  * sbridge_policy_decide() - one period's decision
  * @d: out; task references are held until sbridge_policy_put()
@@ -507,7 +629,8 @@ static void sbridge_policy_trace(const struct sbridge_decision *d)
  */
 int sbridge_policy_decide(struct sbridge_decision *d)
 {
-	unsigned int i, fast = sbridge_topo.ref_type;
+	unsigned int i, g, fast = sbridge_topo.ref_type;
+	unsigned long now = jiffies;
 
 	d->n = 0;
 	d->fast_type = fast;
@@ -515,8 +638,14 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 	d->on_fast = 0;
 	d->load_fast = 0;
 	d->load_slow = 0;
-	d->nfast = cpumask_weight_and(&sbridge_topo.type_mask[fast], cpu_active_mask);
-	d->nslow = cpumask_weight(cpu_active_mask) - d->nfast;
+	d->nfast = sbridge_policy_cores(cpu_active_mask, fast);
+	d->nslow = cpumask_weight(cpu_active_mask) -
+		   cpumask_weight_and(cpu_active_mask, &sbridge_topo.type_mask[fast]);
+	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++) {
+		sbridge_pg[g].nfast = 0;
+		sbridge_pg[g].nslow = 0;
+		sbridge_pg[g].n = 0;
+	}
 	if (READ_ONCE(sbridge_act_params.selftest)) {
 		/* provoke a violation: every hot task to the fast type */
 		rcu_read_lock();
@@ -548,22 +677,19 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 		}
 		sbridge_policy_trace(d);
 		rcu_read_unlock();
+		sbridge_sample_kick_arm(false);
 		return d->n;
 	}
 	rcu_read_lock();
 	sbridge_policy_collect(d, true);
-	sbridge_policy_assign(d);
-	for (i = 0; i < d->n; i++) {
-		struct sbridge_pcand *c = &sbridge_pc[i];
-
-		if (c->kind == SBRIDGE_PC_SLEEPER)
-			continue;
-		WRITE_ONCE(c->t->hint, d->task[i].hint);
-		if (d->task[i].hint != SBRIDGE_HINT_NONE)
-			WRITE_ONCE(c->t->hint_at, (u16)jiffies);
-	}
+	sbridge_policy_plan(d);
+	sbridge_policy_swap(d, now);
+	sbridge_policy_write(d);
 	sbridge_policy_trace(d);
 	rcu_read_unlock();
+	snprintf(d->why, sizeof(d->why),
+		 "%u hot, %u gain from fast: %u fast on %u cores%s", d->n,
+		 d->want_fast, d->on_fast, d->nfast, sbridge_swp.who ? ", sampling" : "");
 	return d->n;
 }
 
@@ -587,13 +713,33 @@ void sbridge_policy_put(struct sbridge_decision *d)
  */
 int sbridge_policy_init(void)
 {
-	return zalloc_cpumask_var(&sbridge_policy_tmp, GFP_KERNEL) ? 0 : -ENOMEM;
+	unsigned int g;
+
+	if (!zalloc_cpumask_var(&sbridge_policy_tmp, GFP_KERNEL))
+		return -ENOMEM;
+	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++) {
+		if (zalloc_cpumask_var(&sbridge_pg[g].mask, GFP_KERNEL))
+			continue;
+		while (g--)
+			free_cpumask_var(sbridge_pg[g].mask);
+		free_cpumask_var(sbridge_policy_tmp);
+		return -ENOMEM;
+	}
+	sbridge_swp.last = jiffies;
+	return 0;
 }
 
 /**
- * sbridge_policy_exit() - free the scratch space
+ * sbridge_policy_exit() - end a swap under way, free the scratch space
+ *
+ * Context: process context; the runner is stopped.
  */
 void sbridge_policy_exit(void)
 {
+	unsigned int g;
+
+	sbridge_swap_end();
+	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++)
+		free_cpumask_var(sbridge_pg[g].mask);
 	free_cpumask_var(sbridge_policy_tmp);
 }

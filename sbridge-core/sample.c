@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
@@ -31,6 +32,61 @@ static DEFINE_PER_CPU(u64, sbridge_pcpu_kind[SBRIDGE_WIN_WARM + 1]);
  */
 static DEFINE_PER_CPU(u32, sbridge_pcpu_khz);
 #define SBRIDGE_CLOCK_MIN_NS	(100 * NSEC_PER_USEC)
+
+/*
+ * The decision layer's kick (actuators.c): queued when a fast core goes
+ * idle as its task blocks or exits while tasks that want a fast core wait
+ * on slow ones (@sbridge_kick_armed, set by each decision). An irq_work:
+ * safe with the runqueue lock held and IRQs off; the work it kicks runs
+ * later. Published under RCU (the switch probe reads it with IRQs off).
+ */
+static struct irq_work __rcu *sbridge_kick;
+static bool sbridge_kick_armed;
+
+/**
+ * sbridge_sample_kick_set() - who to kick when a fast core goes idle
+ * @w: the irq_work to queue, NULL for none
+ *
+ * Context: process context. Setting NULL is followed by a grace period
+ * and irq_work_sync() of the old one by the caller.
+ */
+void sbridge_sample_kick_set(struct irq_work *w)
+{
+	rcu_assign_pointer(sbridge_kick, w);
+}
+
+/**
+ * sbridge_sample_kick_arm() - tasks that want a fast core wait on slow ones
+ * @armed: true while the last decision kept such tasks slow
+ *
+ * Context: the decision work.
+ */
+void sbridge_sample_kick_arm(bool armed)
+{
+	if (READ_ONCE(sbridge_kick_armed) != armed)
+		WRITE_ONCE(sbridge_kick_armed, armed);
+}
+
+/*
+ * @prev left fast core @cpu idle by blocking or exiting, holding a fast
+ * hint, while wanters wait: kick the decision. O(1), no lock (the
+ * irq_work's own claim is a cmpxchg), under RCU with IRQs off.
+ */
+static void sbridge_sample_kick(struct task_struct *prev, int cpu)
+{
+	struct sbridge_task *t;
+	struct irq_work *w;
+
+	if (!READ_ONCE(sbridge_kick_armed) ||
+	    sbridge_cpu_type(cpu) != sbridge_topo.ref_type)
+		return;
+	t = sbridge_task_lookup(prev);
+	if (!t || READ_ONCE(t->hint) != SBRIDGE_HINT_FAST)
+		return;
+	w = rcu_dereference(sbridge_kick);
+	if (w)
+		irq_work_queue(w);
+}
 
 static u16 sbridge_sat16(u32 v)
 {
@@ -201,14 +257,15 @@ static void sbridge_sample_arrive(struct sbridge_task *t, unsigned int cpu)
  * @prev: task leaving @cpu
  * @next: task entering @cpu
  * @cpu: this CPU
+ * @blocked: @prev sleeps or exits (it was not preempted)
  *
- * O(1): two hash lookups, one source read, at most one model sample. No
- * lock, no allocation, no sleeping.
+ * O(1): two hash lookups, one source read, at most one model sample, at
+ * most one irq_work queued. No lock, no allocation, no sleeping.
  *
  * Context: runqueue lock held, IRQs off.
  */
 void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
-			 int cpu)
+			   int cpu, bool blocked)
 {
 	const struct sbridge_source_ops *src;
 	struct sbridge_counts d = { 0 };
@@ -254,6 +311,8 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 			t->switch_in_ns = now;
 			sbridge_sample_arrive(t, cpu);
 		}
+	} else if (blocked && !is_idle_task(prev)) {
+		sbridge_sample_kick(prev, cpu);
 	}
 	rcu_read_unlock();
 }

@@ -157,15 +157,19 @@ static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
 	const struct sbridge_actuator *act;
 	char mode[160];
 	unsigned int i;
+	u64 runs, kicks;
 	int n = 0;
 
 	for (i = 0; (act = sbridge_actuator_at(i)); i++)
 		n += sysfs_emit_at(buf, n, "%s: %s\n", act->name, act->status());
+	sbridge_actuators_counts(&runs, &kicks);
 	return n + sysfs_emit_at(buf, n,
-				 "checker: %s\nhints_in_force: 0x%x\nmode: %s\n",
+				 "checker: %s\nhints_in_force: 0x%x\nmode: %s\n"
+				 "decisions: %llu runs, %llu early (a fast core idle), %llu sampling swaps\n",
 				 READ_ONCE(sbridge_act_params.checker) ? "on" : "off",
 				 sbridge_hints_in_force(),
-				 sbridge_actuators_mode(mode, sizeof(mode)));
+				 sbridge_actuators_mode(mode, sizeof(mode)),
+				 runs, kicks, sbridge_policy_swaps());
 }
 static struct kobj_attribute actuators_attr = __ATTR_RO(actuators);
 

@@ -70,7 +70,10 @@ TRACE_DEFINE_ENUM(SBRIDGE_HINT_SLOW);
 			 { SBRIDGE_WHY_PINNED, "pinned" },		\
 			 { SBRIDGE_WHY_IDLE, "idle" },			\
 			 { SBRIDGE_WHY_ONE_TYPE, "one-type" },		\
-			 { SBRIDGE_WHY_SELFTEST, "selftest" })
+			 { SBRIDGE_WHY_SELFTEST, "selftest" },		\
+			 { SBRIDGE_WHY_TURN, "turn" },			\
+			 { SBRIDGE_WHY_FILL, "fill" },			\
+			 { SBRIDGE_WHY_SAMPLE, "sample" })
 
 /*
  * A task's counter window closed and yielded a CPI stack. Called from the
@@ -170,7 +173,9 @@ TRACE_EVENT(sbridge_period,
 
 /*
  * One task of a period's decision. @lf_fast and @lf_slow: its load
- * factors on the fast and the slowest type (fp); @prev: its hint before.
+ * factors on the fast and the slowest type (fp); @prev: its hint before;
+ * err: the speedup's standard error; target and got: the fraction of its
+ * time the plan gives it fast, and that it got lately.
  */
 TRACE_EVENT(sbridge_decide,
 	TP_PROTO(const struct sbridge_decision *d, const struct sbridge_hint *h,
@@ -184,9 +189,12 @@ TRACE_EVENT(sbridge_decide,
 		__field(u8, prev)
 		__field(u8, why)
 		__field(u32, speedup)
+		__field(u32, err)
 		__field(u32, lf_fast)
 		__field(u32, lf_slow)
 		__field(u32, load)
+		__field(u32, target)
+		__field(u32, got)
 		__array(char, comm, TASK_COMM_LEN)
 	),
 	TP_fast_assign(
@@ -198,16 +206,20 @@ TRACE_EVENT(sbridge_decide,
 		__entry->prev = prev;
 		__entry->why = h->why;
 		__entry->speedup = sbridge_tp_milli(h->speedup);
+		__entry->err = sbridge_tp_milli(h->err);
 		__entry->lf_fast = sbridge_tp_milli(lf_fast);
 		__entry->lf_slow = sbridge_tp_milli(lf_slow);
 		__entry->load = h->busy;
+		__entry->target = sbridge_tp_milli(h->target);
+		__entry->got = sbridge_tp_milli(h->got);
 		strscpy(__entry->comm, h->p->comm, TASK_COMM_LEN);
 	),
-	TP_printk("pid=%d from=%d to=%d hint=%s prev=%s speedup=%u lf_fast=%u lf_slow=%u load=%u why=%s comm=%s",
+	TP_printk("pid=%d from=%d to=%d hint=%s prev=%s speedup=%u err=%u lf_fast=%u lf_slow=%u load=%u target=%u got=%u why=%s comm=%s",
 		  __entry->pid, __entry->from, __entry->to,
 		  sbridge_tp_hint(__entry->hint), sbridge_tp_hint(__entry->prev),
-		  __entry->speedup, __entry->lf_fast, __entry->lf_slow,
-		  __entry->load, sbridge_tp_why(__entry->why), __entry->comm)
+		  __entry->speedup, __entry->err, __entry->lf_fast, __entry->lf_slow,
+		  __entry->load, __entry->target, __entry->got,
+		  sbridge_tp_why(__entry->why), __entry->comm)
 );
 
 /*

@@ -167,6 +167,22 @@ static inline bool sbridge_task_runnable(const struct task_struct *p)
 }
 
 /*
+ * A task's nice weight as CFS shares CPU time by it (nice 0: 1024,
+ * SCHED_IDLE: 3). 6.1 .. 7.x on 64-bit keep se.load.weight scaled up by
+ * SCHED_FIXEDPOINT_SHIFT (scale_load(), kernel/sched/sched.h, not a
+ * public header); 32-bit does not.
+ */
+static inline u32 sbridge_task_weight(const struct task_struct *p)
+{
+	unsigned long w = READ_ONCE(p->se.load.weight);
+
+#ifdef CONFIG_64BIT
+	w >>= SCHED_FIXEDPOINT_SHIFT;
+#endif
+	return w ? (u32)min_t(unsigned long, w, U32_MAX) : 1;
+}
+
+/*
  * Reading a perf event from the sched_switch tracepoint: 6.1 .. 7.x export
  * neither perf_event_read_local() (absent from each cell's Module.symvers)
  * nor a non-sleeping read (perf_event_read_value() takes child_mutex). This

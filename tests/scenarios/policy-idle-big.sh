@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: an idle big core is a loss: while the big CPU is taken the other compute-bound tasks are kept on the littles; when its holder exits, the next best candidate is moved up within a few periods and nothing that gains less takes its place
+# scenario: an idle big core is a loss: two equal compute-bound tasks take turns on the one big CPU (neither starved), a memory-leaning one stays little while they want it; when the holder exits the other moves up at once (a decision kicked by the idle big CPU, not the next period); once both are gone the memory-leaning one fills the big CPU
 # arch: arm64
 # trixie: no
 # topology: 1b3s
@@ -13,44 +13,51 @@
 S=/sys/kernel/sbridge
 mask_of() { taskset -p $1 2>/dev/null | sed 's/.*: //'; }
 why() { sed -n 's/^mode: //p' $S/actuators; }
+early() { sed -n 's/^decisions: [0-9]* runs, \([0-9]*\) early.*/\1/p' $S/actuators; }
 big=$(big_cpus | cut -d' ' -f1)
 ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
 bigmask=$(printf '%x' $((1 << big)))
 litmask=$(printf '%x' $(( (1 << ncpu) - 1 - (1 << big) )))
-# held PID MASK: PID holds MASK for 3 looks in a row within 15 s
-held() {
-	_w=0 _h=0
-	while [ $_w -lt 30 ] && [ $_h -lt 3 ]; do
-		sleep 0.5; _w=$((_w + 1))
-		if [ "$(mask_of $1)" = "$2" ]; then _h=$((_h + 1)); else _h=0; fi
+# on_big PID SECS: seen with the big mask within SECS (looks every 0.2 s)
+on_big() {
+	_w=0
+	while [ $_w -lt $(($2 * 5)) ]; do
+		[ "$(mask_of $1)" = "$bigmask" ] && return 0
+		sleep 0.2; _w=$((_w + 1))
 	done
-	[ $_h -ge 3 ]
+	return 1
 }
-plan 9
+plan 11
 
 core_with "sbridge_fakesrc loads" sbridge_fakesrc
 sbridgectl set param act.period_ms 100 >/dev/null
 # fakesrc gives a task the same CPI on every core type, so its measured
-# speedup would (rightly) be 1.0: decide on the prediction here. No turns:
-# the holder keeps the big CPU until it leaves.
-check "predicted speedup only, rotation off" sh -c "sbridgectl set param learn.measured 0 && sbridgectl set param act.hold_ms 0"
+# speedup would (rightly) be 1.0: decide on the prediction here.
+check "predicted speedup only" sbridgectl set param learn.measured 0
 spin 120 >/dev/null & a=$!
 spin 120 >/dev/null & b=$!
 chase 16 120 >/dev/null & c=$!
-n=0
-while [ $n -lt 30 ] && [ "$(mask_of $a)" != "$bigmask" ] && [ "$(mask_of $b)" != "$bigmask" ]; do
-	sleep 0.5; n=$((n + 1))
+check "spin $a gets the big CPU" on_big $a 15
+check "spin $b gets it too: equal tasks take turns" on_big $b 15
+# never both at once, never chase while they want it: 20 looks
+both=0 chased=0 k=0
+while [ $k -lt 20 ]; do
+	[ "$(mask_of $a)" = "$bigmask" ] && [ "$(mask_of $b)" = "$bigmask" ] && both=$((both + 1))
+	[ "$(mask_of $c)" = "$bigmask" ] && chased=$((chased + 1))
+	sleep 0.2; k=$((k + 1))
 done
+check "the spins do not share the big CPU ($both of 20 looks)" test $both -eq 0
+check "chase, which gains less, stays off it ($chased of 20 looks)" test $chased -eq 0
 if [ "$(mask_of $a)" = "$bigmask" ]; then h=$a o=$b; else h=$b o=$a; fi
-diag "holder $h, other $o: $(why)"
-check "one spin holds the big CPU ($(mask_of $h))" held $h $bigmask
-check "big full: the other spin is kept on the littles ($(mask_of $o))" test "$(mask_of $o)" = "$litmask"
-check "and so is chase ($(mask_of $c))" test "$(mask_of $c)" = "$litmask"
+e0=$(early)
+diag "holder $h, other $o: $(why); $(grep '^decisions' $S/actuators)"
 kill $h; wait $h 2>/dev/null
 t0=$(cut -d' ' -f1 /proc/uptime)
-check "holder gone: the other spin moves up ($(mask_of $o))" held $o $bigmask
-diag "moved up within $(awk -v a=$t0 -v b=$(cut -d' ' -f1 /proc/uptime) 'BEGIN { printf "%.1f", b - a }') s (incl. 1.5 s of looks); $(why)"
-check "chase, which gains less, stays on the littles ($(mask_of $c))" test "$(mask_of $c)" = "$litmask"
+check "holder gone: the other spin moves up ($(mask_of $o))" on_big $o 5
+diag "moved up within $(awk -v a=$t0 -v b=$(cut -d' ' -f1 /proc/uptime) 'BEGIN { printf "%.2f", b - a }') s; $(grep '^decisions' $S/actuators)"
+check "an early decision: the idle big CPU kicked it ($(early) early, $e0 before)" test "$(early)" -gt "$e0"
+kill $o; wait $o 2>/dev/null
+check "both spins gone: chase fills the big CPU ($(mask_of $c))" on_big $c 5
 diag "$(grep -e '^reports' -e '^candidates' $S/checker | tr '\n' ' ')"
-kill $o $c; wait 2>/dev/null
+kill $c; wait 2>/dev/null
 check "sbridge unloads" sh -c "rmmod sbridge_fakesrc && rmmod sbridge_core"

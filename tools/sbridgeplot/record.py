@@ -24,7 +24,8 @@ EVENTS = {
                       "|pid cpu type cpi stall share khz phase comm",
     "sbridge_phase": "pid from to share comm",
     "sbridge_period": "n want_fast on_fast nfast nslow load_fast load_slow",
-    "sbridge_decide": "pid from to hint prev speedup lf_fast lf_slow load why comm",
+    "sbridge_decide": "pid from to hint prev speedup err lf_fast lf_slow load target got why comm"
+                      "|pid from to hint prev speedup lf_fast lf_slow load why comm",
     "sbridge_act": "act op pid cpu val comm",
     "sbridge_report": "idle busy waited_ms culprit action comm",
 }
