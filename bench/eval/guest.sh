@@ -109,11 +109,11 @@ sb_load() {	# load sbridge cold: a new module instance has an empty matrix
 	[ "$(cat /sys/kernel/sbridge/matrix)" = 0 ]
 }
 
-HMPD=
+HMPD= HMPD_TAG=
 cfg_off() {	# back to stock: no sbridge, no EAS, no HMP daemon
 	if [ -n "$HMPD" ]; then
 		kill -TERM $HMPD; wait $HMPD
-		echo "hmpd $1 $2 $(cat /tmp/hmpd.stats 2>/dev/null)" >> $O/evidence.txt
+		echo "hmpd $HMPD_TAG $(cat /tmp/hmpd.stats 2>/dev/null)" >> $O/evidence.txt
 		HMPD=
 	fi
 	unload_sbridge
@@ -133,7 +133,7 @@ cfg() {
 		eas_set 1 || return 1
 		eas_active || return 1 ;;
 	hmp)	/sbridge/bin/hmpd -b $BIGL -l $LITL -s /tmp/hmpd.stats &
-		HMPD=$!
+		HMPD=$! HMPD_TAG="$1 $2"
 		nap 0.5
 		kill -0 $HMPD || return 1 ;;
 	sbridge) sb_load || return 1 ;;

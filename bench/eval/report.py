@@ -640,12 +640,18 @@ def overhead(ov, units):
 
 def evidence(boots, units):
     """Per configuration: what the kernel showed when it was in force."""
-    ev = defaultdict(lambda: dict(caps=set(), asym=set(), eas=set(), sbridge=set(), failed=0))
+    ev = defaultdict(lambda: dict(caps=set(), asym=set(), eas=set(), sbridge=set(), failed=0,
+                                  daemon=[]))
     for bt in boots:
         for line in bt["evidence"].splitlines():
             f = line.split()
             if f and f[0] == "switch_failed" and len(f) > 1:
                 ev[f[1]]["failed"] += 1
+                continue
+            if f and f[0] == "hmpd" and "hmpd" in f[1:]:
+                kv = dict(x.split("=", 1) for x in f if "=" in x)
+                ev["hmp"]["daemon"].append((int(kv.get("cpu_us", 0)), int(kv.get("polls", 0)),
+                                            int(kv.get("up", 0)), int(kv.get("down", 0))))
                 continue
             if len(f) < 4:
                 continue
@@ -667,6 +673,9 @@ def evidence(boots, units):
         au = [u["active_up"] for u in us if isinstance(u["active_up"], int)]
         out[c] = dict(caps=sorted(e["caps"]), asym=sorted(e["asym"]), eas=sorted(e["eas"]),
                       sbridge=sorted(e["sbridge"]), failed=e["failed"],
+                      daemon=(sum(x[0] for x in e["daemon"]) / 1e6, sum(x[1] for x in e["daemon"]),
+                              sum(x[2] for x in e["daemon"]), sum(x[3] for x in e["daemon"]))
+                      if e["daemon"] else None,
                       overutilized=statistics.mean(ou) if ou else float("nan"),
                       active_up=statistics.mean(au) if au else float("nan"),
                       big_share=statistics.mean(u["big_share"] for u in us) if us else float("nan"))
@@ -907,6 +916,11 @@ def summary(r, pics, out):
             L.append(f"| {c} | {' / '.join(e['caps'])} | {' / '.join(str(x) for x in e['asym'])} | "
                      f"{' / '.join(e['eas'])} | {fmt(e['overutilized'], 2)} | {fmt(e['active_up'], 1)} | "
                      f"{fmt(e['big_share'], 2)} | {e['failed']} |")
+        d = r["evidence"].get("hmp", {}).get("daemon")
+        if d:
+            L += ["", f"hmpd (the HMP daemon) used {d[0]:.1f} s of CPU over {d[1]} polls in its "
+                  f"blocks (charged to the HMP configuration) and made {d[2]} up- and {d[3]} "
+                  "down-migrations."]
     # ablations and other baselines (all comparisons)
     others = [(k, m) for k, m in sorted(r["comps"].items()) if k[2] == "sbridge"]
     if others:
