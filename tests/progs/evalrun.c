@@ -53,6 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
+
 #define MAX_SLOTS 64
 #define MAX_ARGS 96
 #define MAX_OK 8
@@ -100,34 +102,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "evalrun: %s\n", what);
 	exit(2);
-}
-
-static int parse_cpus(const char *s, cpu_set_t *set)
-{
-	char *end;
-	long a, b;
-
-	CPU_ZERO(set);
-	while (*s) {
-		a = strtol(s, &end, 10);
-		if (end == s || a < 0 || a >= CPU_SETSIZE)
-			return -1;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= CPU_SETSIZE)
-				return -1;
-		}
-		for (; a <= b; a++)
-			CPU_SET(a, set);
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return 0;
 }
 
 static void read_spec(const char *path)

@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
+
 #define MAX_TASKS 1024
 #define MAX_PIDS 4096
 #define HMP_MAX_LOAD 1023
@@ -74,34 +76,6 @@ static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static int parse_cpus(const char *s, cpu_set_t *set)
-{
-	char *end;
-	long a, b;
-
-	CPU_ZERO(set);
-	while (*s) {
-		a = strtol(s, &end, 10);
-		if (end == s || a < 0 || a >= CPU_SETSIZE)
-			return -1;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= CPU_SETSIZE)
-				return -1;
-		}
-		for (; a <= b; a++)
-			CPU_SET(a, set);
-		s = end;
-		if (*s == ',' || *s == ' ')
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return 0;
 }
 
 /* run + wait ns of an open schedstat file, or -1 if the task is gone */
