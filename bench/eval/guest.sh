@@ -238,7 +238,7 @@ case " $PHASES " in *" alone "*)
 				printf "%s\t%s\t%s\n" $p $cpu "$(cat '$S'/cmd-$p)" > '$S'/alone-spec$cpu
 				/sbridge/bin/evalrun -d '$D' -r '$CTR' -o '$S'/alone-out$cpu '$S'/alone-spec$cpu
 				{ echo "alone $p $ty $cpu"; cat '$S'/alone-out$cpu; echo end; } >> '$O'/alone-$cpu.txt
-			done < '$S'/alone-q$c' &
+			done < '$S'/alone-q'$c &
 	done
 	wait
 	cat $O/alone-*.txt > $O/alone.txt
