@@ -147,7 +147,7 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
     if kind == "cap":
         assert "CONFIGS='cap eas hmp nomodel sbridge warm'" in text
     else:
-        assert "CONFIGS='sym hmp sbridge'" in text
+        assert "CONFIGS='sym sbridge'" in text
 
 
 def test_debs_cover_the_workloads():

@@ -56,7 +56,7 @@ CELL = {"arm64": "arm64-bookworm", "x86_64": "x86_64-bookworm"}
 # boot (sym): stock, EAS, the HMP daemon, sbridge without the model
 # (ablation), sbridge cold (the headline) and sbridge warm.
 CONFIGS_CAP = ["cap", "eas", "hmp", "nomodel", "sbridge", "warm"]
-CONFIGS_SYM = ["sym", "hmp", "sbridge"]
+CONFIGS_SYM = ["sym", "sbridge"]
 PERIODS = [50, 100, 200, 400]
 
 # Per mode: boots (kind, phases), rounds per boot, sizes. Quick mode is for
@@ -73,8 +73,8 @@ MODES = {
     "full": dict(
         boards=list(BOARDS), rounds=5, sym_rounds=5,
         boots=[("cap", "alone warm est sweep mt lat ovh"), ("sym", ""),
-               ("cap", "alone warm est sweep mt lat"), ("sym", ""),
-               ("cap", "alone warm est sweep ovh"), ("sym", "")],
+               ("cap", "alone warm est lat"), ("sym", ""),
+               ("cap", "warm sweep mt"), ("sym", "")],
         alone_reps=1, cal_secs=15, est_secs=60, est_at="2,10,60", sweep_rounds=1,
         mt_rounds=1, lat_rounds=1, lat_loops=1000, ovh_rounds=2, ovh_n=1000,
         ovh_spin=120, pp_trips=5000, timeout=3600),
