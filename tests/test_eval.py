@@ -244,7 +244,8 @@ def _board(tmp_path):
     (b0 / "est.txt").write_text(est)
     (b0 / "lat.txt").write_text("lat cap 1\n# Histogram\n000010 000050 000040\n000020 000009 000000\n"
                                 "# Histogram Overflows: 00001 00000\nendlat\n"
-                                "lat sbridge 1\n# Histogram\n000010 000090\n000030 000010\nendlat\n")
+                                "lat sbridge 1\n" + "".join(f"       0:{i:8d}:{10 if i <= 90 else 30:8d}\n"
+                                                             for i in range(101)) + "endlat\n")
     b1 = d / "boot1-sym"
     b1.mkdir()
     runs = ""

@@ -283,7 +283,6 @@ while [ $r -le $ROUNDS ]; do
 		[ "$c" = sbridge ] || [ "$c" = warm ] && sbridgectl matrix save $O/matrix-$c-$r.txt > /dev/null
 	done
 	cfg_off
-	save_file $RUNS
 	r=$((r + 1))
 done
 
@@ -324,7 +323,6 @@ case " $PHASES " in *" sweep "*)
 		done
 	done
 	cfg_off
-	save_file $RUNS
 	;;
 esac
 
@@ -343,12 +341,11 @@ case " $PHASES " in *" mt "*)
 		r=$((r + 1))
 	done
 	cfg_off
-	save_file $RUNS
 	;;
 esac
 
 # 7. Wakeup latency: cyclictest (rt-tests, SCHED_OTHER threads, one per
-# CPU) beside a CPU-bound mix of NCPU programs looping, per configuration.
+# CPU, every sample printed: -v) beside a CPU-bound mix of NCPU programs looping, per configuration.
 case " $PHASES " in *" lat "*)
 	: > $O/lat.txt
 	_bg=$(mix_progs "$MIXES" 1 $(mix_names "$MIXES" 1 | head -n1))
@@ -362,11 +359,11 @@ case " $PHASES " in *" lat "*)
 			_bgp=$!
 			nap 1
 			echo "lat $c $r" >> $O/lat.txt
-			/usr/bin/cyclictest -q -m -t $NCPU -i 5000 -l $LAT_LOOPS -h 100000 >> $O/lat.txt 2>&1 ||
+			/usr/bin/cyclictest -q -v -m -t $NCPU -i 5000 -l $LAT_LOOPS >> $O/lat.txt 2>&1 ||
 				echo "lat $c $r" >> /tmp/failed
 			echo "endlat" >> $O/lat.txt
 			kill -TERM $_bgp; wait $_bgp
-			log "latency $c round $r: $(grep '# Max Latencies' $O/lat.txt | tail -n1)"
+			log "latency $c round $r: $(awk '/^lat / { n = 0; m = 0 } NF == 3 && $1 ~ /:$/ { n++; if ($3 > m) m = $3 } END { print n " samples, max " m " us" }' $O/lat.txt)"
 		done
 		r=$((r + 1))
 	done
@@ -404,10 +401,10 @@ case " $PHASES " in *" ovh "*)
 		r=$((r + 1))
 	done
 	unload_sbridge
-	save_file $RUNS
 	;;
 esac
 
+save_file $RUNS
 save_file $O/evidence.txt
 if [ $switch_fail = 0 ]; then
 	ok "every configuration switch took effect"

@@ -78,7 +78,9 @@ def render(results=RESULTS, commit=None):
         lim = LIMIT + ("; " + X86 if h.get("x86") else "")
         for key, m in sorted(h.get("comps", {}).items()):
             kind, base, top = key.split("/")
-            L.append(f"| {h['board']} ({kind} boots) | {h['mode']} | {base}{' (warm)' if top == 'warm' else ''} | "
+            note = " (warm)" if top == "warm" else \
+                " (every run: lag not gated, sensitivity)" if top.endswith("-nolaggate") else ""
+            L.append(f"| {h['board']} ({kind} boots) | {h['mode']} | {base}{note} | "
                      f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['per_program'])} | {f3(m['worst'])} | "
                      f"{ci(m['headroom'])} | {m['units']} ({m['boots']} boots) | {lim} |")
     L += ["", "Estimation benchmark (cold; truth = alone speedup from the rig's modelled cycles):", "",

@@ -48,7 +48,7 @@
 enum where { UNSET, BIG, LITTLE };
 
 struct task {
-	int tid, fd;
+	int tgid, tid, fd;
 	int seen;		/* in this poll */
 	double load;		/* 0..1023 */
 	unsigned long long rt;	/* run + wait ns at the last poll */
@@ -112,7 +112,7 @@ static int is_kthread(int pid)
 	return pid == 2 || ppid == 2 || ppid < 0;
 }
 
-static void add_task(int tid)
+static void add_task(int tgid, int tid)
 {
 	char path[64];
 	struct task *t;
@@ -120,12 +120,13 @@ static void add_task(int tid)
 
 	if (ntasks == MAX_TASKS)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", tgid, tid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return;
 	t = &tasks[ntasks++];
 	memset(t, 0, sizeof(*t));
+	t->tgid = tgid;
 	t->tid = tid;
 	t->fd = fd;
 	t->seen = 1;
@@ -145,8 +146,13 @@ static struct task *find(int tid)
 	return NULL;
 }
 
-/* every thread of every user process, new ones added */
-static void scan(int self)
+/*
+ * Every thread of every user process, new ones added. A known process's
+ * threads are listed again only every 8th poll (new threads of a running
+ * process are picked up within 8 periods): listing costs more than the
+ * rest of a poll under emulation.
+ */
+static void scan(int self, int full)
 {
 	struct dirent *e, *te;
 	DIR *d = opendir("/proc");
@@ -157,15 +163,24 @@ static void scan(int self)
 	while (d && (e = readdir(d))) {
 		char path[300];
 		int pid = atoi(e->d_name);
+		struct task *known;
 		DIR *td;
 
 		if (pid <= 1 || pid == self)
 			continue;
 		if (pid < MAX_PIDS && ignored[pid])
 			continue;
-		if (!find(pid) && is_kthread(pid)) {
+		known = find(pid);
+		if (!known && is_kthread(pid)) {
 			if (pid < MAX_PIDS)
 				ignored[pid] = 1;
+			continue;
+		}
+		if (known && !full) {
+			/* its threads stay as they were: mark them all seen */
+			for (i = 0; i < ntasks; i++)
+				if (tasks[i].tgid == pid)
+					tasks[i].seen = 1;
 			continue;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/task", pid);
@@ -180,7 +195,7 @@ static void scan(int self)
 			if (t)
 				t->seen = 1;
 			else
-				add_task(tid);
+				add_task(pid, tid);
 		}
 		if (td)
 			closedir(td);
@@ -271,7 +286,7 @@ int main(int argc, char **argv)
 		dt = now - last;
 		last = now;
 		polls++;
-		scan(self);
+		scan(self, polls % 8 == 1);
 		/* PELT-like: y per ms, y^32 = 1/2 (no libm in static progs) */
 		decay = 1;
 		for (i = 0; i < dt / 1000000; i++)
