@@ -406,6 +406,8 @@ def analyse(d):
             main[key][r["config"]] = r
     res["failed"] = failed
     res["rejected"] = dict(rejected)
+    lags = sorted(r["lag"] for bt in boots for r in bt["runs"] if r["kind"] == "main")
+    res["lag_dist"] = (statistics.median(lags), _pct(lags, 90), lags[-1]) if lags else None
     res["nruns"] = nruns
 
     def stp_antt(r):
@@ -853,7 +855,10 @@ def summary(r, pics, out):
          "defaults. Runs where the host could not keep the rig's pace for more than "
          f"{LAG_MAX * 100:.0f} % of the run (lag_ns, worst CPU) are rejected: "
          f"{sum(r['rejected'].values())} rejected ({', '.join(f'{k} {v}' for k, v in r['rejected'].items()) or 'none'}) "
-         f"of {r['nruns']} main runs. STP = sum of (alone on big / in the mix), ANTT = mean of "
+         f"of {r['nruns']} main runs" + (
+             f" (host lag per run, worst CPU: median {r['lag_dist'][0] * 100:.1f} %, 90th percentile "
+             f"{r['lag_dist'][1] * 100:.1f} %, worst {r['lag_dist'][2] * 100:.1f} %)" if r.get("lag_dist") else "") +
+         ". STP = sum of (alone on big / in the mix), ANTT = mean of "
          "(in the mix / alone on big) (Eyerman and Eeckhout); the per-program speedup is "
          "baseline time / sbridge time of the same program in the same mix and round.", ""]
     if r["failed"]:
@@ -1058,7 +1063,8 @@ def headline(r):
         return [round(x, 4) if math.isfinite(x) else None for x in t]
     h = dict(board=r["board"], commit=r["meta"]["commit"], date=r["meta"]["date"],
              mode=r["meta"]["mode"], seed=r["meta"]["seed"], x86=r["x86"],
-             rejected=r["rejected"], nruns=r["nruns"], comps={}, est={}, overhead=None, lat={})
+             rejected=r["rejected"], nruns=r["nruns"], lag_dist=r.get("lag_dist"), comps={}, est={},
+             overhead=None, lat={})
     for (kind, base, top), m in r["comps"].items():
         h["comps"][f"{kind}/{base}/{top}"] = dict(
             stp=c3(m["stp"]), antt=c3(m["antt"]), makespan=c3(m["makespan"]),

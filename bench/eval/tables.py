@@ -83,6 +83,10 @@ def render(results=RESULTS, commit=None):
             L.append(f"| {h['board']} ({kind} boots) | {h['mode']} | {base}{note} | "
                      f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['per_program'])} | {f3(m['worst'])} | "
                      f"{ci(m['headroom'])} | {m['units']} ({m['boots']} boots) | {lim} |")
+    L += [""] + [f"{h['board']}: {sum((h.get('rejected') or {}).values())} of {h.get('nruns', '?')} main runs "
+                 f"rejected for host lag over 2 % of the run" +
+                 (f" (median lag {h['lag_dist'][0] * 100:.1f} %, worst {h['lag_dist'][2] * 100:.1f} %)"
+                  if h.get("lag_dist") else "") + ": the rig's pace on this host." for h in runs]
     L += ["", "Estimation benchmark (cold; truth = alone speedup from the rig's modelled cycles):", "",
           "| board | t (s) | estimate | programs | MAE | Spearman | pairwise order | held-out MAE / order | limits |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
