@@ -843,7 +843,9 @@ def summary(r, pics, out):
     L = [f"# sbridge evaluation, board {r['board']} ({meta['date']}, commit {meta['commit']}, "
          f"{meta['mode']} mode)", "",
          f"Seed {meta['seed']} (`bench/eval/run.py --seed {meta['seed']}` draws the same mixes); "
-         f"boots: {', '.join(f'{b} ({k})' for b, k in r['boots'])}; cell "
+         f"boots: {', '.join(f'{b} ({k})' for b, k in r['boots'])}"
+         + (f" (**{len(r['boots'])} of the {len(meta['planned_boots'])} boots planned ran**)"
+            if len(r["boots"]) < len(meta.get("planned_boots", [])) else "") + "; cell "
          f"{meta['boots'][0]['cell'] if meta['boots'] else '?'} "
          f"({meta['boots'][0]['release'] if meta['boots'] else '?'}); "
          f"wall {meta.get('wall_s', 0) / 60:.0f} min.", "",
@@ -1062,6 +1064,7 @@ def headline(r):
     def c3(t):
         return [round(x, 4) if math.isfinite(x) else None for x in t]
     h = dict(board=r["board"], commit=r["meta"]["commit"], date=r["meta"]["date"],
+             boots=len(r["boots"]), planned_boots=len(r["meta"].get("planned_boots", [])),
              mode=r["meta"]["mode"], seed=r["meta"]["seed"], x86=r["x86"],
              rejected=r["rejected"], nruns=r["nruns"], lag_dist=r.get("lag_dist"), comps={}, est={},
              overhead=None, lat={})

@@ -227,6 +227,7 @@ def run_board(board, mode, mode_name, seed, verbose):
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     meta = dict(board=board, mode=mode_name, seed=seed, commit=commit(),
+                planned_boots=[k for k, _ in mode["boots"]],
                 date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
                 plan=p, boots=[])
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
@@ -285,6 +286,9 @@ def main():
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
+    ap.add_argument("--publish", action="store_true",
+                    help="with --report-only: copy full-mode reports to bench/results "
+                         "(a run stopped early says how many of its boots ran)")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     a = ap.parse_args()
     name = "quick" if a.quick else "full"
@@ -300,7 +304,7 @@ def main():
     for b in done:
         print(f"eval: summary {OUT / b / 'summary.md'}")
         meta = json.loads((OUT / b / "meta.json").read_text())
-        if meta["mode"] == "full" and not a.no_publish and not a.report_only:
+        if meta["mode"] == "full" and not a.no_publish and (a.publish or not a.report_only):
             print(f"eval: results {publish(b)}")
     return 0 if ok else 1
 

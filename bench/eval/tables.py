@@ -80,7 +80,9 @@ def render(results=RESULTS, commit=None):
             kind, base, top = key.split("/")
             note = " (warm)" if top == "warm" else \
                 " (every run: lag not gated, sensitivity)" if top.endswith("-nolaggate") else ""
-            L.append(f"| {h['board']} ({kind} boots) | {h['mode']} | {base}{note} | "
+            mode = h["mode"] + (f", {h['boots']} of {h['planned_boots']} boots"
+                                if h.get("planned_boots") and h.get("boots", 0) < h["planned_boots"] else "")
+            L.append(f"| {h['board']} ({kind} boots) | {mode} | {base}{note} | "
                      f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['per_program'])} | {f3(m['worst'])} | "
                      f"{ci(m['headroom'])} | {m['units']} ({m['boots']} boots) | {lim} |")
     L += [""] + [f"{h['board']}: {sum((h.get('rejected') or {}).values())} of {h.get('nruns', '?')} main runs "
