@@ -59,7 +59,7 @@ CONFIGS_CAP = ["cap", "eas", "hmp", "nomodel", "sbridge", "warm"]
 CONFIGS_SYM = ["sym", "sbridge"]
 PERIODS = [50, 100, 200, 400]
 
-# Per mode: boots (kind, phases), rounds per boot, sizes. Quick mode is for
+# Per mode: boots (kind, phases[, configurations]), rounds per boot, sizes. Quick mode is for
 # development (one boot of 1b3s, about 15 minutes); full mode is the
 # evidence (3 boots with capacities and 3 symmetric ones per board,
 # interleaved; aimed at <= 90 minutes per board on a 2-core host).
@@ -74,7 +74,7 @@ MODES = {
         boards=list(BOARDS), rounds=5, sym_rounds=5,
         boots=[("cap", "alone warm est sweep mt lat ovh"), ("sym", ""),
                ("cap", "alone warm est lat"), ("sym", ""),
-               ("cap", "warm sweep mt"), ("sym", "")],
+               ("cap", "sweep mt", ["cap", "eas", "hmp", "sbridge"]), ("sym", "")],
         alone_reps=1, cal_secs=15, est_secs=60, est_at="2,10,60", sweep_rounds=1,
         mt_rounds=1, lat_rounds=1, lat_loops=1000, ovh_rounds=2, ovh_n=1000,
         ovh_spin=120, pp_trips=5000, timeout=3600),
@@ -124,7 +124,7 @@ def plan(board, mode, seed):
     ncpu = len((b["big"] + " " + b["little"]).split())
     names = workloads()["WL_NAMES"]
     rnd = random.Random(seed)
-    caps = [i for i, (k, _) in enumerate(mode["boots"]) if k == "cap"]
+    caps = [i for i, b in enumerate(mode["boots"]) if b[0] == "cap"]
     mixes = {}
     # the i-th symmetric boot reuses the mixes of the i-th boot with
     # capacities: the same programs under both kernels
@@ -133,7 +133,7 @@ def plan(board, mode, seed):
         for r in range(1, mode["rounds"] + 1):
             rounds[r] = [(f"n{n}", p) for n, p in draw(names, (ncpu, 2 * ncpu), 1, rnd)]
         mixes[i] = rounds
-        syms = [x for x, (k, _) in enumerate(mode["boots"]) if k == "sym"]
+        syms = [x for x, b in enumerate(mode["boots"]) if b[0] == "sym"]
         if j < len(syms):
             mixes[syms[j]] = {r: v for r, v in rounds.items() if r <= mode["sym_rounds"]}
     sweep = {i: {r: [(f"n{n}", p) for n, p in draw(names, (ncpu,), 1, rnd)]
@@ -155,12 +155,14 @@ def _mixes_var(rounds):
 def scenario(board, b, mode, p, boot):
     """The generated scenario of boot @boot: header, settings, guest.sh."""
     w = workloads()
-    kind, phases = mode["boots"][boot]
+    kind, phases = mode["boots"][boot][:2]
     ncpu = p["ncpu"]
     arm = b["arch"] == "arm64"
     if not arm:
         kind = "sym"  # one capacity: the kernel's view is symmetric
     configs = CONFIGS_CAP if kind == "cap" else CONFIGS_SYM
+    if len(mode["boots"][boot]) > 2:   # a boot that runs fewer (time)
+        configs = mode["boots"][boot][2]
     if not arm or kind == "sym":
         configs = [c for c in configs if c != "eas"]
     rounds = mode["rounds"] if kind == "cap" else mode["sym_rounds"]
@@ -227,7 +229,7 @@ def run_board(board, mode, mode_name, seed, verbose):
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     meta = dict(board=board, mode=mode_name, seed=seed, commit=commit(),
-                planned_boots=[k for k, _ in mode["boots"]],
+                planned_boots=[b[0] for b in mode["boots"]],
                 date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
                 plan=p, boots=[])
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
