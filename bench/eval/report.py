@@ -856,8 +856,8 @@ def summary(r, pics, out):
          "fresh module instance, checked with an empty `matrix load`) with the shipped "
          "defaults. Runs where the host could not keep the rig's pace for more than "
          f"{LAG_MAX * 100:.0f} % of the run (lag_ns, worst CPU) are rejected: "
-         f"{sum(r['rejected'].values())} rejected ({', '.join(f'{k} {v}' for k, v in r['rejected'].items()) or 'none'}) "
-         f"of {r['nruns']} main runs" + (
+         f"{r['rejected'].get('main', 0)} of the {r['nruns']} runs of the main rounds rejected" +
+         "".join(f", {v} {k} runs" for k, v in r["rejected"].items() if k != "main") + (
              f" (host lag per run, worst CPU: median {r['lag_dist'][0] * 100:.1f} %, 90th percentile "
              f"{r['lag_dist'][1] * 100:.1f} %, worst {r['lag_dist'][2] * 100:.1f} %)" if r.get("lag_dist") else "") +
          ". STP = sum of (alone on big / in the mix), ANTT = mean of "

@@ -76,20 +76,23 @@ WL_LOOKUP_KEYS=3600      # rowid lookups at LCG-random keys, default 2 MiB page 
 WL_SPIN_ITERS=350        # spin: 100k-step iterations (~150/s on big) [2.43/4.66]
 WL_CHASE_LOADS=300000    # chase 16 MiB: dependent loads (~180 k/s on big) [3.03/4.46]
                          #   after building its 16 MiB list (~1.7 s)
-# Held-out programs (#28): first guesses from their speed on the host, cut
-# after their times in a first quick run's mixes (2-3x the target); the
-# full run's alone phase (alone.csv) has their measured times:
+# Held-out programs (#28): first guesses from their speed on the host, then
+# cut to about 2.5 s of modelled time alone on big from the first full
+# run's alone.csv (1b3s, seed 235416: flac 24.0 s, zopfli 15.8, jq 6.0,
+# lua 5.8, perl 4.4, lame 4.2 at the sizes before; gnugo 1.9, minisat 2.0,
+# mawk 2.4 kept):
 WL_GNUGO_MOVES=2         # gnugo --level 1 on 9x9: this many genmove, GTP
 WL_SAT_VARS=3600         # minisat: random 3-SAT (perl's srand/rand), this many variables...
 WL_SAT_RATIO=300         # ...and clauses = vars x this / 100 (far below the threshold:
                          #   near it the work swings by orders of magnitude per seed)
-WL_LUA_DEPTH=15          # lua5.4 binary trees: long-lived tree of this depth...
+WL_LUA_DEPTH=14          # lua5.4 binary trees: long-lived tree of this depth...
 WL_LUA_ITERS=2           # ...and this many rounds of short-lived trees
-WL_PERL_TIMES=1          # perl word counts and a substitution, over the text this often
-WL_LAME_BYTES=262144     # lame: this much corpus as 16-bit mono PCM, -q 2
-WL_JQ_ITEMS=1500         # jq: group_by and sums over this many objects
-WL_ZOPFLI_BYTES=4096     # zopfli --i5 of this much corpus
-WL_FLAC_BYTES=4194304    # flac -8 of this much corpus (repeated) as 16-bit mono PCM
+WL_PERL_TIMES=1          # perl word counts and a substitution, over the text this often...
+WL_PERL_BYTES=147456     # ...of this much of it
+WL_LAME_BYTES=163840     # lame: this much corpus as 16-bit mono PCM, -q 2
+WL_JQ_ITEMS=640          # jq: group_by and sums over this many objects
+WL_ZOPFLI_BYTES=640      # zopfli --i5 of this much corpus
+WL_FLAC_BYTES=458752     # flac -8 of this much corpus (repeated) as 16-bit mono PCM
 WL_MAWK_KEYS=20000       # mawk: a hash of this many keys...
 WL_MAWK_LOOKUPS=30000    # ...looked up at LCG-random keys
 # Multithreaded (#28 item 7): NCPU threads or jobs (wl_cmd reads nproc)
@@ -178,7 +181,7 @@ wl_prepare() {
 	rm -f "$_wl_d/.rep"
 	head -c $(_wl_scale $WL_GAWK_BYTES) "$_wl_d/.text" > "$_wl_d/gawk.in"
 	head -c $(_wl_scale $WL_SORT_BYTES) "$_wl_d/.text" > "$_wl_d/sort.in"
-	cp "$_wl_d/.text" "$_wl_d/perl.in"
+	head -c $(_wl_scale $WL_PERL_BYTES) "$_wl_d/.text" > "$_wl_d/perl.in"
 	rm -f "$_wl_d/.text" "$_wl_d/.bin"
 	cat > "$_wl_d/sqlite.sql" <<-EOF
 	CREATE TABLE t(a INTEGER PRIMARY KEY, b INTEGER, c TEXT);
