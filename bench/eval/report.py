@@ -848,7 +848,7 @@ def summary(r, pics, out):
             if len(r["boots"]) < len(meta.get("planned_boots", [])) else "") + "; cell "
          f"{meta['boots'][0]['cell'] if meta['boots'] else '?'} "
          f"({meta['boots'][0]['release'] if meta['boots'] else '?'}); "
-         f"wall {meta.get('wall_s', 0) / 60:.0f} min.", "",
+         f"wall {(meta.get('wall_s') or sum(b.get('wall_s', 0) for b in meta['boots'])) / 60:.0f} min.", "",
          f"Limits: {RIG_LIMITS}." + (f" **{X86_LIMIT}.**" if r["x86"] else ""), "",
          "Every ratio pairs runs of one round of one boot (configurations alternated in an "
          "order rotated per round and boot); the interval is a 95 % hierarchical bootstrap "

@@ -85,7 +85,7 @@ def render(results=RESULTS, commit=None):
             L.append(f"| {h['board']} ({kind} boots) | {mode} | {base}{note} | "
                      f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['per_program'])} | {f3(m['worst'])} | "
                      f"{ci(m['headroom'])} | {m['units']} ({m['boots']} boots) | {lim} |")
-    L += [""] + [f"{h['board']}: {sum((h.get('rejected') or {}).values())} of {h.get('nruns', '?')} main runs "
+    L += [""] + [f"{h['board']}: {(h.get('rejected') or {}).get('main', 0)} of {h.get('nruns', '?')} main runs "
                  f"rejected for host lag over 2 % of the run" +
                  (f" (median lag {h['lag_dist'][0] * 100:.1f} %, worst {h['lag_dist'][2] * 100:.1f} %)"
                   if h.get("lag_dist") else "") + ": the rig's pace on this host." for h in runs]
