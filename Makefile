@@ -102,9 +102,11 @@ test-debug:
 	SBRIDGE_DEBUG_CELLS=x86_64,arm64 /usr/bin/python3 tools/testbed/harness.py \
 		core-fuzz-netlink --set FUZZ_N=50000 --timeout 5400 $(addprefix --cell ,$(DEBUG_CELLS))
 
-# The evaluation (bench/README.md): every board in one boot each, against
-# every baseline; results in build/eval/. Not part of `make test`.
-# EVAL_ARGS passes options on, e.g. EVAL_ARGS="--board 3b1s".
+# The evaluation (bench/README.md): every board, 3 boots with capacities and
+# 3 symmetric ones each, against every baseline (about 90 min per board);
+# results in build/eval/ and bench/results/. eval-quick: one boot of 1b3s
+# (about 15 min). Not part of `make test`.
+# EVAL_ARGS passes options on, e.g. EVAL_ARGS="--board 3b1s --seed 7".
 eval:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 bench/eval/run.py $(EVAL_ARGS)

@@ -1,8 +1,12 @@
 """Host-side checks of the evaluation's code (bench/eval): the oracle, the
-mixes, the generated scenarios and the report, on synthetic measurements.
+preemptive bound, the statistics, the mixes, the generated scenarios, the
+parsers of the guest's files and the report, on synthetic measurements.
 The evaluation itself (make eval) boots boards and is not part of the tests.
 """
-import csv
+import json
+import math
+import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +17,7 @@ sys.path.insert(0, str(TOP / "bench" / "eval"))
 
 import report  # noqa: E402
 import run     # noqa: E402
+import tables  # noqa: E402
 import harness  # noqa: E402  (run.py put tools/testbed on sys.path)
 
 T = {"a": {"big": 2.0, "little": 4.0}, "b": {"big": 2.0, "little": 2.2},
@@ -35,86 +40,315 @@ def test_oracle_shares_a_cpu_fairly():
 def test_oracle_is_no_worse_than_any_assignment():
     progs = ["a", "b", "c", "a", "c"]
     mk, _ = report.oracle(progs, T, 1, 2)
-    # c on big with a and b... every hand-made assignment costs at least mk
     assert mk <= 6.0 + 1e-9
     assert mk >= max(min(T[p]["big"], T[p]["little"]) for p in progs)
 
 
-def test_mixes_are_seeded_and_sized_by_cpus():
-    names = [f"p{i}" for i in range(14)]
-    m1 = run.mixes(names, 4, run.MODES["full"], 7)
-    assert m1 == run.mixes(names, 4, run.MODES["full"], 7)
-    assert m1 != run.mixes(names, 4, run.MODES["full"], 8)
-    sizes = [len(p) for _, p in m1]
-    assert sizes == [4, 4, 8]
-    assert all(len(set(p)) == len(p) for _, p in m1)  # no repeats within 14
-    assert {n for _, p in m1 for n in p} <= set(names)
+def test_preemptive_bound_beats_the_static_oracle():
+    # two equal programs, one big and one little CPU: statically one ends
+    # at 4 on little; with migration both finish at 2 * 2 * 4 / (2 + 4)
+    t = {"x": {"big": 2.0, "little": 4.0}}
+    lb = report.lp_bound(["x", "x"], t, 1, 1)
+    assert lb == pytest.approx(8 / 3, rel=1e-6)
+    assert lb < report.oracle(["x", "x"], t, 1, 1)[0]
+
+
+def test_preemptive_bound_is_a_lower_bound_and_respects_each_job():
+    # one long job cannot finish before its big time, however many CPUs
+    t = {"x": {"big": 5.0, "little": 10.0}, "y": {"big": 1.0, "little": 2.0}}
+    assert report.lp_bound(["x", "y"], t, 1, 3) == pytest.approx(5.0, rel=1e-6)
+    for progs in (["a", "b", "c"], ["a", "a", "b", "c", "c"]):
+        assert report.lp_bound(progs, T, 1, 2) <= report.oracle(progs, T, 1, 2)[0] + 1e-9
+
+
+def test_order_accuracy_and_spearman():
+    truth = [1.2, 1.5, 2.0, 2.4]
+    assert report.order_accuracy(truth, [1, 2, 3, 4]) == 1.0
+    assert report.order_accuracy(truth, [4, 3, 2, 1]) == 0.0
+    assert report.order_accuracy(truth, [1, 1, 1, 1]) == 0.5
+    assert report.spearman(truth, [1, 2, 3, 4]) == pytest.approx(1.0)
+    assert report.spearman(truth, [4, 3, 2, 1]) == pytest.approx(-1.0)
+
+
+def test_bootstrap_interval_covers_and_narrows():
+    rnd = random.Random(3)
+    units = {b: [1.1 + rnd.gauss(0, 0.05) for _ in range(10)] for b in range(3)}
+    est, lo, hi = report.boot_ci(units, report.gmean, n=500)
+    assert lo < est < hi and lo > 1.0 and hi < 1.2
+    units1 = {0: units[0][:3]}
+    _, lo1, hi1 = report.boot_ci(units1, report.gmean, n=500)
+    assert hi1 - lo1 > (hi - lo) * 0.8   # fewer units: no narrower
+
+
+def test_histogram_quantiles():
+    h = {10: 50, 20: 49, 100: 1}
+    assert report.quantile_hist(h, 0, 0.5) == 10
+    assert report.quantile_hist(h, 0, 0.99) == 20
+    assert report.quantile_hist(h, 1, 0.999) == float("inf")
+
+
+def test_mixes_are_seeded_cover_every_program_and_never_repeat_within_a_mix():
+    names = [f"p{i}" for i in range(26)]
+    m1 = run.draw(names, (4, 8), 15, random.Random(7))
+    assert m1 == run.draw(names, (4, 8), 15, random.Random(7))
+    assert m1 != run.draw(names, (4, 8), 15, random.Random(8))
+    assert [n for n, _ in m1] == [4, 8] * 15
+    assert all(len(set(p)) == len(p) == n for n, p in m1)
+    used = [x for _, p in m1 for x in p]
+    assert set(used) == set(names)
+    counts = [used.count(x) for x in names]
+    assert max(counts) - min(counts) <= 2   # dealt from decks: even use
+
+
+def test_full_plan_has_ten_mixes_per_size_and_pairs_symmetric_boots():
+    p = run.plan("1b3s", run.MODES["full"], 11)
+    caps = [i for i, b in enumerate(run.MODES["full"]["boots"]) if b[0] == "cap"]
+    syms = [i for i, b in enumerate(run.MODES["full"]["boots"]) if b[0] == "sym"]
+    assert len(caps) >= 3 and len(syms) >= 3
+    per_size = {}
+    for i in caps:
+        for ms in p["mixes"][i].values():
+            for name, progs in ms:
+                per_size.setdefault(len(progs), []).append(progs)
+    assert sorted(per_size) == [4, 8] and all(len(v) >= 10 for v in per_size.values())
+    assert p["mixes"][syms[0]] == p["mixes"][caps[0]]
+    # estimation groups: every program once per boot
+    names = run.workloads()["WL_NAMES"]
+    assert sorted(x for g in p["est"][caps[0]] for x in g) == sorted(names)
+    assert run.MODES["full"]["rounds"] >= 5
+
+
+def test_heldout_is_a_third_and_apart_from_the_tuned():
+    w = run.workloads()
+    assert not set(w["WL_HELDOUT"]) & set(w["WL_TUNED"])
+    assert set(w["WL_NAMES"]) == set(w["WL_HELDOUT"]) | set(w["WL_TUNED"])
+    assert len(w["WL_HELDOUT"]) * 3 >= len(w["WL_NAMES"])
+    assert report.heldout_set() == set(w["WL_HELDOUT"])
 
 
 @pytest.mark.parametrize("board", list(run.BOARDS))
-def test_generated_scenarios_pass_the_harness_header_checks(board, tmp_path):
+@pytest.mark.parametrize("boot", [0, 1])
+def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_path):
     b = run.BOARDS[board]
-    names, _, debs = run.workloads()
-    ncpu = len((b["big"] + " " + b["little"]).split())
-    text = run.scenario(board, b, run.MODES["quick"], run.mixes(names, ncpu, run.MODES["quick"], 1),
-                        eas=b["arch"] == "arm64")
-    p = tmp_path / f"eval-{board}.sh"
-    p.write_text(text)
-    s = harness.load_scenario(p)
-    assert s.rig and s.runner == "own" and set(s.debs) == set(debs)
-    assert s.smp == ncpu and s.eas == (b["arch"] == "arm64")
-    assert "CONFIGS='sym hmp sbridge'" in text if b["arch"] == "x86_64" else \
-        "CONFIGS='sym cap eas hmp sbridge'" in text
+    w = run.workloads()
+    mode = run.MODES["full"]
+    p = run.plan(board, mode, 1)
+    text = run.scenario(board, b, mode, p, boot)
+    path = tmp_path / f"eval-{board}-{boot}.sh"
+    path.write_text(text)
+    s = harness.load_scenario(path)
+    assert s.rig and s.runner == "own" and set(s.debs) == set(w["WL_DEBS"])
+    arm = b["arch"] == "arm64"
+    kind = mode["boots"][boot][0] if arm else "sym"
+    assert s.capacities == (kind == "cap" or not arm)
+    assert s.eas == (arm and kind == "cap")
+    assert f"BOOTKIND='{kind}'" in text
+    assert "act.period_ms" not in text.split("# Guest side")[0]   # shipped defaults
+    if kind == "cap":
+        assert "CONFIGS='cap eas hmp nomodel sbridge warm'" in text or \
+            "CONFIGS='cap eas hmp sbridge'" in text
+    else:
+        assert "CONFIGS='sym sbridge'" in text
 
 
-def _write(path, header, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
+def test_debs_cover_the_workloads():
+    w = run.workloads()
+    s = harness.load_scenario(TOP / "tests" / "scenarios" / "eval-workloads.sh")
+    assert set(s.debs) == set(w["WL_DEBS"]) and s.runner == "own"
+    assert len(w["WL_NAMES"]) >= 26 and w["WL_CALIB"] == ["spin", "chase"]
+
+
+def test_workloads_commands_are_known_for_every_name():
+    """wl_cmd has a case for every workload (the guest's runner needs it)."""
+    text = (TOP / "bench" / "eval" / "workloads.sh").read_text()
+    body = text[text.index("wl_cmd() {"):text.index("# wl_exec NAME DIR")]
+    w = run.workloads()
+    for n in w["WL_NAMES"] + w["WL_CALIB"] + w["WL_MT"]:
+        assert f"\n\t{n})" in body or f"\n\t{n} " in body or f"\t{n})\t" in body, n
+
+
+# -------- synthetic measurements through the parsers and the report
+
+def _run_block(kind, config, rnd, mix, procs, lag=0, cycles=10 ** 9, ou=None):
+    """One block as guest.sh's run() writes it; procs: [(slot, prog, secs)]."""
+    L = [f"run {kind} {config} {rnd} {mix}"]
+    if ou is not None:
+        L.append("sw0 overutilized_ns 0 observed_ns 0 ou_events 0 migrations 0 up 0 down 0 "
+                 "active_up 0 active_down 0")
+    for c in range(4):
+        L.append(f"ctr0 {c} 1000 1000 0 1600")
+        L.append(f"stat0 {c} 0 0")
+    L += ["sys0 ctxt 100", "sys0 processes 10"]
+    for slot, prog, secs in procs:
+        L.append(f"proc {slot} {prog} {100 + slot} 0 {int(secs * 1e9)} 1 0 0 0")
+    mk = max(s for _, _, s in procs)
+    for c in range(4):
+        L.append(f"ctr1 {c} {1000 + cycles} {1000 + cycles} {int(lag * mk * 1e9) if c == 0 else 0} 1600")
+        L.append(f"stat1 {c} {50 if c == 0 else 40} 100")
+    L += ["sys1 ctxt 600", "sys1 processes 20", f"mix 0 {int(mk * 1e9)} {len(procs)} 0"]
+    if ou is not None:
+        L.append(f"sw1 overutilized_ns {int(ou * 1e9)} observed_ns 1000000000 ou_events 5 "
+                 "migrations 9 up 3 down 2 active_up 1 active_down 0")
+    L.append("end")
+    return "\n".join(L) + "\n"
+
+
+def _alone_block(prog, ty, cpu, secs):
+    cyc = int(secs / 50 * 1600e6 if ty == "big" else secs / 50 * 1200e6)
+    freq = 1600 if ty == "big" else 1200
+    return (f"alone {prog} {ty} {cpu}\nctr0 {cpu} 0 0 0 {freq}\n"
+            f"proc 0 {prog} 7 0 {int(secs * 1e9)} 1 0 0 0\n"
+            f"ctr1 {cpu} {cyc} {cyc} 0 {freq}\nmix 0 {int(secs * 1e9)} 1 0\nend\n")
+
+
+def _board(tmp_path):
+    d = tmp_path / "1b3s"
+    meta = dict(board="1b3s", mode="full", seed=5, commit="abc1234", date="2026-11-27",
+                lag_max=report.LAG_MAX, plan=dict(ncpu=4), wall_s=60,
+                boots=[dict(boot=0, kind="cap", cell="arm64-bookworm", release="6.1",
+                            wall_s=1, problems=[], passed=4, failed=0),
+                       dict(boot=1, kind="sym", cell="arm64-bookworm", release="6.1",
+                            wall_s=1, problems=[], passed=4, failed=0)])
+    d.mkdir()
+    (d / "meta.json").write_text(json.dumps(meta))
+    b0 = d / "boot0-cap"
+    b0.mkdir()
+    alone = "".join(_alone_block(p, ty, 0 if ty == "big" else 1, T[p][ty])
+                    for p in T for ty in ("big", "little"))
+    (b0 / "alone.txt").write_text(alone)
+    runs = ""
+    # cap: a on little; sbridge: a on big (gains); b about the same
+    for rnd in (1, 2, 3):
+        runs += _run_block("main", "cap", rnd, "n2", [(0, "a", 4.0), (1, "b", 2.0)], ou=0.9)
+        runs += _run_block("main", "sbridge", rnd, "n2", [(0, "a", 2.0), (1, "b", 2.2)], ou=0.1)
+        runs += _run_block("main", "hmp", rnd, "n2", [(0, "a", 4.0), (1, "b", 2.0)],
+                           lag=0.5 if rnd == 3 else 0)   # round 3 rejected
+    runs += _run_block("sweep", "cap", 1, "n2", [(0, "a", 4.0), (1, "b", 2.0)])
+    runs += _run_block("sweep", "p200", 1, "n2", [(0, "a", 2.0), (1, "b", 2.2)])
+    for c, cyc in (("off", 10 ** 9), ("core", 10 ** 9 + 10 ** 6), ("on", 10 ** 9 + 5 * 10 ** 6)):
+        runs += _run_block("ovh-short", c, 1, "short", [(0, "short", 1.0)], cycles=cyc)
+        runs += _run_block("ovh-pp", c, 1, "pingpong", [(0, "pingpong", 1.0)], cycles=cyc)
+        runs += _run_block("ovh-spin", c, 1, "spin", [(0, "spin", 1.0)], cycles=cyc)
+    (b0 / "runs.txt").write_text(runs)
+    (b0 / "evidence.txt").write_text(
+        "evidence cap 1 caps 1024,512,512,512,\n"
+        "evidence cap 1 domain domain0 MC SD_ASYM_CPUCAPACITY,SD_SHARE_PKG_RESOURCES\n"
+        "evidence cap 1 eas_active 0 energy_aware 0\nswitch_failed eas 1\n")
+    est = ("group g1 a,b\n"
+           "pids 2 0 a 100 101\npids 2 1 b 102\n"
+           "tasks 2\n" + json.dumps({"tasks": [
+               dict(pid=101, comm="a", speedup_pred=1.9, speedup_meas=1.8, speedup=1.85,
+                    runtime_ns=5, speedup_err=0.1, speedup_src="meas"),
+               dict(pid=100, comm="a", speedup_pred=1.0, speedup=1.0, runtime_ns=1),
+               dict(pid=102, comm="b", speedup_pred=1.5, speedup=1.2, runtime_ns=5)]}) +
+           "\nendtasks\nproc 0 a 100 0 2000000000 1 0 0 0\nendgroup\n")
+    (b0 / "est.txt").write_text(est)
+    (b0 / "lat.txt").write_text("lat cap 1\n# Histogram\n000010 000050 000040\n000020 000009 000000\n"
+                                "# Histogram Overflows: 00001 00000\nendlat\n"
+                                "lat sbridge 1\n" + "".join(f"       0:{i:8d}:{10 if i <= 90 else 30:8d}\n"
+                                                             for i in range(101)) + "endlat\n")
+    b1 = d / "boot1-sym"
+    b1.mkdir()
+    runs = ""
+    for rnd in (1, 2):
+        runs += _run_block("main", "sym", rnd, "n2", [(0, "a", 4.0), (1, "b", 2.2)])
+        runs += _run_block("main", "sbridge", rnd, "n2", [(0, "a", 2.0), (1, "b", 2.2)])
+    (b1 / "runs.txt").write_text(runs)
+    return d
+
+
+def test_parsers_read_what_guest_sh_writes(tmp_path):
+    d = _board(tmp_path)
+    rs = report.parse_runs((d / "boot0-cap" / "runs.txt").read_text())
+    r = rs[0]
+    assert (r["kind"], r["config"], r["round"], r["mix"]) == ("main", "cap", "1", "n2")
+    assert r["makespan"] == pytest.approx(4.0) and [p["secs"] for p in r["procs"]] == [4.0, 2.0]
+    assert r["ctxt"] == 500 and r["forks"] == 10 and r["swd"]["active_up"] == 1
+    assert sum(r["d_cycles"].values()) == 4 * 10 ** 9
+    hmp3 = [x for x in rs if x["config"] == "hmp" and x["round"] == "3"][0]
+    assert hmp3["lag"] == pytest.approx(0.5)
+    g = report.parse_est((d / "boot0-cap" / "est.txt").read_text())[0]
+    assert g["pids"][2.0][0] == (0, "a", 100, [101]) and len(g["tasks"][2.0]) == 3
+    lat = report.parse_lat((d / "boot0-cap" / "lat.txt").read_text())
+    assert lat[("cap", 1)]["hist"] == {10: 90, 20: 9} and lat[("cap", 1)]["over"] == 1
 
 
 def test_report_on_synthetic_measurements(tmp_path):
-    d = tmp_path / "1b1s"
-    d.mkdir()
-    (d / "console.txt").write_text("eval: board 1b1s kernel k big [0] little [1] capacities [] configs []\n")
-    (d / "board.txt").write_text("board=1b1s cell=arm64-bookworm\n")
-    _write(d / "alone.csv", ["board", "prog", "type", "secs", "rc"],
-           [["1b1s", p, ty, T[p][ty], 0] for p in T for ty in ("big", "little")])
-    runs, mixes = [], []
-    # sbridge: a 2.0 on big, b 2.2; cap: b on big 2.0, a on little 4.0
-    for rnd in (1, 2):
-        for cfg, ta, tb in (("cap", 4.0, 2.0), ("sbridge", 2.0, 2.2)):
-            runs += [["1b1s", "main", cfg, "n2a", rnd, 0, "a", ta, 0],
-                     ["1b1s", "main", cfg, "n2a", rnd, 1, "b", tb, 0]]
-            mixes.append(["1b1s", "main", cfg, "n2a", rnd, max(ta, tb), 0.5, 1.0])
-    # a third round in which b failed under cap: listed, left out of the means
-    runs += [["1b1s", "main", "cap", "n2a", 3, 0, "a", 4.0, 0],
-             ["1b1s", "main", "cap", "n2a", 3, 1, "b", 9.9, 1]]
-    _write(d / "runs.csv", ["board", "kind", "config", "mix", "round", "slot", "prog", "secs", "rc"], runs)
-    _write(d / "mixes.csv", ["board", "kind", "config", "mix", "round", "makespan", "big_share",
-                             "big_busy"], mixes)
-    _write(d / "overhead.csv", ["board", "round", "config", "short_secs", "pingpong_ns"],
-           [["1b1s", 1, "off", 10.0, 1000], ["1b1s", 1, "on", 10.05, 1010]])
-    (d / "matrix.txt").write_text("key=a type=0 phase=0 factor=1.9 cpib=0.9 samples=4\n"
-                                  "key=a type=1 phase=0 factor=1.0 cpib=0.9 samples=4\n")
-    res = report.main(tmp_path, ["1b1s"])[0]
-    sp = res["speedup"]["cap"]
-    assert sp["mean"] == pytest.approx((4.0 / 2.0 + 2.0 / 2.2) / 2)
-    assert sp["worst"] == pytest.approx(2.0 / 2.2) and sp["worst_prog"] == "b"
-    assert res["failed"] == ["b"]
-    assert res["oracle"]["n2a"] == pytest.approx(2.2)
-    assert res["pred"]["a"][0] == pytest.approx(1.9)
-    assert res["overhead"]["short"] == pytest.approx(1.005)
-    text = (tmp_path / "summary.md").read_text()
-    assert "## Board 1b1s" in text and "**missed**" in text and "failed" in text
-    assert (d / "speedup.png").stat().st_size > 1000
-    assert (d / "speedups.csv").exists()
+    d = _board(tmp_path)
+    r = report.main(tmp_path, ["1b3s"])[0]
+    # alone truth from the rig's modelled cycles
+    assert r["alone"]["a"]["big"]["model"] == pytest.approx(2.0)
+    m = r["comps"][("cap", "cap", "sbridge")]
+    # STP: cap 2/4 + 2/2 = 1.5; sbridge 2/2 + 2/2.2; ratio per round
+    assert m["stp"][0] == pytest.approx((1 + 2 / 2.2) / 1.5)
+    assert m["n_units"] == 3 and m["worst"] == pytest.approx(2.0 / 2.2)
+    assert m["per_program"][0] == pytest.approx(math.sqrt(2.0 * 2.0 / 2.2))
+    # headroom: cap 4.0, sbridge 2.2, bound from the alone times
+    lb = report.lp_bound(["a", "b"], {p: {t: v["wall"] for t, v in x.items()}
+                                       for p, x in r["alone"].items()}, 1, 3)
+    assert m["headroom"][0] == pytest.approx((4.0 - 2.2) / (4.0 - lb))
+    # the rejected hmp round is counted and left out of the pairs
+    assert r["rejected"] == {"main": 1}
+    assert r["comps"][("cap", "hmp", "sbridge")]["n_units"] == 2
+    assert ("sym", "sym", "sbridge") in r["comps"]
+    assert r["sweep"][("cap", 200)]["n"] == 1
+    # estimation: the stress-ng-like child (101) is the program's task
+    rows = {(x["t"], x["kind"], x["prog"]): x["est"] for x in r["est"]["rows"]}
+    assert rows[(2.0, "blend", "a")] == pytest.approx(1.85)
+    assert rows[(2.0, "meas", "a")] == pytest.approx(1.8)
+    em = r["est"]["metrics"][(2.0, "blend", "all")]
+    assert em["order"] == 1.0 and em["n"] == 2
+    # overhead: on is +5 M of 4 G cycles summed over 4 CPUs
+    assert r["overhead"]["on"]["short_cycles"][0] == pytest.approx(5e6 * 4 / 4e9)
+    assert r["evidence"]["cap"]["overutilized"] == pytest.approx(0.9)
+    assert r["evidence"]["eas"]["failed"] == 1
+    assert r["lat"]["cap"]["p99"] == 20 and r["lat"]["sbridge"]["p50"] == 10
+    text = (d / "summary.md").read_text()
+    assert "STP ratio" in text and "R|pmtn|Cmax" in text and "Leave one program out" in text
+    assert "held out" in text.lower() and "**missed**" in text
+    for f in ("units.csv", "alone.csv", "estimation.csv", "comparisons.csv", "summary.json",
+              "ratios.png", "estimation.png"):
+        assert (d / f).exists() and (d / f).stat().st_size > 100, f
 
 
-def test_workloads_check_scenario_carries_every_deb():
-    """eval-workloads.sh (booted by hand, runner: own) needs WL_DEBS."""
-    s = harness.load_scenario(TOP / "tests" / "scenarios" / "eval-workloads.sh")
-    names, calib, debs = run.workloads()
-    assert set(s.debs) == set(debs) and s.runner == "own"
-    assert len(names) >= 12 and calib == ["spin", "chase"]
+def test_tables_come_from_one_commit(tmp_path):
+    d = _board(tmp_path)
+    report.main(tmp_path, ["1b3s"])
+    res = tmp_path / "results"
+    (res / "2026-11-27-abc1234-1b3s").mkdir(parents=True)
+    for f in d.iterdir():
+        if f.is_file():
+            (res / "2026-11-27-abc1234-1b3s" / f.name).write_bytes(f.read_bytes())
+    text = tables.render(res)
+    assert "abc1234" in text and "1b3s" in text and "rig" in text
+    (res / "2026-11-26-fff0000-3b1s").mkdir()
+    (res / "2026-11-26-fff0000-3b1s" / "summary.json").write_text(
+        json.dumps(dict(board="3b1s", commit="fff0000", date="2026-11-26", mode="full")))
+    with pytest.raises(SystemExit):
+        tables.render(res)
+    text = tables.render(res, commit="abc1234")
+    assert "3b1s" not in text
+
+
+def test_runner_and_hmp_daemon_build_and_time_processes(tmp_path):
+    """evalrun times real processes without a shell; hmpd starts and stops."""
+    b = tmp_path / "evalrun"
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", str(b),
+                    str(TOP / "tests/progs/evalrun.c")], check=True)
+    spec = tmp_path / "spec"
+    spec.write_text("s\t-\t0\t/dev/null\t/bin/sleep\t0.2\nf\t-\t0\t/dev/null\t/bin/false\n")
+    q = subprocess.run([str(b), "-n", "2", str(spec)], capture_output=True, text=True)
+    assert q.returncode == 1   # false is not OK
+    rs = report.parse_runs("run main x 1 m\n" + q.stdout + "end\n")[0]
+    sleeps = [p for p in rs["procs"] if p["prog"] == "s"]
+    assert len(sleeps) == 2 and all(0.18 < p["secs"] < 2 for p in sleeps)
+    assert sleeps[1]["start"] >= sleeps[0]["end"] - 1e-3
+    assert all(not p["ok"] for p in rs["procs"] if p["prog"] == "f")
+    # loop mode with a checkpoint
+    q = subprocess.run([str(b), "-L", "0.5", "-t", "0.2", "-x", "echo hi", str(spec)],
+                       capture_output=True, text=True)
+    assert "pids 0.2 0 s" in q.stdout and "hi" in q.stdout
+    h = tmp_path / "hmpd"
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", str(h),
+                    str(TOP / "tests/progs/hmpd.c")], check=True)
+    assert subprocess.run([str(h), "-b", "0"], capture_output=True).returncode == 2

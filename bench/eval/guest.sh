@@ -1,272 +1,418 @@
 # Guest side of `make eval` (bench/eval/run.py prepends the scenario
-# header and the variables below). One boot of one
-# board: calibration (every program alone on each core type), then mixes
-# under every configuration, alternated round by round, then the sweeps
-# and the overhead test. Everything measured lands in CSV files handed to
-# the host (save_file); the host computes oracle, ratios and pictures.
+# header and the variables below). One boot of one board. Everything
+# measured lands in text files handed to the host (save_file); the host
+# (bench/eval/report.py) computes ratios, intervals, bounds and pictures.
 #
-# From the host: BOARD, BIG, LITTLE (CPU lists), CONFIGS (of sym cap eas
-# hmp sbridge), ROUNDS, MIXES ("name:prog,prog,..." ...), SWEEP_MIX,
-# FACTORS, FREQS (little MHz for the frequency sweep, "" = none),
-# SHORT_N (short processes per overhead run, 0 = none), OVH_ROUNDS,
-# RECORD_MIX, CPU_TYPES (cpu_types= for boards the kernel sees as one
-# capacity), PERIOD_MS.
+# Timing never forks under load: tests/progs/evalrun forks and execs the
+# programs itself and records CLOCK_MONOTONIC times, the rig's counters
+# (instructions, modelled cycles, host lag) and /proc/stat around each run.
+#
+# From the host:
+#   BOARD BIG LITTLE   board name, big and little CPU lists (space-separated)
+#   BOOTKIND           cap (the board's capacities: stock is capacity-aware)
+#                      or sym (# capacities: no: the kernel sees one capacity;
+#                      sbridge gets cpu_types=)
+#   BOOT               index of this boot (rotates the configuration order)
+#   CONFIGS            the main configurations, rotated every round
+#   MIXES              "ROUND:MIX:prog,prog,..." ... fresh mixes per round
+#   PHASES             of: alone warm est sweep mt lat ovh
+#   ALONE_REPS         repetitions of each program alone on each core type
+#   CAL_SECS           warm-up (calibration inputs) seconds per group
+#   EST_GROUPS EST_SECS EST_AT   estimation groups "G:prog,...", loop
+#                      seconds, checkpoints (s)
+#   SWEEP              "ROUND:MIX:prog,..." mixes of the period sweep
+#   PERIODS            act.period_ms values of the sweep (the default too)
+#   MT_ROUNDS LAT_ROUNDS LAT_LOOPS OVH_ROUNDS OVH_N OVH_SPIN PP_TRIPS
+#   CPU_TYPES          cpu_types= where the kernel sees one capacity
 . /sbridge/lib.sh
-WL=/sbridge/eval/workloads.sh	# bench/eval/workloads.sh, in every guest
+WL=/sbridge/eval/workloads.sh
 . $WL
-D=/tmp/eval
+D=/tmp/eval/mix		# the mixes' inputs (and the truth: alone times)
+DC=/tmp/eval/cal	# calibration inputs: what the warm matrix learns from
 O=/tmp/eval-out
-mkdir -p $D $O
-ALL=$(echo $BIG $LITTLE | tr ' ' '\n' | sort -n | tr '\n' ',' | sed 's/,$//')
-LITTLE_LIST=$(echo $LITTLE | tr ' ' ',')
-fails=0
-
-now_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
-# busy and total jiffies of the CPUs in $1 (space-separated list)
-jiffies() {
-	awk -v l=" $1 " '$1 ~ /^cpu[0-9]/ { c = substr($1, 4); if (index(l, " " c " ")) {
-		b += $2 + $3 + $4 + $7 + $8; t += $2 + $3 + $4 + $5 + $6 + $7 + $8 } }
-		END { print b + 0, t + 0 }' /proc/stat
-}
+S=/tmp/eval-spec
+mkdir -p $D $DC $O $S
+NCPU=$(nproc)
+ALL=0-$((NCPU - 1))
+BIGL=$(echo $BIG | tr ' ' ',')
+LITL=$(echo $LITTLE | tr ' ' ',')
+b1=$(echo $BIG | cut -d' ' -f1)
+l1=$(echo $LITTLE | cut -d' ' -f1)
+SWF=/proc/sbridge_schedwatch
+RUNS=$O/runs.txt
+: > $RUNS
+: > $O/evidence.txt
+: > /tmp/failed
+switch_fail=0
 log() { echo "eval: $*"; }
 
-# cpufreq governor of every policy (eas boards: cpufreq-dt is loaded)
-gov() {
+plan 4
+# inputs first: the rig paces the guest once its PMU driver loads
+_cal=:
+case " $PHASES " in *" warm "*) _cal="wl_prepare $DC cal" ;; esac
+if wl_prepare $D mix && $_cal; then
+	ok "workload inputs prepared (mix and calibration variants)"
+else
+	not_ok "workload inputs prepared"; exit 0
+fi
+# every program's command line, once (wl_cmd forks; the runs must not)
+for p in $WL_NAMES $WL_CALIB $WL_MT; do
+	wl_cmd $p $D > $S/cmd-$p || echo "$p" >> /tmp/failed
+	[ -f $DC/params ] && wl_cmd $p $DC > $S/cal-$p
+done
+gov_all() {
 	for _g in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do
 		[ -e "$_g" ] && echo $1 > $_g
 	done
 	return 0
 }
-caps_now() { cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | tr '\n' ' '; }
-cur=none
 
-# Leave whatever the last configuration changed, back to stock.
-cfg_reset() {
-	sbridgectl set param act.observe 1 > /dev/null
-	sbridgectl set param act.model 1 > /dev/null
-	if [ "$cur" = eas ]; then eas_set 0; gov performance; fi
-	if [ "$cur" = sym ] && [ $HAS_CAPS = 1 ]; then
-		sbridgectl set param act.capacity 0 > /dev/null
-		sbridgectl set cpu-factor $ALL 0 > /dev/null
-	fi
-}
-# cfg NAME: make NAME the scheduler in force
-cfg() {
-	[ "$cur" = "$1" ] && return 0
-	cfg_reset
-	case $1 in
-	cap) ;;
-	sym)	# The board without capacities: every CPU 1024 through the
-		# capacity actuator. SD_ASYM_CPUCAPACITY stays: Linux rescans
-		# it only when the arch reports a new topology, which no
-		# hotplug or cpuset change does; with equal capacities its
-		# paths (select_idle_capacity, misfit) find no bigger CPU.
-		# x86: the kernel sees one capacity already, sym is stock.
-		[ $HAS_CAPS = 1 ] || { cur=sym; return 0; }
-		sbridgectl set cpu-factor $ALL 1.0 > /dev/null
-		sbridgectl set param act.placement 0 > /dev/null
-		sbridgectl set param act.capacity 1 > /dev/null
-		sbridgectl set param act.observe 0 > /dev/null
-		nap 1
-		diag "sym: capacities now [$(caps_now)]" ;;
-	eas)	gov schedutil; eas_set 1 ;;
-	hmp)	sbridgectl set param act.model 0 > /dev/null
-		sbridgectl set param act.placement 1 > /dev/null
-		sbridgectl set param act.observe 0 > /dev/null ;;
-	sbridge) sbridgectl set param act.placement 1 > /dev/null
-		sbridgectl set param act.observe 0 > /dev/null ;;
-	esac
-	cur=$1
-	nap 1
-}
-
-# wl_short DIR N: N short processes, one real program each (gzip of a
-# few KB), one after another: what process creation and exit cost.
-wl_short() {
-	_k=0
-	while [ $_k -lt $2 ]; do
-		/usr/bin/gzip -1 -c /sbridge/lib.sh > /dev/null
-		_k=$((_k + 1))
-	done
-}
-
-# run_one IDX NAME OUT: one program, its completion time appended to OUT
-run_one() {
-	_t0=$(now_cs)
-	( wl_exec $2 $D )
-	_rc=$?
-	echo "$1 $2 $(( $(now_cs) - _t0 )) $_rc" >> $3
-}
-
-# mix KIND CONFIG MIX ROUND: run every program of MIX at once
-mix() {
-	_progs=$(echo "$MIXES" | tr ' ' '\n' | sed -n "s/^$3://p" | tr ',' ' ')
-	rm -f /tmp/mixres
-	set -- "$1" "$2" "$3" "$4" $(jiffies "$BIG") $(jiffies "$BIG $LITTLE")
-	_t0=$(now_cs)
-	_i=0 _pids=
-	for _p in $_progs; do
-		run_one $_i $_p /tmp/mixres &
-		_pids="$_pids $!"
-		_i=$((_i + 1))
-	done
-	wait $_pids	# not a bare wait: a recorder may run in the background
-	_mk=$(( $(now_cs) - _t0 ))
-	set -- "$@" $(jiffies "$BIG") $(jiffies "$BIG $LITTLE")
-	# big share: busy on big / busy on all; big busy: of the big CPUs' time
-	_share=$(awk -v a=$9 -v b=$5 -v c=${11} -v d=$7 'BEGIN { printf "%.3f", (c - d) ? (a - b) / (c - d) : 0 }')
-	_bbusy=$(awk -v a=$9 -v b=$5 -v c=${10} -v d=$6 'BEGIN { printf "%.3f", (c - d) ? (a - b) / (c - d) : 0 }')
-	sort -n /tmp/mixres | while read -r _i _p _cs _rc; do
-		echo "$BOARD,$1,$2,$3,$4,$_i,$_p,$(awk -v c=$_cs 'BEGIN { printf "%.2f", c / 100 }'),$_rc" >> $O/$RUNS
-		[ "$_rc" = 0 ] || echo "$_p" >> /tmp/failed
-	done
-	echo "$BOARD,$1,$2,$3,$4,$(awk -v c=$_mk 'BEGIN { printf "%.2f", c / 100 }'),$_share,$_bbusy" >> $O/$MIXCSV
-	log "$1 $2 $3 round $4: makespan $(awk -v c=$_mk 'BEGIN { printf "%.2f", c / 100 }') s, big share $_share, big busy $_bbusy"
-}
-
-plan 1
-# inputs first: the rig paces the guest once its PMU driver loads
-wl_prepare $D || { not_ok "workload inputs prepared"; exit 0; }
-# EAS boards: cpufreq-dt turns the tree's OPPs into policies, and the
-# kernel scales the capacities by the clocks then, so before sbridge
-# reads them. EAS starts by itself with schedutil: every configuration
-# but eas runs with it off and the performance governor (the clock the
-# rig runs; schedutil's choice would not change the rig's speed anyway,
-# only what the kernel believes).
+HAS_EAS=0
 case " $CONFIGS " in
 *" eas "*)
-	if eas_setup; then gov performance; eas_set 0
-	else CONFIGS=$(echo $CONFIGS | sed 's/eas//'); fi ;;
+	if eas_setup; then gov_all performance 2>/dev/null; eas_set 0 && HAS_EAS=1; fi ;;
 esac
-HAS_CAPS=0
-[ -e /sys/devices/system/cpu/cpu0/cpu_capacity ] && HAS_CAPS=1
-# the stock scheduler the timelines and sweeps compare with: capacity-aware
-# where the board declares capacities, else the one view the kernel has
-STOCK=sym
-case " $CONFIGS " in *" cap "*) STOCK=cap ;; esac
-BOOT_CAPS=$(caps_now)
-# sbridge_core's arguments: the core types where the kernel sees one capacity
-CORE_ARGS=${CPU_TYPES:+cpu_types=$CPU_TYPES}
-load_sbridge $CORE_ARGS || { not_ok "sbridge loads"; exit 0; }
-sbridgectl set param act.period_ms $PERIOD_MS > /dev/null
-sbridgectl set param act.observe 1 > /dev/null
-log "board $BOARD kernel $(uname -r) big [$BIG] little [$LITTLE] capacities [$BOOT_CAPS] configs [$CONFIGS]"
-sbridgectl status | grep -e 'counter source' -e 'core types' -e 'in force' | sed 's/^/# /'
-# main rounds in runs.csv/mixes.csv, the rest in runs-extra.csv and
-# mixes-extra.csv: each is handed over once, when its phase is done
-for f in runs runs-extra; do echo "board,kind,config,mix,round,slot,prog,secs,rc" > $O/$f.csv; done
-for f in mixes mixes-extra; do echo "board,kind,config,mix,round,makespan,big_share,big_busy" > $O/$f.csv; done
-RUNS=runs.csv MIXCSV=mixes.csv
-echo "board,prog,type,secs,rc" > $O/alone.csv
+insmod $MODDIR/rig_pmu.ko || { not_ok "rig_pmu loads"; exit 0; }
+CTR=$(rig_dev)/counters
+insmod $MODDIR/sbridge_schedwatch.ko big=$BIGL || diag "sbridge_schedwatch did not load: no overutilized or migration counts"
+grep -qs ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
+[ -w /sys/kernel/debug/sched/verbose ] && echo Y > /sys/kernel/debug/sched/verbose
+CORE_ARGS=
+[ "$BOOTKIND" = sym ] && CORE_ARGS="cpu_types=$(rig_cpu_types)"
+[ -n "$CPU_TYPES" ] && CORE_ARGS="cpu_types=$CPU_TYPES"
+log "board $BOARD boot $BOOT kind $BOOTKIND kernel $(uname -r) big [$BIG] little [$LITTLE] configs [$CONFIGS] core args [$CORE_ARGS]"
 
-# 1. Calibration: each program alone on one big and one little CPU (this
-# is also where sbridge learns them; the oracle is built from it).
-b1=$(echo $BIG | cut -d' ' -f1)
-l1=$(echo $LITTLE | cut -d' ' -f1)
-for p in $WL_NAMES $WL_CALIB; do
-	for where in big:$b1 little:$l1; do
-		_t0=$(now_cs)
-		taskset -c ${where#*:} sh -c ". $WL; wl_exec $p $D"
-		_rc=$?
-		_s=$(awk -v c=$(( $(now_cs) - _t0 )) 'BEGIN { printf "%.2f", c / 100 }')
-		echo "$BOARD,$p,${where%%:*},$_s,$_rc" >> $O/alone.csv
-		[ $_rc = 0 ] || echo "$p" >> /tmp/failed
+# evidence CONFIG ROUND: what the kernel is running now, one line each
+evidence() {
+	{
+		echo "evidence $1 $2 caps $(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | tr '\n' ',')"
+		for _c in /sys/kernel/debug/sched/domains/cpu0/domain*; do
+			[ -d "$_c" ] && echo "evidence $1 $2 domain ${_c##*/} $(cat $_c/name 2>/dev/null) $(cat $_c/flags 2>/dev/null | tr ' ' ',')"
+		done
+		if eas_active 2>/dev/null; then _e=1; else _e=0; fi
+		echo "evidence $1 $2 eas_active $_e energy_aware $(cat /proc/sys/kernel/sched_energy_aware 2>/dev/null || echo -)"
+		echo "evidence $1 $2 governor $(cat /sys/devices/system/cpu/cpufreq/policy*/scaling_governor 2>/dev/null | tr '\n' ',')"
+		if grep -q '^sbridge_core ' /proc/modules; then
+			echo "evidence $1 $2 sbridge loaded matrix $(cat /sys/kernel/sbridge/matrix) $(sbridgectl status | grep -e 'in force' -e 'core types' | tr -s ' ' | tr '\n' ';')"
+			echo "evidence $1 $2 params $(cat /sys/kernel/sbridge/params | tr '\n' ' ')"
+		else
+			echo "evidence $1 $2 sbridge unloaded"
+		fi
+		pgrep -x hmpd > /dev/null && echo "evidence $1 $2 hmpd running"
+	} >> $O/evidence.txt
+}
+
+sb_load() {	# load sbridge cold: a new module instance has an empty matrix
+	unload_sbridge
+	insmod $MODDIR/sbridge_core.ko $CORE_ARGS && insmod $MODDIR/sbridge_pmu.ko || return 1
+	sbridgectl matrix load /tmp/empty-matrix > /dev/null || return 1
+	[ "$(cat /sys/kernel/sbridge/matrix)" = 0 ]
+}
+
+HMPD= HMPD_TAG=
+cfg_off() {	# back to stock: no sbridge, no EAS, no HMP daemon
+	if [ -n "$HMPD" ]; then
+		kill -TERM $HMPD; wait $HMPD
+		echo "hmpd $HMPD_TAG $(cat /tmp/hmpd.stats 2>/dev/null)" >> $O/evidence.txt
+		HMPD=
+	fi
+	unload_sbridge
+	if [ $HAS_EAS = 1 ] && eas_active; then eas_set 0 > /dev/null; gov_all performance; fi
+	return 0
+}
+
+# cfg NAME ROUND: make NAME the scheduler in force; non-zero if it is not
+cfg() {
+	cfg_off "$@"
+	case $1 in
+	cap | sym)
+		[ $HAS_EAS = 1 ] && eas_active && return 1
+		;;
+	eas)	[ $HAS_EAS = 1 ] || return 1
+		gov_all schedutil
+		eas_set 1 || return 1
+		eas_active || return 1 ;;
+	hmp)	/sbridge/bin/hmpd -b $BIGL -l $LITL -s /tmp/hmpd.stats &
+		HMPD=$! HMPD_TAG="$1 $2"
+		nap 0.5
+		kill -0 $HMPD || return 1 ;;
+	sbridge) sb_load || return 1 ;;
+	nomodel) sb_load || return 1
+		sbridgectl set param act.model 0 > /dev/null || return 1 ;;
+	warm)	sb_load || return 1
+		sbridgectl matrix load $O/warm-matrix.txt > /dev/null || return 1 ;;
+	p[0-9]*) sb_load || return 1
+		sbridgectl set param act.period_ms ${1#p} > /dev/null || return 1 ;;
+	*)	return 1 ;;
+	esac
+	# the kernel's view must be what the name says
+	_caps=$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | sort -u | wc -l)
+	if [ "$BOOTKIND" = sym ]; then
+		[ "$_caps" -le 1 ] || return 1
+		cat /sys/kernel/debug/sched/domains/cpu0/domain*/flags 2>/dev/null | grep -q SD_ASYM_CPUCAPACITY && return 1
+	else
+		[ "$_caps" -gt 1 ] || return 1
+	fi
+	case $1 in
+	sbridge | nomodel | warm | p[0-9]*)
+		sbridgectl status | grep -q '^in force:.*placement.* on' || {
+			diag "$1: sbridge's placement not in force: $(sbridgectl status | grep -e 'in force' -e note)"
+			return 1; } ;;
+	esac
+	nap 0.5
+	return 0
+}
+
+# spec FILE VARIANT CPUS PROG...: evalrun's spec of PROG... (cmd or cal)
+spec() {
+	_f=$1 _v=$2 _cpus=$3
+	shift 3
+	: > $_f
+	for _p; do printf '%s\t%s\t%s\n' $_p "$_cpus" "$(cat $S/$_v-$_p)" >> $_f; done
+}
+
+# run KIND CONFIG ROUND MIX ARGS...: evalrun ARGS, its output and the
+# stock scheduler's counters appended to $RUNS
+run() {
+	_k=$1 _c=$2 _r=$3 _m=$4
+	shift 4
+	echo "run $_k $_c $_r $_m" >> $RUNS
+	[ -r $SWF ] && echo "sw0 $(cat $SWF)" >> $RUNS
+	/sbridge/bin/evalrun -d $D -r $CTR -o /tmp/evalrun.out "$@" || echo "$_k $_c $_r $_m" >> /tmp/failed
+	cat /tmp/evalrun.out >> $RUNS
+	[ -r $SWF ] && echo "sw1 $(cat $SWF)" >> $RUNS
+	echo "end" >> $RUNS
+	log "$_k $_c round $_r $_m: $(awk '$1 == "mix" { printf "makespan %.2f s, %d processes, %d failed", $3 / 1e9, $4, $5 }' /tmp/evalrun.out)"
+}
+
+mix_progs() { echo "$1" | tr ' ' '\n' | awk -F: -v r="$2" -v m="$3" '$1 == r && $2 == m { print $3 }' | tr ',' ' '; }
+mix_names() { echo "$1" | tr ' ' '\n' | awk -F: -v r="$2" '$1 == r { print $2 }'; }
+rotate() { echo $1 | tr ' ' '\n' | awk -v r=$2 '{ c[NR] = $0 } END { for (i = 0; i < NR; i++) print c[(i + r) % NR + 1] }'; }
+
+# 0. Does loading an empty matrix empty it? (#28: the cold start's means)
+: > /tmp/empty-matrix
+if sb_load; then
+	printf 'spin\t-\t0\t/dev/null\t/sbridge/bin/spin\t600\t40\n' > $S/check.spec
+	/sbridge/bin/evalrun -d $D -o /dev/null $S/check.spec
+	nap 2
+	_n0=$(cat /sys/kernel/sbridge/matrix)
+	sbridgectl matrix load /tmp/empty-matrix > /dev/null
+	_n1=$(cat /sys/kernel/sbridge/matrix)
+	echo "matrix_check before $_n0 after_empty_load $_n1" >> $O/evidence.txt
+	if [ "$_n0" -gt 0 ] && [ "$_n1" = 0 ]; then
+		ok "sbridgectl matrix load of an empty file empties the matrix ($_n0 -> 0 entries)"
+	else
+		not_ok "sbridgectl matrix load of an empty file empties the matrix" "$_n0 -> $_n1 entries"
+	fi
+else
+	not_ok "sbridge loads" "$CORE_ARGS"
+fi
+cfg_off
+
+# 1. Alone: each program on one CPU of each type, the CPUs in parallel
+# (the rig's caches and memory latency are per CPU: no interference in the
+# model); the truth of the estimation benchmark and the oracle's input.
+case " $PHASES " in *" alone "*)
+	_q=0
+	for c in $BIG $LITTLE; do : > $S/alone-q$c; done
+	_r=1
+	while [ $_r -le $ALONE_REPS ]; do
+		_j=0
+		for p in $WL_NAMES; do
+			echo "$p big $b1" >> $S/alone-q$b1
+			_l=$(echo $LITTLE | tr ' ' '\n' | sed -n "$((_j % $(echo $LITTLE | wc -w) + 1))p")
+			echo "$p little $_l" >> $S/alone-q$_l
+			_j=$((_j + 1))
+		done
+		_r=$((_r + 1))
 	done
-	log "alone $p: $(grep ",$p," $O/alone.csv | cut -d, -f3,4 | tr '\n' ' ')"
-done
-sbridgectl matrix save $O/matrix.txt > /dev/null
-save_file $O/alone.csv
-save_file $O/matrix.txt
+	# a big CPU beyond the first and idle little ones help the big queue
+	for c in $BIG; do
+		[ $c = $b1 ] && continue
+		awk 'NR % 2 == 0' $S/alone-q$b1 | sed "s/ $b1\$/ $c/" > $S/alone-q$c
+		awk 'NR % 2 == 1' $S/alone-q$b1 > $S/alone-tmp; mv $S/alone-tmp $S/alone-q$b1
+	done
+	for c in $BIG $LITTLE; do
+		taskset -c $c sh -c '
+			while read -r p ty cpu; do
+				printf "%s\t%s\t%s\n" $p $cpu "$(cat '$S'/cmd-$p)" > '$S'/alone-spec$cpu
+				/sbridge/bin/evalrun -d '$D' -r '$CTR' -o '$S'/alone-out$cpu '$S'/alone-spec$cpu
+				{ echo "alone $p $ty $cpu"; cat '$S'/alone-out$cpu; echo end; } >> '$O'/alone-$cpu.txt
+			done < '$S'/alone-q'$c &
+	done
+	wait
+	cat $O/alone-*.txt > $O/alone.txt
+	grep -c '^alone' $O/alone.txt | sed 's/^/eval: alone runs: /'
+	save_file $O/alone.txt
+	;;
+esac
 
-# 2. Mixes: every configuration once per round, in a rotated order.
+# 2. Warm matrix: sbridge learns every program on its CALIBRATION inputs
+# (in groups, each program a loop of fresh processes), then the matrix is
+# saved; the warm configuration starts from it, the others start cold.
+case " $PHASES " in *" warm "*)
+	sb_load || echo "warm: sbridge load" >> /tmp/failed
+	for g in $EST_GROUPS; do
+		spec $S/warm.spec cal - $(echo ${g#*:} | tr ',' ' ')
+		/sbridge/bin/evalrun -d $DC -L $CAL_SECS -o /dev/null $S/warm.spec
+	done
+	sbridgectl matrix save $O/warm-matrix.txt > /dev/null
+	log "warm matrix: $(grep -c key= $O/warm-matrix.txt) entries from calibration inputs"
+	save_file $O/warm-matrix.txt
+	cfg_off
+	;;
+esac
+
+# 3. Main rounds: every configuration once per round, in an order rotated
+# by round and boot, on fresh mixes per round (paired within the round).
 r=1
 while [ $r -le $ROUNDS ]; do
-	order=$(echo $CONFIGS | tr ' ' '\n' | awk -v r=$r '{ c[NR] = $0 } END { for (i = 0; i < NR; i++) print c[(i + r - 1) % NR + 1] }')
-	for c in $order; do
-		cfg $c
-		for m in $(echo "$MIXES" | tr ' ' '\n' | cut -d: -f1); do
-			mix main $c $m $r
+	for c in $(rotate "$CONFIGS" $((r + BOOT))); do
+		if ! cfg $c $r; then
+			not_ok "switch to $c (round $r)"
+			switch_fail=$((switch_fail + 1))
+			echo "switch_failed $c $r" >> $O/evidence.txt
+			evidence $c $r
+			continue
+		fi
+		evidence $c $r
+		for m in $(mix_names "$MIXES" $r); do
+			spec $S/mix.spec cmd - $(mix_progs "$MIXES" $r $m)
+			run main $c $r $m $S/mix.spec
 		done
+		[ "$c" = sbridge ] || [ "$c" = warm ] && sbridgectl matrix save $O/matrix-$c-$r.txt > /dev/null
 	done
+	cfg_off
 	r=$((r + 1))
 done
-save_file $O/runs.csv
-save_file $O/mixes.csv
-RUNS=runs-extra.csv MIXCSV=mixes-extra.csv
 
-# 3. Timelines: one mix recorded under stock and under sbridge.
-if [ -n "$RECORD_MIX" ]; then
-	for c in $STOCK sbridge; do
-		cfg $c
-		sbridgectl record -o $O/record-$c.txt -r 10 -s 6000000 --force > /dev/null 2>&1 &
-		rp=$!
-		nap 2
-		mix record $c $RECORD_MIX 1
-		# TERM: a background job of a non-interactive shell ignores SIGINT
-		kill -TERM $rp; wait $rp
-		save_file $O/record-$c.txt
+# 4. Estimation benchmark (#27 item 4): sbridge cold, each group's programs
+# as loops of fresh processes for EST_SECS; at EST_AT seconds every task's
+# estimates (sbridgectl tasks --json) and which program each PID is.
+case " $PHASES " in *" est "*)
+	: > $O/est.txt
+	for g in $EST_GROUPS; do
+		sb_load || { echo "est: sbridge load" >> /tmp/failed; continue; }
+		spec $S/est.spec cmd - $(echo ${g#*:} | tr ',' ' ')
+		echo "group ${g%%:*} ${g#*:}" >> $O/est.txt
+		/sbridge/bin/evalrun -d $D -L $EST_SECS -t $EST_AT -o /tmp/est.out \
+			-x "{ echo \"tasks \$EVALRUN_T\"; sbridgectl tasks --json; echo; echo endtasks; } >> $O/est-tasks.txt" $S/est.spec
+		cat /tmp/est.out >> $O/est.txt
+		cat $O/est-tasks.txt >> $O/est.txt 2>/dev/null
+		rm -f $O/est-tasks.txt
+		echo "endgroup" >> $O/est.txt
+		log "estimation group ${g%%:*}: $(grep -c '^proc' /tmp/est.out) processes"
 	done
-fi
+	cfg_off
+	save_file $O/est.txt
+	;;
+esac
 
-# 4. CPU-factor sweep: the little CPUs' factor, deciding on the prediction
-# (the measured speedup does not depend on the factor).
-if [ -n "$FACTORS" ]; then
-	cfg $STOCK
-	sbridgectl set param learn.measured 0 > /dev/null
-	for f in $FACTORS; do
-		sbridgectl set cpu-factor $LITTLE_LIST $f > /dev/null
-		cfg $STOCK; mix factor-$f $STOCK $SWEEP_MIX 1
-		cfg sbridge; mix factor-$f sbridge $SWEEP_MIX 1
+# 5. Period sweep: sbridge cold at each act.period_ms (200 is the default),
+# against stock, alternated in rotated order like the main rounds.
+case " $PHASES " in *" sweep "*)
+	_stock=cap
+	[ "$BOOTKIND" = sym ] && _stock=sym
+	for r in $(echo "$SWEEP" | tr ' ' '\n' | cut -d: -f1 | sort -un); do
+		for c in $(rotate "$_stock $(for p in $PERIODS; do printf 'p%s ' $p; done)" $((r + BOOT))); do
+			cfg $c $r || { echo "switch_failed $c sweep$r" >> $O/evidence.txt; switch_fail=$((switch_fail + 1)); continue; }
+			for m in $(mix_names "$SWEEP" $r); do
+				spec $S/mix.spec cmd - $(mix_progs "$SWEEP" $r $m)
+				run sweep $c $r $m $S/mix.spec
+			done
+		done
 	done
-	cfg $STOCK
-	sbridgectl set cpu-factor $LITTLE_LIST 0 > /dev/null
-	sbridgectl set param learn.measured 1 > /dev/null
-fi
+	cfg_off
+	;;
+esac
 
-# 5. Frequency-ratio sweep: the rig runs the little CPUs at other clocks;
-# the kernel's capacities stay what the board declared.
-if [ -n "$FREQS" ]; then
-	for mhz in $FREQS; do
-		for c in $LITTLE; do rig_freq $c $mhz; done
-		cfg $STOCK; mix freq-$mhz $STOCK $SWEEP_MIX 1
-		cfg sbridge; mix freq-$mhz sbridge $SWEEP_MIX 1
-	done
-	for c in $LITTLE; do rig_freq $c 0; done
-fi
-cfg $STOCK
-save_file $O/runs-extra.csv
-save_file $O/mixes-extra.csv
-
-# 6. Overhead in the paper's form: SHORT_N short processes, and a pinned
-# pipe ping-pong, with sbridge's modules out (off), sbridge_core alone
-# (core: the hooks, no counters read) and with its counter source (on),
-# alternated. On the rig a counter read is an emulated device access, far
-# dearer than on hardware: core apart from on tells the two costs apart.
-if [ "$SHORT_N" -gt 0 ]; then
-	echo "board,round,config,short_secs,pingpong_ns" > $O/overhead.csv
+# 6. Multithreaded and multi-process programs, each alone on the board.
+case " $PHASES " in *" mt "*)
 	r=1
-	while [ $r -le $OVH_ROUNDS ]; do
-		for c in off core on; do
-			case $c in
-			off) unload_sbridge ;;
-			core) insmod $MODDIR/sbridge_core.ko $CORE_ARGS ;;
-			on) insmod $MODDIR/sbridge_pmu.ko ;;
-			esac
-			nap 1
-			_t0=$(now_cs)
-			wl_short $D $SHORT_N
-			_s=$(awk -v c=$(( $(now_cs) - _t0 )) 'BEGIN { printf "%.2f", c / 100 }')
-			_pp=$(taskset -c $l1 pingpong 5000 | sed -n 's/.*ns_per_trip=\([0-9]*\).*/\1/p')
-			echo "$BOARD,$r,$c,$_s,$_pp" >> $O/overhead.csv
-			log "overhead round $r hooks $c: $SHORT_N short processes $_s s, ping-pong $_pp ns/trip"
+	while [ $r -le $MT_ROUNDS ]; do
+		for c in $(rotate "$CONFIGS" $((r + BOOT))); do
+			[ $c = warm ] && continue
+			cfg $c $r || { echo "switch_failed $c mt$r" >> $O/evidence.txt; switch_fail=$((switch_fail + 1)); continue; }
+			for p in $WL_MT; do
+				spec $S/mt.spec cmd - $p
+				run mt $c $r $p $S/mt.spec
+			done
 		done
 		r=$((r + 1))
 	done
-	save_file $O/overhead.csv
-fi
+	cfg_off
+	;;
+esac
 
+# 7. Wakeup latency: cyclictest (rt-tests, SCHED_OTHER threads, one per
+# CPU, every sample printed: -v) beside a CPU-bound mix of NCPU programs looping, per configuration.
+case " $PHASES " in *" lat "*)
+	: > $O/lat.txt
+	_bg=$(mix_progs "$MIXES" 1 $(mix_names "$MIXES" 1 | head -n1))
+	r=1
+	while [ $r -le $LAT_ROUNDS ]; do
+		for c in $(rotate "$CONFIGS" $((r + BOOT))); do
+			[ $c = warm ] && continue
+			cfg $c $r || { echo "switch_failed $c lat$r" >> $O/evidence.txt; switch_fail=$((switch_fail + 1)); continue; }
+			spec $S/bg.spec cmd - $_bg
+			/sbridge/bin/evalrun -d $D -L 600 -o /dev/null $S/bg.spec &
+			_bgp=$!
+			nap 1
+			echo "lat $c $r" >> $O/lat.txt
+			/usr/bin/cyclictest -q -v -m -t $NCPU -i 5000 -l $LAT_LOOPS >> $O/lat.txt 2>&1 ||
+				echo "lat $c $r" >> /tmp/failed
+			echo "endlat" >> $O/lat.txt
+			kill -TERM $_bgp; wait $_bgp
+			log "latency $c round $r: $(awk '/^lat / { n = 0; m = 0 } NF == 3 && $1 ~ /:$/ { n++; if ($3 > m) m = $3 } END { print n " samples, max " m " us" }' $O/lat.txt)"
+		done
+		r=$((r + 1))
+	done
+	cfg_off
+	save_file $O/lat.txt
+	;;
+esac
+
+# 8. Overhead from the rig's counters (independent of host load): OVH_N
+# short processes over NCPU streams, a pinned ping-pong and NCPU pinned
+# spins (periods), with sbridge out (off), sbridge_core alone (core) and
+# with its counter source (on), alternated.
+case " $PHASES " in *" ovh "*)
+	printf '%s\t-\t0\t/dev/null\t/usr/bin/gzip\t-1\t-c\t/sbridge/lib.sh\n' short > $S/short1.spec
+	: > $S/short.spec
+	for c in $(seq 1 $NCPU); do cat $S/short1.spec >> $S/short.spec; done
+	printf 'pingpong\t%s\t0\t/dev/null\t/sbridge/bin/pingpong\t%s\n' $l1 $PP_TRIPS > $S/pp.spec
+	: > $S/spins.spec
+	for c in $(seq 0 $((NCPU - 1))); do
+		printf 'spin\t%s\t0\t/dev/null\t/sbridge/bin/spin\t600\t%s\n' $c $OVH_SPIN >> $S/spins.spec
+	done
+	r=1
+	while [ $r -le $OVH_ROUNDS ]; do
+		for c in off core on; do
+			unload_sbridge
+			case $c in
+			core) insmod $MODDIR/sbridge_core.ko $CORE_ARGS ;;
+			on) insmod $MODDIR/sbridge_core.ko $CORE_ARGS && insmod $MODDIR/sbridge_pmu.ko ;;
+			esac
+			nap 1
+			run ovh-short $c $r short -n $((OVH_N / NCPU)) $S/short.spec
+			run ovh-pp $c $r pingpong $S/pp.spec
+			run ovh-spin $c $r spin $S/spins.spec
+		done
+		r=$((r + 1))
+	done
+	unload_sbridge
+	;;
+esac
+
+save_file $RUNS
+save_file $O/evidence.txt
+if [ $switch_fail = 0 ]; then
+	ok "every configuration switch took effect"
+else
+	not_ok "every configuration switch took effect" "$switch_fail failed (their phases have no rows)"
+fi
 if [ -s /tmp/failed ]; then
 	not_ok "every program ran to completion" "failed: $(sort -u /tmp/failed | tr '\n' ' ')"
 else
-	ok "every program ran to completion (numbers in the CSV files, not pass/fail)"
+	ok "every program ran to completion (numbers in the files, not pass/fail)"
 fi

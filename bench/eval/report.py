@@ -1,14 +1,18 @@
-"""The evaluation's numbers: oracle, ratios, sweeps, overhead, pictures.
+"""The evaluation's numbers: paired ratios with bootstrap intervals, STP and
+ANTT, the static oracle and the preemptive bound, the estimation benchmark,
+overhead from the rig's counters, latency, and pictures.
 
-Reads what bench/eval/guest.sh measured in one boot per board
-(build/eval/<board>/*.csv) and writes build/eval/summary.md,
-build/eval/<board>/speedups.csv and PNGs. Ratios only: every number
-compares configurations measured in the same boot.
+Reads what bench/eval/guest.sh measured (build/eval/<board>/boot*/), as
+bench/eval/run.py laid it out, and writes build/eval/<board>/summary.md,
+summary.json, CSV files and PNGs. Every ratio compares runs of one round
+of one boot (paired); intervals come from a hierarchical bootstrap (boots,
+then rounds within a boot).
 """
 import csv
-import datetime
 import itertools
+import json
 import math
+import re
 import statistics
 import subprocess
 import sys
@@ -16,63 +20,239 @@ from collections import defaultdict
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-BASELINES = ("sym", "cap", "eas", "hmp")
+# A run is rejected when, on its worst CPU, the host could not keep the
+# rig's pace for more than this share of the run (the rig's lag_ns).
+LAG_MAX = 0.02
+SLOWDOWN = 50          # tools/rig/rig.conf: wall ns per modelled ns
+BOOTSTRAP = 4000
+STOCK = {"cap": "cap", "sym": "sym"}   # the stock configuration per boot kind
 NAMES = {
-    "sym": "stock, symmetric view (no capacities)",
-    "cap": "stock, capacity-aware (misfit, asym packing)",
-    "eas": "EAS (energy model + schedutil)",
-    "hmp": "HMP-style (sbridge placement by load, model off)",
-    "sbridge": "sbridge",
+    "cap": "stock, capacity-aware (asymmetric capacities: misfit, capacity-aware wakeup)",
+    "sym": "stock, symmetric kernel (no capacities: the paper's CFS)",
+    "eas": "EAS (energy model + schedutil; see its overutilized share)",
+    "hmp": "ARM HMP (user-space daemon: up 700 / down 512 load thresholds)",
+    "nomodel": "sbridge without the model (act.model 0, ablation)",
+    "sbridge": "sbridge, cold, shipped defaults",
+    "warm": "sbridge, warm (matrix from calibration inputs)",
 }
-# (mean, worst) per-program speedup targets of the evaluation issue
-TARGETS = {"sym": (1.15, 0.95), "cap": (1.05, 0.97), "eas": (1.05, 0.97)}
+RIG_LIMITS = ("rig: emulated cores (tools/rig), times in rig wall seconds (50 x modelled); "
+              "no energy is measured; EAS's OPPs do not change the emulated clock")
+X86_LIMIT = ("x86: the rig gives the guest no clocks (no cpufreq, no APERF/MPERF under TCG): "
+             "sbridge's measured speedup cannot see the 2:1 clock ratio")
 
 
-def rows(path):
-    if not path.exists():
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+# ---------------------------------------------------------------- parsing
 
+def parse_runs(text):
+    """Blocks of guest.sh's run(): [{kind, config, round, mix, procs, ...}]."""
+    out, cur = [], None
+    for line in text.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] in ("run", "alone"):
+            cur = dict(head=f[0], kind=f[1], config=f[2], round=f[3], mix=f[4] if len(f) > 4 else "",
+                       procs=[], ctr={0: {}, 1: {}}, stat={0: {}, 1: {}}, sys={0: {}, 1: {}},
+                       sw={}, pids=[])
+            if f[0] == "alone":   # alone PROG TYPE CPU
+                cur.update(prog=f[1], type=f[2], cpu=int(f[3]))
+            continue
+        if cur is None:
+            continue
+        if f[0] == "end":
+            out.append(_finish(cur))
+            cur = None
+        elif f[0] in ("ctr0", "ctr1"):
+            cur["ctr"][int(f[0][3])][int(f[1])] = [int(x) for x in f[2:6]]
+        elif f[0] in ("stat0", "stat1"):
+            cur["stat"][int(f[0][4])][int(f[1])] = (int(f[2]), int(f[3]))
+        elif f[0] in ("sys0", "sys1"):
+            cur["sys"][int(f[0][3])][f[1]] = int(f[2])
+        elif f[0] in ("sw0", "sw1"):
+            kv = dict(zip(f[1::2], f[2::2]))
+            cur["sw"][int(f[0][2])] = {k: int(v) for k, v in kv.items()}
+        elif f[0] == "proc":
+            cur["procs"].append(dict(slot=int(f[1]), prog=f[2], pid=int(f[3]),
+                                     start=int(f[4]) / 1e9, end=int(f[5]) / 1e9,
+                                     ok=f[6] == "1", status=int(f[7]),
+                                     secs=(int(f[5]) - int(f[4])) / 1e9))
+        elif f[0] == "mix":
+            cur["wall"] = int(f[2]) / 1e9
+            cur["nfail"] = int(f[4])
+    return out
+
+
+def _finish(r):
+    c0, c1 = r["ctr"][0], r["ctr"][1]
+    r["d_instr"] = {c: c1[c][0] - c0[c][0] for c in c1 if c in c0}
+    r["d_cycles"] = {c: c1[c][1] - c0[c][1] for c in c1 if c in c0}
+    r["d_lag"] = {c: c1[c][2] - c0[c][2] for c in c1 if c in c0}
+    r["freq"] = {c: c1[c][3] for c in c1}
+    s0, s1 = r["stat"][0], r["stat"][1]
+    r["busy"] = {c: (s1[c][0] - s0[c][0], s1[c][1] - s0[c][1]) for c in s1 if c in s0}
+    r["ctxt"] = r["sys"][1].get("ctxt", 0) - r["sys"][0].get("ctxt", 0)
+    r["forks"] = r["sys"][1].get("processes", 0) - r["sys"][0].get("processes", 0)
+    if 0 in r["sw"] and 1 in r["sw"]:
+        r["swd"] = {k: r["sw"][1][k] - r["sw"][0].get(k, 0) for k in r["sw"][1]}
+    ends = [p["end"] for p in r["procs"]]
+    r["makespan"] = max(ends) if ends else r.get("wall", 0.0)
+    span = r.get("wall") or r["makespan"] or 1e-9
+    r["lag"] = max(r["d_lag"].values(), default=0) / 1e9 / span
+    return r
+
+
+def parse_est(text):
+    """est.txt: [{group, progs, procs, pids: {t: [(slot, prog, pid, kids)]},
+    tasks: {t: [task dicts]}}]."""
+    groups, cur, js, t = [], None, None, None
+    for line in text.splitlines():
+        if js is not None:
+            if line == "endtasks":
+                try:
+                    cur["tasks"][t] = json.loads("\n".join(js)).get("tasks", [])
+                except ValueError:
+                    cur["tasks"][t] = []
+                js = None
+            else:
+                js.append(line)
+            continue
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "group":
+            cur = dict(group=f[1], progs=f[2].split(","), procs=[], pids=defaultdict(list),
+                       tasks={})
+        elif cur is None:
+            continue
+        elif f[0] == "endgroup":
+            groups.append(cur)
+            cur = None
+        elif f[0] == "pids":
+            cur["pids"][float(f[1])].append((int(f[2]), f[3], int(f[4]), [int(x) for x in f[5:]]))
+        elif f[0] == "tasks":
+            t, js = float(f[1]), []
+        elif f[0] == "proc":
+            cur["procs"].append(dict(prog=f[2], secs=(int(f[5]) - int(f[4])) / 1e9, ok=f[6] == "1"))
+    return groups
+
+
+def parse_lat(text):
+    """lat.txt: {(config, round): {hist: {latency us: count}, over: 0}} from
+    cyclictest -v's samples ("THREAD: LOOP: LATENCY" lines); a histogram
+    (-h) is read too."""
+    res, cur = {}, None
+    for line in text.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "lat":
+            cur = (f[1], int(f[2]))
+            res[cur] = dict(hist=defaultdict(int), over=0)
+        elif f[0] == "endlat":
+            cur = None
+        elif cur and len(f) == 3 and f[0].endswith(":") and f[1].endswith(":") \
+                and f[0][:-1].isdigit() and f[2].isdigit():
+            if int(f[1][:-1]) > 0:   # loop 0 is the thread's first wakeup
+                res[cur]["hist"][int(f[2])] += 1
+        elif cur and re.fullmatch(r"\d+", f[0]) and len(f) > 1:
+            res[cur]["hist"][int(f[0])] += sum(int(x) for x in f[1:])
+        elif cur and line.startswith("# Histogram Overflows:"):
+            res[cur]["over"] = sum(int(x) for x in f[3:] if x.isdigit())
+    return res
+
+
+def quantile_hist(hist, over, q):
+    n = sum(hist.values()) + over
+    if not n:
+        return float("nan")
+    k, acc = q * n, 0
+    for v in sorted(hist):
+        acc += hist[v]
+        if acc >= k:
+            return float(v)
+    return float("inf")
+
+
+# ------------------------------------------------------------ statistics
 
 def gmean(xs):
+    xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def fmt(x, d=3):
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
+def boot_ci(units, stat, n=BOOTSTRAP, seed=1):
+    """Hierarchical bootstrap: @units is {boot: [unit, ...]}; boots are drawn
+    with replacement, then units within each drawn boot. Returns
+    (stat of all, low, high) of the 95 % percentile interval."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    boots = [b for b in units if units[b]]
+    flat = [u for b in boots for u in units[b]]
+    if not flat:
+        return float("nan"), float("nan"), float("nan")
+    est = stat(flat)
+    vals = []
+    for _ in range(n):
+        pick = []
+        for b in rng.choice(len(boots), len(boots)):
+            us = units[boots[b]]
+            pick += [us[i] for i in rng.choice(len(us), len(us))]
+        v = stat(pick)
+        if math.isfinite(v):
+            vals.append(v)
+    if not vals:
+        return est, float("nan"), float("nan")
+    lo, hi = np.percentile(vals, [2.5, 97.5])
+    return est, float(lo), float(hi)
 
 
-def board_cpus(d):
-    """(big CPU count, little CPU count) from the board's console header."""
-    for line in (d / "console.txt").read_text(errors="replace").splitlines():
-        if line.startswith("eval: board ") and " big [" in line:
-            big = line.split(" big [")[1].split("]")[0].split()
-            lit = line.split(" little [")[1].split("]")[0].split()
-            return len(big), len(lit)
-    raise ValueError(f"{d}: no board line in console.txt")
+def spearman(a, b):
+    from scipy.stats import spearmanr
+    if len(a) < 3:
+        return float("nan")
+    return float(spearmanr(a, b).statistic) if hasattr(spearmanr(a, b), "statistic") \
+        else float(spearmanr(a, b)[0])
 
 
-def alone(d):
-    """{prog: {"big": s, "little": s}} for programs that ran cleanly."""
-    t = defaultdict(dict)
-    for r in rows(d / "alone.csv"):
-        if r["rc"] == "0":
-            t[r["prog"]][r["type"]] = float(r["secs"])
-    return {p: v for p, v in t.items() if "big" in v and "little" in v}
+def order_accuracy(truth, est):
+    """Share of pairs ordered as the truth orders them (ties in the
+    estimate count half; pairs the truth ties are left out)."""
+    good = tot = 0.0
+    for i, j in itertools.combinations(range(len(truth)), 2):
+        if truth[i] == truth[j]:
+            continue
+        tot += 1
+        d = (est[i] - est[j]) * (truth[i] - truth[j])
+        good += 1 if d > 0 else 0.5 if d == 0 else 0
+    return good / tot if tot else float("nan")
 
+
+# ------------------------------------------------------- bounds, oracle
 
 def oracle(progs, times, nbig, nlit):
     """Best static assignment of @progs to CPUs, each program on one CPU.
 
     Programs sharing a CPU share it fairly (processor sharing), so a CPU's
-    programs end in order of length. Exhaustive over CPU assignments
-    (at most 4^8 for these boards). Returns (makespan, {slot: s}).
+    programs end in order of length. Exhaustive over CPU assignments, with
+    CPUs of a type interchangeable. Returns (makespan, {slot: s}).
     """
     kinds = ["big"] * nbig + ["little"] * nlit
     best = None
     n = len(progs)
+    seen = set()
     for assign in itertools.product(range(len(kinds)), repeat=n):
+        # CPUs of one type are interchangeable: canonical relabelling
+        key = []
+        for ty in ("big", "little"):
+            groups = defaultdict(list)
+            for slot, c in enumerate(assign):
+                if kinds[c] == ty:
+                    groups[c].append(slot)
+            key.append(tuple(sorted(tuple(g) for g in groups.values())))
+        key = tuple(key)
+        if key in seen:
+            continue
+        seen.add(key)
         loads = defaultdict(list)
         for slot, c in enumerate(assign):
             loads[c].append((times[progs[slot]][kinds[c]], slot))
@@ -87,232 +267,504 @@ def oracle(progs, times, nbig, nlit):
                 left -= 1
                 ends[slot] = t
             mk = max(mk, t)
-        key = (mk, sum(ends.values()))
-        if best is None or key < best[0]:
-            best = (key, ends)
+        k2 = (mk, sum(ends.values()))
+        if best is None or k2 < best[0]:
+            best = (k2, ends)
     return best[0][0], best[1]
 
 
-def predictions(d, progs):
-    """{prog: (predicted, sbridge's measured)} big/little speedup, from the
-    matrix sbridge learned during calibration (by comm)."""
-    cells = defaultdict(lambda: defaultdict(list))
-    meas = {}
-    for line in (d / "matrix.txt").read_text().splitlines() if (d / "matrix.txt").exists() else []:
-        kv = dict(x.split("=", 1) for x in line.split() if "=" in x)
-        if "key" not in kv:
-            continue
-        cells[kv["key"]][int(kv["type"])].append((float(kv["factor"]), int(kv["samples"])))
-        if "speedup" in kv:
-            meas[kv["key"]] = float(kv["speedup"])
+def lp_bound(progs, times, nbig, nlit):
+    """Lower bound on the makespan with preemption and migration
+    (R|pmtn|Cmax, Lawler and Labetoulle): x[j][i] time of job j on CPU
+    type i; each job completes (sum x/p = 1), no job runs longer than C,
+    no type's CPUs are busier than C each. scipy's HiGHS solves it."""
+    from scipy.optimize import linprog
+    n = len(progs)
+    types = [("big", nbig), ("little", nlit)]
+    types = [t for t in types if t[1] > 0]
+    m = len(types)
+    nv = n * m + 1          # x[j*m+i], C last
+    c = [0.0] * (n * m) + [1.0]
+    a_eq, b_eq, a_ub, b_ub = [], [], [], []
+    for j, p in enumerate(progs):
+        row = [0.0] * nv
+        for i, (ty, _) in enumerate(types):
+            row[j * m + i] = 1.0 / times[p][ty]
+        a_eq.append(row)
+        b_eq.append(1.0)
+        row = [0.0] * nv
+        for i in range(m):
+            row[j * m + i] = 1.0
+        row[-1] = -1.0
+        a_ub.append(row)
+        b_ub.append(0.0)
+    for i, (_, cnt) in enumerate(types):
+        row = [0.0] * nv
+        for j in range(n):
+            row[j * m + i] = 1.0
+        row[-1] = -float(cnt)
+        a_ub.append(row)
+        b_ub.append(0.0)
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq,
+                  bounds=[(0, None)] * nv, method="highs")
+    return float(res.x[-1]) if res.success else float("nan")
+
+
+# --------------------------------------------------------------- analysis
+
+def rows(path):
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def heldout_set():
+    text = (TOP / "bench" / "eval" / "workloads.sh").read_text()
+    m = re.search(r'^WL_HELDOUT="([^"]*)"', text, re.M)
+    return set(m.group(1).split()) if m else set()
+
+
+def alone_times(boots):
+    """{prog: {type: {"wall": median s, "model": median modelled s, "n": k}}}."""
+    acc = defaultdict(lambda: defaultdict(lambda: dict(wall=[], model=[], lag=[])))
+    for b in boots:
+        for r in b["alone"]:
+            if not r["procs"] or not r["procs"][0]["ok"]:
+                continue
+            p = r["procs"][0]
+            cpu = r["cpu"]
+            f = r["freq"].get(cpu) or 1
+            cyc = r["d_cycles"].get(cpu, 0)
+            a = acc[r["prog"]][r["type"]]
+            a["wall"].append(p["secs"])
+            a["model"].append(cyc / (f * 1e6) * SLOWDOWN)
+            a["lag"].append(r["lag"])
     out = {}
-    for p in progs:
-        key = comm_of(p, cells)
-        if key is None:
-            continue
-        f = {}
-        for ty, v in cells[key].items():
-            w = sum(s for _, s in v)
-            f[ty] = sum(x * s for x, s in v) / w if w else v[0][0]
-        if len(f) < 2:
-            continue
-        # as sbridge_task_speedup(): FP_ONE + LF(little) - LF(big), at least 1
-        out[p] = (max(1.0, 1 + f[min(f)] - f[max(f)]), meas.get(key))
+    for prog, t in acc.items():
+        if "big" in t and "little" in t:
+            out[prog] = {ty: dict(wall=statistics.median(v["wall"]), model=statistics.median(v["model"]),
+                                  n=len(v["wall"]), lag=max(v["lag"]))
+                         for ty, v in t.items()}
     return out
 
 
-def comm_candidates(prog):
-    """Comms a workload of bench/eval/workloads.sh may run under."""
-    base = prog.split("-")[0]
-    c = [prog, base, {"sqlite": "sqlite3", "stress": "stress-ng"}.get(base, base)]
-    if base == "stress":  # the worker's comm, cut to TASK_COMM_LEN - 1
-        c.insert(0, ("stress-ng-" + prog.split("-", 1)[1])[:15])
-    return c
+def load_board(d):
+    meta = json.loads((d / "meta.json").read_text())
+    boots = []
+    for bd in sorted(d.glob("boot*-*")):
+        m = re.fullmatch(r"boot(\d+)-(\w+)", bd.name)
+        if not m:
+            continue
+        rd = lambda n: (bd / n).read_text(errors="replace") if (bd / n).exists() else ""  # noqa: E731
+        runs = parse_runs(rd("runs.txt"))
+        boots.append(dict(boot=int(m.group(1)), kind=m.group(2), dir=bd, runs=runs,
+                          alone=parse_runs(rd("alone.txt")), est=parse_est(rd("est.txt")),
+                          lat=parse_lat(rd("lat.txt")), evidence=rd("evidence.txt"),
+                          console=rd("console.txt")))
+    return meta, boots
 
 
-def comm_of(prog, cells):
-    """The matrix key (comm) a workload ran under."""
-    for k in comm_candidates(prog):
-        if k in cells:
-            return k
-    return None
-
-
-def mean_by_slot(runs, kind, config):
-    """{(mix, slot): (prog, mean secs over rounds)} for one configuration."""
-    acc = defaultdict(list)
-    prog = {}
-    for r in runs:
-        if r["kind"] == kind and r["config"] == config and r["rc"] == "0":
-            acc[(r["mix"], int(r["slot"]))].append(float(r["secs"]))
-            prog[(r["mix"], int(r["slot"]))] = r["prog"]
-    return {k: (prog[k], statistics.mean(v)) for k, v in acc.items()}
-
-
-def makespans(mixes, kind, config):
-    acc = defaultdict(list)
-    for r in mixes:
-        if r["kind"] == kind and r["config"] == config:
-            acc[r["mix"]].append((float(r["makespan"]), float(r["big_share"]), float(r["big_busy"])))
-    return {m: tuple(statistics.mean(x[i] for x in v) for i in range(3)) for m, v in acc.items()}
+def board_cpus(meta):
+    p = meta["plan"]
+    return p["ncpu"]
 
 
 def analyse(d):
-    """Everything summary.md says about one board."""
-    res = {"board": d.name, "files": d}
-    res["info"] = (d / "board.txt").read_text().splitlines()[0] if (d / "board.txt").exists() else ""
-    nbig, nlit = board_cpus(d)
-    times = alone(d)
+    meta, boots = load_board(d)
+    board = meta["board"]
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import run as runpy
+    b = runpy.BOARDS[board]
+    nbig, nlit = len(b["big"].split()), len(b["little"].split())
+    held = heldout_set()
+    res = dict(board=board, meta=meta, dir=d, nbig=nbig, nlit=nlit, held=sorted(held),
+               x86=b["arch"] == "x86_64")
+    times = alone_times(boots)
     res["alone"] = times
-    runs = rows(d / "runs.csv") + rows(d / "runs-extra.csv")
-    mixes = rows(d / "mixes.csv") + rows(d / "mixes-extra.csv")
-    res["failed"] = sorted({r["prog"] for r in runs + rows(d / "alone.csv") if r["rc"] != "0"})
-    configs = [c for c in ("sym", "cap", "eas", "hmp", "sbridge")
-               if any(r["config"] == c and r["kind"] == "main" for r in mixes)]
-    res["configs"] = configs
-    per = {c: mean_by_slot(runs, "main", c) for c in configs}
-    res["rounds"] = max((int(r["round"]) for r in mixes if r["kind"] == "main"), default=0)
-    # per-program speedup of sbridge over each baseline
-    sp = {}
-    table = []
-    sb = per.get("sbridge", {})
-    for c in configs:
-        if c == "sbridge":
+    wall = {p: {ty: v["wall"] for ty, v in t.items()} for p, t in times.items()}
+
+    # every main-phase run, keyed by boot, round, mix, config
+    main = defaultdict(dict)
+    rejected = defaultdict(int)
+    failed = []
+    nruns = 0
+    for bt in boots:
+        for r in bt["runs"]:
+            if r["kind"] not in ("main", "sweep", "mt"):
+                continue
+            nruns += r["kind"] == "main"
+            key = (bt["boot"], bt["kind"], r["kind"], r["round"], r["mix"])
+            r["ok"] = r["clean"] = bool(all(p["ok"] for p in r["procs"]) and r["procs"])
+            if not r["ok"]:
+                failed.append((bt["boot"], r["kind"], r["config"], r["round"], r["mix"],
+                               [p["prog"] for p in r["procs"] if not p["ok"]]))
+            if r["lag"] > LAG_MAX:
+                rejected[r["kind"]] += 1
+                r["ok"] = False
+                r["rejected"] = True
+            main[key][r["config"]] = r
+    res["failed"] = failed
+    res["rejected"] = dict(rejected)
+    lags = sorted(r["lag"] for bt in boots for r in bt["runs"] if r["kind"] == "main")
+    res["lag_dist"] = (statistics.median(lags), _pct(lags, 90), lags[-1]) if lags else None
+    res["nruns"] = nruns
+
+    def stp_antt(r):
+        ts = [(p["prog"], p["secs"]) for p in sorted(r["procs"], key=lambda p: p["slot"])]
+        if not all(p in wall for p, _ in ts):
+            return float("nan"), float("nan")
+        stp = sum(wall[p]["big"] / t for p, t in ts)
+        antt = statistics.mean(t / wall[p]["big"] for p, t in ts)
+        return stp, antt
+
+    # units: one per (boot, round, mix) and pair of configurations
+    unit_rows = []
+    bounds = {}
+    for key, cfgs in sorted(main.items()):
+        bootno, kind, phase, rnd, mix = key
+        progs = None
+        for c, r in cfgs.items():
+            progs = [p["prog"] for p in sorted(r["procs"], key=lambda p: p["slot"])]
+            break
+        lb = orc = float("nan")
+        if phase == "main" and progs and all(p in wall for p in progs):
+            k2 = (tuple(progs),)
+            if k2 not in bounds:
+                lbv = lp_bound(progs, wall, nbig, nlit)
+                ov = oracle(progs, wall, nbig, nlit)[0] if len(progs) <= 8 else float("nan")
+                bounds[k2] = (lbv, ov)
+            lb, orc = bounds[k2]
+        for c, r in cfgs.items():
+            stp, antt = stp_antt(r)
+            sw = r.get("swd", {})
+            busy = r["busy"]
+            bigc = [int(x) for x in b["big"].split()]
+            bb = sum(busy[c2][0] for c2 in bigc if c2 in busy)
+            ball = sum(v[0] for v in busy.values()) or 1
+            unit_rows.append(dict(
+                boot=bootno, kind=kind, phase=phase, round=rnd, mix=mix, config=c,
+                progs=" ".join(progs or []), ok=bool(r["ok"]), lag=round(r["lag"], 4),
+                rejected=bool(r.get("rejected")), makespan=r["makespan"], stp=stp, antt=antt,
+                bound=lb, oracle=orc, big_share=bb / ball,
+                # the kernel keeps the flag only while EAS is on: no
+                # tracepoint hit during the run means no reading
+                overutilized=(sw.get("overutilized_ns", 0) / sw["observed_ns"])
+                if sw.get("observed_ns") and sw.get("ou_events") else float("nan"),
+                migrations=sw.get("migrations", float("nan")), up=sw.get("up", float("nan")),
+                active_up=sw.get("active_up", float("nan")),
+                instr=sum(r["d_instr"].values()), cycles=sum(r["d_cycles"].values()),
+                ctxt=r["ctxt"], forks=r["forks"]))
+    res["units"] = unit_rows
+
+    # paired comparisons: sbridge (and warm, nomodel) against every other
+    def pairs(phase, a, bcfg, kinds=("cap", "sym"), gate="ok"):
+        """{boot: [(unit key, run a, run b)]} where both ran cleanly (and,
+        with gate "ok", within the lag threshold; "clean": whatever the lag)."""
+        out = defaultdict(list)
+        for key, cfgs in main.items():
+            if key[2] != phase or key[1] not in kinds:
+                continue
+            if a in cfgs and bcfg in cfgs and cfgs[a][gate] and cfgs[bcfg][gate]:
+                out[key[0]].append((key, cfgs[a], cfgs[bcfg]))
+        return out
+
+    def metric_set(pp):
+        """ratios of @pp: stp (b/a), antt (a/b), makespan (a/b), slots."""
+        def st(units, f):
+            return gmean([f(u) for u in units])
+        m = {}
+        m["stp"] = boot_ci(pp, lambda us: st(us, lambda u: stp_antt(u[2])[0] / stp_antt(u[1])[0]))
+        m["antt"] = boot_ci(pp, lambda us: st(us, lambda u: stp_antt(u[1])[1] / stp_antt(u[2])[1]))
+        m["makespan"] = boot_ci(pp, lambda us: st(us, lambda u: u[1]["makespan"] / u[2]["makespan"]))
+
+        def slots(us):
+            v = []
+            for u in us:
+                ta = {p["slot"]: p["secs"] for p in u[1]["procs"]}
+                v += [ta[p["slot"]] / p["secs"] for p in u[2]["procs"] if p["slot"] in ta]
+            return v
+        m["per_program"] = boot_ci(pp, lambda us: gmean(slots(us)))
+        allv = slots([u for us in pp.values() for u in us])
+        m["worst"] = min(allv) if allv else float("nan")
+        m["p05"] = _pct(allv, 5)
+        m["n_units"] = sum(len(v) for v in pp.values())
+        m["n_boots"] = len([b for b in pp if pp[b]])
+        # per program: gmean of its slot ratios
+        per = defaultdict(list)
+        for us in pp.values():
+            for u in us:
+                ta = {p["slot"]: p["secs"] for p in u[1]["procs"]}
+                for p in u[2]["procs"]:
+                    if p["slot"] in ta:
+                        per[p["prog"]].append(ta[p["slot"]] / p["secs"])
+        m["by_prog"] = {p: (gmean(v), min(v), len(v)) for p, v in per.items()}
+        m["unit_stp"] = [stp_antt(u[2])[0] / stp_antt(u[1])[0] for us in pp.values() for u in us]
+        m["slot_ratios"] = allv
+        # headroom captured: (stock - sbridge) / (stock - bound), makespan
+        hr = []
+        for us in pp.values():
+            for u in us:
+                progs = [p["prog"] for p in sorted(u[1]["procs"], key=lambda p: p["slot"])]
+                lb = bounds.get((tuple(progs),), (float("nan"),))[0]
+                if math.isfinite(lb) and u[1]["makespan"] > lb:
+                    hr.append((u, (u[1]["makespan"] - u[2]["makespan"]) / (u[1]["makespan"] - lb)))
+        hu = defaultdict(list)
+        for u, h in hr:
+            hu[u[0][0]].append(h)
+        m["headroom"] = boot_ci(hu, lambda hs: statistics.mean(hs) if hs else float("nan"))
+        return m
+
+    comps = {}
+    for kind in ("cap", "sym"):
+        stock = STOCK[kind]
+        for base in ("cap", "sym", "eas", "hmp", "nomodel", "warm"):
+            for top in ("sbridge",) + (("warm",) if base == "cap" else ()):
+                if base == top:
+                    continue
+                pp = pairs("main", base, top, (kind,))
+                if any(pp.values()):
+                    comps[(kind, base, top)] = metric_set(pp)
+        del stock
+    res["comps"] = comps
+    # sensitivity: the headline pairs with every run, whatever its lag
+    res["comps_nolag"] = {}
+    for kind in ("cap", "sym"):
+        pp = pairs("main", STOCK[kind], "sbridge", (kind,), gate="clean")
+        if any(pp.values()):
+            res["comps_nolag"][(kind, STOCK[kind], "sbridge")] = metric_set(pp)
+
+    # leave one program out: the headline STP ratio without the mixes
+    # that hold each program
+    loo = {}
+    for kind in ("cap", "sym"):
+        pp = pairs("main", STOCK[kind], "sbridge", (kind,))
+        if not any(pp.values()):
             continue
-        xs = []
-        for k, (p, t) in sorted(per[c].items()):
-            if k in sb:
-                xs.append((k, p, t / sb[k][1]))
-        if xs:
-            v = [x[2] for x in xs]
-            sp[c] = dict(mean=statistics.mean(v), gmean=gmean(v), worst=min(v), best=max(v),
-                         worst_prog=min(xs, key=lambda x: x[2])[1], each=xs)
-    res["speedup"] = sp
-    for k, (p, t) in sorted(sb.items()):
-        table.append([k[0], k[1], p] + [fmt(per[c][k][1] if k in per[c] else None, 2) for c in configs]
-                     + [fmt(per[c][k][1] / t if k in per[c] else None) for c in configs if c != "sbridge"])
-    res["slot_table"] = table
-    # makespan, throughput, big share, oracle
-    ms = {c: makespans(mixes, "main", c) for c in configs}
-    res["makespan"] = ms
-    orc, orc_ends = {}, {}
-    mixprogs = defaultdict(dict)
-    for r in runs:
-        if r["kind"] == "main":
-            mixprogs[r["mix"]][int(r["slot"])] = r["prog"]
-    for m, slots in mixprogs.items():
-        progs = [slots[i] for i in sorted(slots)]
-        if all(p in times for p in progs):
-            orc[m], ends = oracle(progs, times, nbig, nlit)
-            orc_ends.update({(m, i): e for i, e in ends.items()})
-    res["oracle"] = orc
-    # headroom: the per-program speedup the oracle itself scores against
-    # each baseline (its times are from the programs alone, so this is
-    # what a perfect static placement would reach, not a measurement)
-    res["headroom"] = {}
-    for c in configs:
-        v = [t / orc_ends[k] for k, (p, t) in per[c].items() if k in orc_ends and orc_ends[k]]
-        if v:
-            res["headroom"][c] = (statistics.mean(v), min(v))
-    res["mixprogs"] = {m: [s[i] for i in sorted(s)] for m, s in mixprogs.items()}
-    # prediction error
-    pred = predictions(d, list(times))
-    res["pred"] = {p: (pv, mv, times[p]["little"] / times[p]["big"]) for p, (pv, mv) in pred.items()}
-    # sweeps: makespan stock/sbridge and geometric mean per-program speedup;
-    # stock is capacity-aware where the board declares capacities (guest.sh)
-    stock = "cap" if any(r["config"] == "cap" for r in mixes) else "sym"
-    res["stock"] = stock
-    for sweep in ("factor", "freq"):
-        pts = []
-        kinds = sorted({r["kind"] for r in mixes if r["kind"].startswith(sweep + "-")},
-                       key=lambda k: float(k.split("-", 1)[1]))
-        for k in kinds:
-            a, b = makespans(mixes, k, stock), makespans(mixes, k, "sbridge")
-            pa, pb = mean_by_slot(runs, k, stock), mean_by_slot(runs, k, "sbridge")
-            v = [pa[s][1] / pb[s][1] for s in pa if s in pb]
-            if a and b:
-                m = next(iter(a))
-                pts.append((float(k.split("-", 1)[1]), a[m][0] / b[m][0], gmean(v), b[m][2]))
-        res[sweep] = pts
-    # overhead
-    ov = rows(d / "overhead.csv")
-    if ov:
-        med = {c: (statistics.median(float(r["short_secs"]) for r in ov if r["config"] == c),
-                   statistics.median(float(r["pingpong_ns"]) for r in ov if r["config"] == c and r["pingpong_ns"]))
-               for c in ("off", "core", "on") if any(r["config"] == c for r in ov)}
-        res["overhead"] = dict(off=med["off"], on=med["on"], short=med["on"][0] / med["off"][0],
-                               pp=med["on"][1] / med["off"][1], core=med.get("core"),
-                               n=len([r for r in ov if r["config"] == "on"]))
+        vals = {}
+        progs = {p["prog"] for us in pp.values() for u in us for p in u[1]["procs"]}
+        for prog in sorted(progs):
+            sub = [stp_antt(u[2])[0] / stp_antt(u[1])[0] for us in pp.values() for u in us
+                   if prog not in {p["prog"] for p in u[1]["procs"]}]
+            vals[prog] = (gmean(sub), len(sub))
+        loo[kind] = vals
+    res["loo"] = loo
+
+    # period sweep: stock vs sbridge at each period, paired per sweep round
+    sweep = {}
+    for kind in ("cap", "sym"):
+        for per in (50, 100, 200, 400):
+            pp = pairs("sweep", STOCK[kind], f"p{per}", (kind,))
+            if any(pp.values()):
+                sweep[(kind, per)] = dict(
+                    stp=boot_ci(pp, lambda us: gmean([stp_antt(u[2])[0] / stp_antt(u[1])[0] for u in us])),
+                    makespan=boot_ci(pp, lambda us: gmean([u[1]["makespan"] / u[2]["makespan"] for u in us])),
+                    n=sum(len(v) for v in pp.values()))
+    res["sweep"] = sweep
+
+    # multithreaded: completion time of each program, config / sbridge
+    mt = defaultdict(dict)
+    for key, cfgs in main.items():
+        if key[2] != "mt" or "sbridge" not in cfgs or not cfgs["sbridge"]["ok"]:
+            continue
+        for c, r in cfgs.items():
+            if r["ok"]:
+                mt[key[4]].setdefault(c, []).append(r["makespan"] / cfgs["sbridge"]["makespan"])
+        mt[key[4]].setdefault("_secs", []).append(cfgs["sbridge"]["makespan"])
+    res["mt"] = {p: {c: gmean(v) if c != "_secs" else statistics.median(v) for c, v in cs.items()}
+                 for p, cs in mt.items()}
+
+    # latency: p50 / p99 per configuration, pooled over rounds and boots
+    lat = defaultdict(lambda: dict(hist=defaultdict(int), over=0))
+    for bt in boots:
+        for (c, _), h in bt["lat"].items():
+            for v, n in h["hist"].items():
+                lat[c]["hist"][v] += n
+            lat[c]["over"] += h["over"]
+    res["lat"] = {c: dict(p50=quantile_hist(h["hist"], h["over"], 0.5),
+                          p99=quantile_hist(h["hist"], h["over"], 0.99),
+                          n=sum(h["hist"].values()) + h["over"], over=h["over"])
+                  for c, h in lat.items()}
+
+    # overhead from the rig's counters
+    ov = defaultdict(lambda: defaultdict(list))
+    for bt in boots:
+        for r in bt["runs"]:
+            if r["kind"].startswith("ovh-"):
+                ov[r["kind"]][r["config"]].append(r)
+    res["overhead"] = overhead(ov, units=[u for u in unit_rows if u["phase"] == "main"
+                                          and u["config"] == "sbridge" and u["ok"]])
+
+    # evidence per configuration
+    res["evidence"] = evidence(boots, unit_rows)
+    # estimation benchmark
+    res["est"] = estimation(boots, times, held)
+    res["boots"] = [(bt["boot"], bt["kind"]) for bt in boots]
     return res
 
 
-def plots(res, out):
-    """Speedup bars per board, the two sweeps, the timelines."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    pics = []
-    for r in res:
-        sp = r["speedup"]
-        if not sp:
-            continue
-        base = [c for c in BASELINES if c in sp]
-        labels = [f"{p}\n{k[0]}/{k[1]}" for k, p, _ in sp[base[0]]["each"]]
-        n = len(labels)
-        fig, ax = plt.subplots(figsize=(max(8, n * 0.55), 4.2))
-        w = 0.8 / len(base)
-        for i, c in enumerate(base):
-            v = {(k, p): x for k, p, x in sp[c]["each"]}
-            ys = [v.get((k, p), float("nan")) for k, p, _ in sp[base[0]]["each"]]
-            ax.bar([j + i * w - 0.4 + w / 2 for j in range(n)], ys, w, label=f"over {c}")
-        ax.axhline(1.0, color="black", lw=0.8)
-        ax.set_xticks(range(n))
-        ax.set_xticklabels(labels, fontsize=7, rotation=90)
-        ax.set_ylabel("sbridge speedup (baseline time / sbridge time)")
-        ax.set_title(f"board {r['board']}: per-program speedup of sbridge, one boot")
-        ax.legend(fontsize=8, ncol=len(base))
-        fig.tight_layout()
-        p = out / r["board"] / "speedup.png"
-        fig.savefig(p, dpi=110)
-        plt.close(fig)
-        pics.append(p)
-    for sweep, xlabel in (("factor", "CPU factor of the little cores"),
-                          ("freq", "little-core clock (MHz), big at its own")):
-        have = [r for r in res if r.get(sweep)]
-        if not have:
-            continue
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for r in have:
-            xs = [p[0] for p in r[sweep]]
-            ax.plot(xs, [p[1] for p in r[sweep]], "o-", label=f"{r['board']} makespan")
-            ax.plot(xs, [p[2] for p in r[sweep]], "s--", label=f"{r['board']} geo. mean per program")
-        ax.axhline(1.0, color="black", lw=0.8)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("stock / sbridge (stock: capacity-aware where\nthe board declares capacities)")
-        ax.set_title(f"{sweep} sweep, one boot per board")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        p = out / f"{sweep}-sweep.png"
-        fig.savefig(p, dpi=110)
-        plt.close(fig)
-        pics.append(p)
-    for r in res:
-        d = r["files"]
-        a, b = d / f"record-{r['stock']}.txt", d / "record-sbridge.txt"
-        if a.exists() and b.exists():
-            p = d / "timeline.png"
-            q = subprocess.run([sys.executable, str(TOP / "tools" / "sbridge-plot"), "compare",
-                                "--allow-truncated", str(a), str(b), "-o", str(p)],
-                               capture_output=True, text=True)
-            if q.returncode == 0:
-                pics.append(p)
-            else:
-                print(f"eval: timeline for {r['board']}: {q.stderr.strip()}")
-    return pics
+def _pct(v, q):
+    if not v:
+        return float("nan")
+    s = sorted(v)
+    return s[min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))]
+
+
+def overhead(ov, units):
+    """Per test: instructions and cycles on (and core) over off, per round;
+    per-event costs; the estimated share of the mixes' cycles."""
+    out = {}
+    for test, by in ov.items():
+        t = {}
+        for c in ("off", "core", "on"):
+            rs = by.get(c, [])
+            t[c] = [dict(instr=sum(r["d_instr"].values()), cycles=sum(r["d_cycles"].values()),
+                         ctxt=r["ctxt"], forks=r["forks"], secs=r["makespan"],
+                         procs=len(r["procs"]), lag=r["lag"]) for r in rs]
+        out[test] = t
+    res = {"tests": out}
+
+    def delta(test, c, what):
+        off, on = out.get(test, {}).get("off", []), out.get(test, {}).get(c, [])
+        v = [(b[what] - a[what]) / a[what] for a, b in zip(off, on) if a[what]]
+        return v
+
+    def per_event(test, c, what, count):
+        off, on = out.get(test, {}).get("off", []), out.get(test, {}).get(c, [])
+        return [(b[what] - a[what]) / a[count] for a, b in zip(off, on) if a[count]]
+    for c in ("core", "on"):
+        res[c] = dict(
+            short_instr=delta("ovh-short", c, "instr"), short_cycles=delta("ovh-short", c, "cycles"),
+            pp_instr=delta("ovh-pp", c, "instr"), pp_cycles=delta("ovh-pp", c, "cycles"),
+            spin_instr=delta("ovh-spin", c, "instr"), spin_cycles=delta("ovh-spin", c, "cycles"),
+            per_proc_cycles=per_event("ovh-short", c, "cycles", "procs"),
+            per_switch_cycles=per_event("ovh-pp", c, "cycles", "ctxt"))
+    # per period: extra cycles of the spin test over its periods (200 ms)
+    sp = out.get("ovh-spin", {})
+    res["on"]["per_period_cycles"] = [(b["cycles"] - a["cycles"]) / max(1.0, a["secs"] / 0.2)
+                                      for a, b in zip(sp.get("off", []), sp.get("on", []))]
+    # the mixes: per-event costs x events / all cycles
+    if units and res["on"]["per_switch_cycles"] and res["on"]["per_proc_cycles"]:
+        cs = statistics.median(res["on"]["per_switch_cycles"])
+        cp = statistics.median(res["on"]["per_proc_cycles"])
+        cper = statistics.median(res["on"]["per_period_cycles"]) if res["on"]["per_period_cycles"] else 0
+        shares = [(cs * u["ctxt"] + cp * u["forks"] + cper * u["makespan"] / 0.2) / u["cycles"]
+                  for u in units if u["cycles"]]
+        res["mix_share"] = (statistics.median(shares), max(shares)) if shares else None
+    return res
+
+
+def evidence(boots, units):
+    """Per configuration: what the kernel showed when it was in force."""
+    ev = defaultdict(lambda: dict(caps=set(), asym=set(), eas=set(), sbridge=set(), failed=0,
+                                  daemon=[]))
+    for bt in boots:
+        for line in bt["evidence"].splitlines():
+            f = line.split()
+            if f and f[0] == "switch_failed" and len(f) > 1:
+                ev[f[1]]["failed"] += 1
+                continue
+            if f and f[0] == "hmpd" and "hmpd" in f[1:]:
+                kv = dict(x.split("=", 1) for x in f if "=" in x)
+                ev["hmp"]["daemon"].append((int(kv.get("cpu_us", 0)), int(kv.get("polls", 0)),
+                                            int(kv.get("up", 0)), int(kv.get("down", 0))))
+                continue
+            if len(f) < 4:
+                continue
+            if f[0] != "evidence":
+                continue
+            c, what = f[1], f[3]
+            if what == "caps":
+                ev[c]["caps"].add(f[4] if len(f) > 4 else "")
+            elif what == "domain":
+                ev[c]["asym"].add("SD_ASYM_CPUCAPACITY" in line)
+            elif what == "eas_active":
+                ev[c]["eas"].add(f[4])
+            elif what == "sbridge":
+                ev[c]["sbridge"].add(" ".join(f[4:6]))
+    out = {}
+    for c, e in ev.items():
+        us = [u for u in units if u["config"] == c and u["phase"] == "main"]
+        ou = [u["overutilized"] for u in us if math.isfinite(u["overutilized"])]
+        au = [u["active_up"] for u in us if isinstance(u["active_up"], int)]
+        out[c] = dict(caps=sorted(e["caps"]), asym=sorted(e["asym"]), eas=sorted(e["eas"]),
+                      sbridge=sorted(e["sbridge"]), failed=e["failed"],
+                      daemon=(sum(x[0] for x in e["daemon"]) / 1e6, sum(x[1] for x in e["daemon"]),
+                              sum(x[2] for x in e["daemon"]), sum(x[3] for x in e["daemon"]))
+                      if e["daemon"] else None,
+                      overutilized=statistics.mean(ou) if ou else float("nan"),
+                      active_up=statistics.mean(au) if au else float("nan"),
+                      big_share=statistics.mean(u["big_share"] for u in us) if us else float("nan"))
+    return out
+
+
+def estimation(boots, times, held):
+    """Cold estimates after each checkpoint beside the truth (alone, from
+    the rig's modelled time): per program, then MAE, Spearman and pairwise
+    order accuracy, for predicted, measured and blended."""
+    truth = {p: t["little"]["model"] / t["big"]["model"] for p, t in times.items()
+             if t["big"]["model"] > 0}
+    vals = defaultdict(lambda: defaultdict(list))   # (T, kind) -> prog -> [v]
+    extra = defaultdict(list)
+    for bt in boots:
+        for g in bt["est"]:
+            for t, plist in g["pids"].items():
+                tasks = {x.get("pid"): x for x in g["tasks"].get(t, [])}
+                for slot, prog, pid, kids in plist:
+                    cand = [tasks[k] for k in kids if k in tasks] or \
+                        ([tasks[pid]] if pid in tasks else [])
+                    if not cand:
+                        continue
+                    x = max(cand, key=lambda y: y.get("runtime_ns", 0))
+                    for k, f in (("pred", "speedup_pred"), ("meas", "speedup_meas"),
+                                 ("blend", "speedup")):
+                        if f in x:
+                            vals[(t, k)][prog].append(float(x[f]))
+                    extra[(t, prog)].append({k: x.get(k) for k in ("speedup_err", "speedup_src")
+                                             if k in x})
+    out = dict(truth=truth, rows=[], metrics={}, held=sorted(held))
+    for (t, k), by in sorted(vals.items()):
+        progs = sorted(p for p in by if p in truth)
+        for p in progs:
+            out["rows"].append(dict(t=t, kind=k, prog=p, truth=truth[p],
+                                    est=statistics.median(by[p]), n=len(by[p]),
+                                    heldout=p in held, extra=extra.get((t, p), [])[:1]))
+        for subset, sel in (("all", progs), ("held-out", [p for p in progs if p in held]),
+                            ("tuned", [p for p in progs if p not in held])):
+            if len(sel) < 2:
+                continue
+            tr = [truth[p] for p in sel]
+            es = [statistics.median(by[p]) for p in sel]
+            err = [abs(e / x - 1) for e, x in zip(es, tr)]
+            m = dict(n=len(sel), mae=statistics.mean(err), worst=max(err),
+                     worst_prog=sel[err.index(max(err))], spearman=spearman(tr, es),
+                     order=order_accuracy(tr, es), missing=len(truth) - len(sel)
+                     if subset == "all" else None)
+            if subset == "all":
+                loo = []
+                for i in range(len(sel)):
+                    tr2, es2 = tr[:i] + tr[i + 1:], es[:i] + es[i + 1:]
+                    e2 = [abs(e / x - 1) for e, x in zip(es2, tr2)]
+                    loo.append((statistics.mean(e2), spearman(tr2, es2), order_accuracy(tr2, es2)))
+                m["loo"] = [(min(x[j] for x in loo), max(x[j] for x in loo)) for j in range(3)]
+            out["metrics"][(t, k, subset)] = m
+    return out
+
+
+# ---------------------------------------------------------------- output
+
+def fmt(x, d=3):
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    return f"{x:.{d}f}"
+
+
+def ci(t, d=3):
+    return f"{fmt(t[0], d)} [{fmt(t[1], d)}, {fmt(t[2], d)}]"
 
 
 def commit():
-    q = subprocess.run(["git", "-C", str(TOP), "describe", "--always", "--dirty"],
+    q = subprocess.run(["git", "-C", str(TOP), "describe", "--always", "--dirty", "--abbrev=7"],
                        capture_output=True, text=True)
     return q.stdout.strip() or "unknown"
 
@@ -321,103 +773,335 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
-def summary(res, pics, out):
-    L = [f"# sbridge evaluation ({datetime.date.today()}, commit {commit()})", "",
-         "Ratios inside one boot per board on the emulation rig (tools/rig), configurations "
-         "alternated round by round; absolute seconds are rig time, not a board's. "
-         "Per-program speedup = the program's completion time under the baseline / under "
-         "sbridge (mean over rounds), for every program of every mix.", ""]
-    for r in res:
-        L += [f"## Board {r['board']}", "", f"`{r['info']}`; rounds: {r['rounds']}; "
-              f"configurations: {', '.join(r['configs'])}", ""]
-        for m, progs in sorted(r["mixprogs"].items()):
-            L.append(f"- mix {m}: {' '.join(progs)}")
-        L.append("")
-        if r["failed"]:
-            L += [f"**Programs that failed (left out of the ratios): {', '.join(r['failed'])}**", ""]
-        L += ["| sbridge vs | mean | geo. mean | worst (program) | best | target (mean / worst) |",
-              "| --- | --- | --- | --- | --- | --- |"]
-        for c in BASELINES:
-            s = r["speedup"].get(c)
-            if not s:
-                if c == "eas":
-                    L.append("| eas | not run: no energy model on this board/kernel | | | | |")
+def plots(r, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pics = []
+    comps = [(k, v) for k, v in r["comps"].items() if k[2] == "sbridge"]
+    if comps:
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        labels = [f"vs {k[1]}\n({k[0]} boot)" for k, _ in comps]
+        axes[0].boxplot([v["unit_stp"] or [float("nan")] for _, v in comps], labels=labels, showmeans=True)
+        axes[0].axhline(1.0, color="black", lw=0.8)
+        axes[0].set_ylabel("STP sbridge / STP baseline, per mix and round")
+        axes[0].tick_params(axis="x", labelsize=7)
+        axes[1].violinplot([v["slot_ratios"] or [1.0] for _, v in comps], showmedians=True)
+        axes[1].set_xticks(range(1, len(labels) + 1))
+        axes[1].set_xticklabels(labels, fontsize=7)
+        axes[1].axhline(1.0, color="black", lw=0.8)
+        axes[1].set_ylabel("per-program speedup (baseline / sbridge time)")
+        fig.suptitle(f"board {r['board']}: distributions over every paired round (cold, defaults)")
+        fig.tight_layout()
+        p = out / "ratios.png"
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        pics.append(p)
+    rows_ = [x for x in r["est"]["rows"] if x["kind"] == "blend"]
+    if rows_:
+        ts = sorted({x["t"] for x in rows_})
+        fig, axes = plt.subplots(1, len(ts), figsize=(4 * len(ts), 4), squeeze=False)
+        for ax, t in zip(axes[0], ts):
+            for k, mk in (("pred", "^"), ("meas", "s"), ("blend", "o")):
+                xs = [x for x in r["est"]["rows"] if x["kind"] == k and x["t"] == t]
+                ax.scatter([x["truth"] for x in xs], [x["est"] for x in xs], marker=mk, label=k,
+                           s=[40 if x["heldout"] else 15 for x in xs])
+            lim = [1.0, 2.6]
+            ax.plot(lim, lim, color="black", lw=0.8)
+            ax.set_xlabel("alone speedup (truth)")
+            ax.set_ylabel(f"sbridge's estimate after {t:g} s (cold)")
+            ax.set_title(f"t = {t:g} s (large marks: held out)", fontsize=9)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        p = out / "estimation.png"
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        pics.append(p)
+    if r["sweep"]:
+        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+        for kind in ("cap", "sym"):
+            pts = sorted((per, v["stp"]) for (k, per), v in r["sweep"].items() if k == kind)
+            if pts:
+                ax.errorbar([p for p, _ in pts], [v[0] for _, v in pts],
+                            yerr=[[v[0] - v[1] for _, v in pts], [v[2] - v[0] for _, v in pts]],
+                            marker="o", capsize=3, label=f"STP vs {STOCK[kind]}")
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("act.period_ms (200 = shipped default)")
+        ax.set_ylabel("STP sbridge / stock")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        p = out / "period-sweep.png"
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        pics.append(p)
+    return pics
+
+
+def summary(r, pics, out):
+    meta = r["meta"]
+    L = [f"# sbridge evaluation, board {r['board']} ({meta['date']}, commit {meta['commit']}, "
+         f"{meta['mode']} mode)", "",
+         f"Seed {meta['seed']} (`bench/eval/run.py --seed {meta['seed']}` draws the same mixes); "
+         f"boots: {', '.join(f'{b} ({k})' for b, k in r['boots'])}"
+         + (f" (**{len(r['boots'])} of the {len(meta['planned_boots'])} boots planned ran**)"
+            if len(r["boots"]) < len(meta.get("planned_boots", [])) else "") + "; cell "
+         f"{meta['boots'][0]['cell'] if meta['boots'] else '?'} "
+         f"({meta['boots'][0]['release'] if meta['boots'] else '?'}); "
+         f"wall {(meta.get('wall_s') or sum(b.get('wall_s', 0) for b in meta['boots'])) / 60:.0f} min.", "",
+         f"Limits: {RIG_LIMITS}." + (f" **{X86_LIMIT}.**" if r["x86"] else ""), "",
+         "Every ratio pairs runs of one round of one boot (configurations alternated in an "
+         "order rotated per round and boot); the interval is a 95 % hierarchical bootstrap "
+         "(boots, then rounds). sbridge runs COLD (its matrix emptied before every block: a "
+         "fresh module instance, checked with an empty `matrix load`) with the shipped "
+         "defaults. Runs where the host could not keep the rig's pace for more than "
+         f"{LAG_MAX * 100:.0f} % of the run (lag_ns, worst CPU) are rejected: "
+         f"{r['rejected'].get('main', 0)} of the {r['nruns']} runs of the main rounds rejected" +
+         "".join(f", {v} {k} runs" for k, v in r["rejected"].items() if k != "main") + (
+             f" (host lag per run, worst CPU: median {r['lag_dist'][0] * 100:.1f} %, 90th percentile "
+             f"{r['lag_dist'][1] * 100:.1f} %, worst {r['lag_dist'][2] * 100:.1f} %)" if r.get("lag_dist") else "") +
+         ". STP = sum of (alone on big / in the mix), ANTT = mean of "
+         "(in the mix / alone on big) (Eyerman and Eeckhout); the per-program speedup is "
+         "baseline time / sbridge time of the same program in the same mix and round.", ""]
+    if r["failed"]:
+        L += [f"**Runs with a failed program: {len(r['failed'])}** (left out of every ratio): " +
+              "; ".join(f"boot {b} {k} {c} r{rn} {m}: {' '.join(p)}" for b, k, c, rn, m, p in r["failed"][:8]), ""]
+    L += ["## Throughput (cold, defaults)", "",
+          "| boot | sbridge vs | STP ratio [95 % CI] | ANTT ratio (higher better) | makespan ratio | "
+          "per-program (geo. mean) | worst program (p05) | headroom captured | units (boots) |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (kind, base, top), m in sorted(r["comps"].items()):
+        if top != "sbridge":
+            continue
+        L.append(f"| {kind} | {NAMES.get(base, base)} | {ci(m['stp'])} | {ci(m['antt'])} | "
+                 f"{ci(m['makespan'])} | {ci(m['per_program'])} | {fmt(m['worst'])} ({fmt(m['p05'])}) | "
+                 f"{ci(m['headroom'], 2)} | {m['n_units']} ({m['n_boots']}) |")
+    for (kind, base, top), m in sorted(r.get("comps_nolag", {}).items()):
+        L.append(f"| {kind} | {NAMES.get(base, base)}: **every run, lag not gated** (sensitivity) | "
+                 f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['makespan'])} | {ci(m['per_program'])} | "
+                 f"{fmt(m['worst'])} ({fmt(m['p05'])}) | {ci(m['headroom'], 2)} | {m['n_units']} ({m['n_boots']}) |")
+    warm = r["comps"].get(("cap", "cap", "warm"))
+    if warm:
+        L += ["", f"Warm (reported apart: matrix learnt from calibration inputs, loaded before "
+              f"each block) vs capacity-aware stock: STP {ci(warm['stp'])}, per program "
+              f"{ci(warm['per_program'])}, headroom {ci(warm['headroom'], 2)}."]
+    # targets
+    hc = r["comps"].get(("cap", "cap", "sbridge"))
+    hs = r["comps"].get(("sym", "sym", "sbridge"))
+    L += ["", "Targets of issue 28 (cold, defaults; a missed target is a finding):", ""]
+    if hc:
+        L.append(f"- STP vs capacity-aware stock >= 1.10 with the interval's low end > 1.0: "
+                 f"{ci(hc['stp'])}: {verdict(hc['stp'][0] >= 1.10 and hc['stp'][1] > 1.0)}; "
+                 f"worst program >= 0.95: {fmt(hc['worst'])}: {verdict(hc['worst'] >= 0.95)}")
+        L.append(f"- headroom captured >= 0.8 vs capacity-aware: {ci(hc['headroom'], 2)}: "
+                 f"{verdict(hc['headroom'][0] >= 0.8)}")
+    if hs:
+        L.append(f"- headroom captured >= 0.8 vs the symmetric kernel: {ci(hs['headroom'], 2)}: "
+                 f"{verdict(hs['headroom'][0] >= 0.8)}")
+    ov = r["overhead"]
+    if ov.get("on", {}).get("short_cycles"):
+        oc = ov["on"]["short_cycles"]
+        L.append(f"- overhead <= 1 % of cycles (1000-process test, rig counters): "
+                 f"{', '.join(f'{x * 100:+.2f} %' for x in oc)} per round: {verdict(max(oc) <= 0.01)}")
+    if r["lat"].get("sbridge") and r["lat"].get(STOCK['cap'] if not r['x86'] else 'sym'):
+        st = r["lat"].get("cap") or r["lat"].get("sym")
+        q = r["lat"]["sbridge"]["p99"] / st["p99"] if st["p99"] else float("nan")
+        L.append(f"- p99 wakeup latency <= 1.1 x stock: {fmt(q)} x: {verdict(q <= 1.1)}")
+    # leave one program out
+    for kind, vals in r["loo"].items():
+        if vals:
+            lo = min(vals.items(), key=lambda kv: kv[1][0])
+            hi = max(vals.items(), key=lambda kv: kv[1][0])
+            L += ["", f"Leave one program out ({kind} boots, STP ratio vs {STOCK[kind]} without the "
+                  f"mixes that hold the program): {fmt(lo[1][0])} (without {lo[0]}) to "
+                  f"{fmt(hi[1][0])} (without {hi[0]}), over {len(vals)} programs."]
+    # makespans and bounds
+    us = [u for u in r["units"] if u["phase"] == "main" and u["ok"]]
+    if us:
+        L += ["", "## Makespan against the static oracle and the preemptive bound", "",
+              "Per mix: the best static assignment (no migration, CPUs shared fairly) and the "
+              "lower bound with preemption and migration (R|pmtn|Cmax as a linear program, "
+              "scipy/HiGHS), both from the programs' alone times (wall, median over boots).", "",
+              "| config | mean makespan / bound | mean makespan / oracle | mixes |",
+              "| --- | --- | --- | --- |"]
+        by = defaultdict(list)
+        for u in us:
+            if math.isfinite(u["bound"]):
+                by[u["config"]].append(u)
+        for c, v in sorted(by.items()):
+            L.append(f"| {c} | {fmt(statistics.mean(u['makespan'] / u['bound'] for u in v))} | "
+                     f"{fmt(statistics.mean(u['makespan'] / u['oracle'] for u in v if math.isfinite(u['oracle'])))} | {len(v)} |")
+    # baselines' evidence
+    if r["evidence"]:
+        L += ["", "## What each configuration was (recorded in every run)", "",
+              "| config | capacities | SD_ASYM_CPUCAPACITY | EAS active | root domain overutilized "
+              "(share of time; the kernel keeps the flag only under EAS) | active up-migrations per run | big CPUs' share of busy time | failed switches |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for c, e in sorted(r["evidence"].items()):
+            L.append(f"| {c} | {' / '.join(e['caps'])} | {' / '.join(str(x) for x in e['asym'])} | "
+                     f"{' / '.join(e['eas'])} | {fmt(e['overutilized'], 2)} | {fmt(e['active_up'], 1)} | "
+                     f"{fmt(e['big_share'], 2)} | {e['failed']} |")
+        d = r["evidence"].get("hmp", {}).get("daemon")
+        if d:
+            L += ["", f"hmpd (the HMP daemon) used {d[0]:.1f} s of CPU over {d[1]} polls in its "
+                  f"blocks (charged to the HMP configuration) and made {d[2]} up- and {d[3]} "
+                  "down-migrations."]
+    # ablations and other baselines (all comparisons)
+    others = [(k, m) for k, m in sorted(r["comps"].items()) if k[2] == "sbridge"]
+    if others:
+        L += ["", "## Per program (sbridge vs capacity-aware stock, cold)", "",
+              "| program | held out | geo. mean speedup | worst | samples |", "| --- | --- | --- | --- | --- |"]
+        base = r["comps"].get(("cap", "cap", "sbridge")) or r["comps"].get(("sym", "sym", "sbridge"))
+        for p, (g, w, n) in sorted(base["by_prog"].items()):
+            L.append(f"| {p} | {'yes' if p in r['held'] else ''} | {fmt(g)} | {fmt(w)} | {n} |")
+    if r["sweep"]:
+        L += ["", "## Period sweep (act.period_ms; 200 is the default)", "",
+              "| boot | period | STP sbridge / stock | makespan ratio | units |", "| --- | --- | --- | --- | --- |"]
+        for (kind, per), v in sorted(r["sweep"].items()):
+            L.append(f"| {kind} | {per} | {ci(v['stp'])} | {ci(v['makespan'])} | {v['n']} |")
+    # estimation
+    em = r["est"]["metrics"]
+    if em:
+        L += ["", "## Estimation benchmark (cold; issue 27 item 4)", "",
+              "Truth: each program's speedup alone (little / big time from the rig's modelled "
+              "cycles, median over boots). Estimate: sbridge's, for the program's current process, "
+              "while its group runs as loops of fresh processes, t seconds after sbridge was loaded "
+              "cold. Held-out programs (never tuned on): " + ", ".join(r["held"]) + ".", "",
+              "| t (s) | estimate | programs | MAE | worst (program) | Spearman | pairwise order | "
+              "held-out MAE / order | leave-one-out MAE / Spearman / order (min-max) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for (t, k, sub), m in sorted(em.items()):
+            if sub != "all":
                 continue
-            t = TARGETS.get(c)
-            tv = f"{t[0]} / {t[1]}: {verdict(s['mean'] >= t[0] and s['worst'] >= t[1])}" if t else "none"
-            L.append(f"| {NAMES[c]} | {fmt(s['mean'])} | {fmt(s['gmean'])} | "
-                     f"{fmt(s['worst'])} ({s['worst_prog']}) | {fmt(s['best'])} | {tv} |")
-        if r.get("headroom"):
-            L += ["", "Headroom: the per-program speedup the oracle's assignment would score "
-                  "(its times from the programs alone) against each configuration's measured "
-                  "times, mean / worst: " +
-                  ", ".join(f"{c} {fmt(m)} / {fmt(w)}" for c, (m, w) in r["headroom"].items()) + "."]
-        L += ["", "| mix | " + " | ".join(f"makespan {c}" for c in r["configs"]) +
-              " | oracle | sbridge / oracle | big share (" + ", ".join(r["configs"]) + ") |",
-              "| --- |" + " --- |" * (len(r["configs"]) + 3)]
-        for m in sorted(r["makespan"].get("sbridge", {})):
-            mk = [r["makespan"][c].get(m) for c in r["configs"]]
-            o = r["oracle"].get(m)
-            sbm = r["makespan"]["sbridge"][m][0]
-            L.append(f"| {m} | " + " | ".join(fmt(x[0] if x else None, 2) for x in mk) +
-                     f" | {fmt(o, 2)} | {fmt(sbm / o if o else None)} "
-                     f"({verdict(o and sbm / o <= 1.05) if o else ''}) | " +
-                     ", ".join(fmt(x[1] if x else None, 2) for x in mk) + " |")
-        n = len(r["mixprogs"].get(next(iter(r["mixprogs"]), ""), []))
-        if r["makespan"].get("sbridge"):
-            L += ["", "Throughput (programs per second of makespan, mean over mixes): " +
-                  ", ".join(f"{c} {fmt(statistics.mean(len(r['mixprogs'][m]) / v[0] for m, v in r['makespan'][c].items()), 3)}"
-                            for c in r["configs"] if r["makespan"][c])]
-        del n
-        if r["pred"]:
-            L += ["", "| program | alone big s | alone little s | measured speedup | sbridge predicted | error | sbridge measured |",
-                  "| --- | --- | --- | --- | --- | --- | --- |"]
-            errs = []
-            for p, (pv, mv, real) in sorted(r["pred"].items()):
-                e = pv / real - 1
-                errs.append(abs(e))
-                L.append(f"| {p} | {fmt(r['alone'][p]['big'], 2)} | {fmt(r['alone'][p]['little'], 2)} | "
-                         f"{fmt(real, 2)} | {fmt(pv, 2)} | {e * 100:+.1f} % | {fmt(mv, 2)} |")
-            L += ["", f"Mean absolute prediction error: {statistics.mean(errs) * 100:.1f} %."]
-        for sweep, what in (("factor", "little CPU factor"), ("freq", "little clock MHz")):
-            if r.get(sweep):
-                L += ["", f"{sweep.capitalize()} sweep ({what}; mix {next(iter(sorted(r['mixprogs'])))}, "
-                      f"one stock ({r['stock']}) and one sbridge run per point):", "",
-                      "| " + what + " | " + " | ".join(fmt(p[0], 1) for p in r[sweep]) + " |",
-                      "| --- |" + " --- |" * len(r[sweep]),
-                      "| makespan stock/sbridge | " + " | ".join(fmt(p[1]) for p in r[sweep]) + " |",
-                      "| geo. mean per program | " + " | ".join(fmt(p[2]) for p in r[sweep]) + " |",
-                      "| big busy (sbridge) | " + " | ".join(fmt(p[3], 2) for p in r[sweep]) + " |"]
-        o = r.get("overhead")
-        if o:
-            L += ["", f"Overhead (medians of {o['n']} alternated rounds, modules out vs loaded): "
-                  f"short processes {fmt(o['off'][0], 2)} s vs {fmt(o['on'][0], 2)} s, ratio "
-                  f"{fmt(o['short'], 4)} (target <= 1.01: {verdict(o['short'] <= 1.01)}); "
-                  f"pinned ping-pong {o['off'][1]:.0f} vs {o['on'][1]:.0f} ns per round trip, "
-                  f"ratio {fmt(o['pp'], 4)}."]
-            if o["core"]:
-                L[-1] += (f" sbridge_core alone (hooks, no counter source): short processes "
-                          f"{fmt(o['core'][0], 2)} s (ratio {fmt(o['core'][0] / o['off'][0], 4)}), "
-                          f"ping-pong {o['core'][1]:.0f} ns (ratio {fmt(o['core'][1] / o['off'][1], 4)}).")
-        L.append("")
+            h = em.get((t, k, "held-out"))
+            lo = m.get("loo", [(float("nan"),) * 2] * 3)
+            L.append(f"| {t:g} | {k} | {m['n']} | {fmt(m['mae'] * 100, 1)} % | "
+                     f"{fmt(m['worst'] * 100, 1)} % ({m['worst_prog']}) | {fmt(m['spearman'], 2)} | "
+                     f"{fmt(m['order'], 2)} | {fmt(h['mae'] * 100, 1) + ' % / ' + fmt(h['order'], 2) if h else 'n/a'} | "
+                     f"{fmt(lo[0][0] * 100, 1)}-{fmt(lo[0][1] * 100, 1)} % / {fmt(lo[1][0], 2)}-{fmt(lo[1][1], 2)} / "
+                     f"{fmt(lo[2][0], 2)}-{fmt(lo[2][1], 2)} |")
+        L += ["", "| program | held out | truth | " + " | ".join(
+            f"{k} {t:g} s" for t in sorted({x['t'] for x in r['est']['rows']})
+            for k in ('pred', 'meas', 'blend')) + " | err / src (last) |",
+            "| --- | --- | --- |" + " --- |" * (3 * len({x['t'] for x in r['est']['rows']}) + 1)]
+        ts = sorted({x["t"] for x in r["est"]["rows"]})
+        idx = {(x["t"], x["kind"], x["prog"]): x for x in r["est"]["rows"]}
+        for p in sorted(r["est"]["truth"]):
+            cells = [fmt(idx[(t, k, p)]["est"], 2) if (t, k, p) in idx else "-"
+                     for t in ts for k in ("pred", "meas", "blend")]
+            last = idx.get((ts[-1], "blend", p)) if ts else None
+            ex = last["extra"][0] if last and last["extra"] else {}
+            L.append(f"| {p} | {'yes' if p in r['held'] else ''} | {fmt(r['est']['truth'][p], 2)} | "
+                     + " | ".join(cells) + f" | {ex.get('speedup_err', '-')} / {ex.get('speedup_src', '-')} |")
+    # overhead
+    if ov.get("tests"):
+        L += ["", "## Overhead from the rig's counters (independent of host load)", ""]
+        for c in ("core", "on"):
+            o = ov.get(c)
+            if not o:
+                continue
+            L.append(f"- {c} ({'sbridge_core alone' if c == 'core' else 'with its counter source'}) vs "
+                     f"modules out, per round: 1000-process test instructions "
+                     f"{', '.join(f'{x * 100:+.2f} %' for x in o['short_instr'])}, cycles "
+                     f"{', '.join(f'{x * 100:+.2f} %' for x in o['short_cycles'])}; ping-pong cycles "
+                     f"{', '.join(f'{x * 100:+.2f} %' for x in o['pp_cycles'])}; pinned spins cycles "
+                     f"{', '.join(f'{x * 100:+.2f} %' for x in o['spin_cycles'])}; per process "
+                     f"{', '.join(f'{x:.0f}' for x in o['per_proc_cycles'])} cycles, per context switch "
+                     f"{', '.join(f'{x:.0f}' for x in o['per_switch_cycles'])} cycles" +
+                     (f", per period {', '.join(f'{x:.0f}' for x in o.get('per_period_cycles', []))} cycles"
+                      if o.get("per_period_cycles") else "") + ".")
+        if ov.get("mix_share"):
+            L.append(f"- In the mixes (sbridge runs): per-event costs x their counts / all cycles: "
+                     f"median {ov['mix_share'][0] * 100:.2f} %, worst {ov['mix_share'][1] * 100:.2f} %.")
+    if r["mt"]:
+        cfgs = sorted({c for v in r["mt"].values() for c in v if c != "_secs"})
+        L += ["", "## Multithreaded and multi-process programs (time / sbridge's time)", "",
+              "| program | sbridge s | " + " | ".join(cfgs) + " |", "| --- | --- |" + " --- |" * len(cfgs)]
+        for p, v in sorted(r["mt"].items()):
+            L.append(f"| {p} | {fmt(v.get('_secs'), 2)} | " + " | ".join(fmt(v.get(c)) for c in cfgs) + " |")
+    if r["lat"]:
+        L += ["", "## Wakeup latency (cyclictest -v, SCHED_OTHER, one thread per CPU, beside a CPU-bound mix)", "",
+              "Latencies in rig wall microseconds (the guest runs 50x slower than its clock).", "",
+              "| config | p50 us | p99 us | samples | over 100 ms |", "| --- | --- | --- | --- | --- |"]
+        for c, v in sorted(r["lat"].items()):
+            L.append(f"| {c} | {fmt(v['p50'], 0)} | {fmt(v['p99'], 0)} | {v['n']} | {v['over']} |")
     if pics:
-        L += ["## Pictures", ""] + [f"- `{p.relative_to(out)}`" for p in pics] + [""]
+        L += ["", "## Pictures", ""] + [f"- `{p.name}`" for p in pics]
+    L.append("")
     (out / "summary.md").write_text("\n".join(L))
-    for r in res:
-        with open(r["files"] / "speedups.csv", "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["mix", "slot", "prog"] + [f"secs_{c}" for c in r["configs"]] +
-                       [f"speedup_over_{c}" for c in r["configs"] if c != "sbridge"])
-            w.writerows(r["slot_table"])
+
+
+def write_csv(r, out):
+    keys = list(r["units"][0]) if r["units"] else []
+    with open(out / "units.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(r["units"])
+    with open(out / "alone.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["prog", "heldout", "type", "wall_s", "model_s", "n", "max_lag"])
+        for p, t in sorted(r["alone"].items()):
+            for ty, v in t.items():
+                w.writerow([p, int(p in r["held"]), ty, f"{v['wall']:.3f}", f"{v['model']:.3f}",
+                            v["n"], f"{v['lag']:.4f}"])
+    with open(out / "estimation.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["t", "kind", "prog", "heldout", "truth", "estimate", "n", "err", "src"])
+        for x in r["est"]["rows"]:
+            ex = x["extra"][0] if x["extra"] else {}
+            w.writerow([x["t"], x["kind"], x["prog"], int(x["heldout"]), f"{x['truth']:.3f}",
+                        f"{x['est']:.3f}", x["n"], ex.get("speedup_err", ""), ex.get("speedup_src", "")])
+    with open(out / "comparisons.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["boot_kind", "baseline", "config", "metric", "value", "ci_low", "ci_high", "units"])
+        for (kind, base, top), m in sorted(r["comps"].items()):
+            for met in ("stp", "antt", "makespan", "per_program", "headroom"):
+                w.writerow([kind, base, top, met] + [f"{x:.4f}" for x in m[met]] + [m["n_units"]])
+
+
+def headline(r):
+    """summary.json: what bench/eval/tables.py puts in bench/README.md."""
+    def c3(t):
+        return [round(x, 4) if math.isfinite(x) else None for x in t]
+    h = dict(board=r["board"], commit=r["meta"]["commit"], date=r["meta"]["date"],
+             boots=len(r["boots"]), planned_boots=len(r["meta"].get("planned_boots", [])),
+             mode=r["meta"]["mode"], seed=r["meta"]["seed"], x86=r["x86"],
+             rejected=r["rejected"], nruns=r["nruns"], lag_dist=r.get("lag_dist"), comps={}, est={},
+             overhead=None, lat={})
+    for (kind, base, top), m in r["comps"].items():
+        h["comps"][f"{kind}/{base}/{top}"] = dict(
+            stp=c3(m["stp"]), antt=c3(m["antt"]), makespan=c3(m["makespan"]),
+            per_program=c3(m["per_program"]), worst=m["worst"], headroom=c3(m["headroom"]),
+            units=m["n_units"], boots=m["n_boots"])
+    for (t, k, sub), m in r["est"]["metrics"].items():
+        h["est"][f"{t:g}/{k}/{sub}"] = dict(mae=m["mae"], worst=m["worst"], spearman=m["spearman"],
+                                            order=m["order"], n=m["n"])
+    on = r["overhead"].get("on")
+    if on and on.get("short_cycles"):
+        h["overhead"] = dict(short_cycles=on["short_cycles"], short_instr=on["short_instr"],
+                             mix_share=r["overhead"].get("mix_share"))
+    for (kind, base, top), m in r.get("comps_nolag", {}).items():
+        h["comps"][f"{kind}/{base}/{top}-nolaggate"] = dict(
+            stp=c3(m["stp"]), antt=c3(m["antt"]), makespan=c3(m["makespan"]),
+            per_program=c3(m["per_program"]), worst=m["worst"], headroom=c3(m["headroom"]),
+            units=m["n_units"], boots=m["n_boots"])
+    h["lat"] = r["lat"]
+    return h
 
 
 def main(out, boards):
-    res = [analyse(out / b) for b in boards]
-    pics = plots(res, out)
-    summary(res, pics, out)
+    res = []
+    for b in boards:
+        d = out / b
+        r = analyse(d)
+        write_csv(r, d)
+        pics = plots(r, d)
+        summary(r, pics, d)
+        (d / "summary.json").write_text(json.dumps(headline(r), indent=1, default=str))
+        res.append(r)
     return res
 
 
 if __name__ == "__main__":
     o = Path(sys.argv[1]) if len(sys.argv) > 1 else TOP / "build" / "eval"
-    main(o, sorted(p.parent.name for p in o.glob("*/runs.csv")))
+    main(o, sorted(p.parent.name for p in o.glob("*/meta.json")))

@@ -1,21 +1,29 @@
 #!/usr/bin/python3
-"""make eval: boot each emulated board once, run the evaluation, report.
+"""make eval: boot each emulated board several times, run the evaluation, report.
 
-One boot per board (bench/eval/guest.sh): every program alone on each
-core type, then random mixes under every configuration, alternated round
-by round, the CPU-factor and frequency sweeps and the overhead test. The
-guest hands CSV files back; bench/eval/report.py turns them into
-build/eval/summary.md, per-board CSVs and PNGs.
+Each boot runs bench/eval/guest.sh: every program alone on each core type,
+a warm matrix learnt from calibration inputs, then rounds of fresh random
+mixes under every configuration (alternated in an order rotated per round
+and boot, paired within a round), the estimation benchmark, the period
+sweep, multithreaded programs, wakeup latency and the overhead counters.
+Full mode boots the board with its capacities (stock is capacity-aware)
+and without them (`# capacities: no`: the true symmetric kernel, sbridge
+given cpu_types=), interleaved. bench/eval/report.py turns the files into
+build/eval/<board>/summary.md, CSV files and PNGs; a full run also copies
+them to bench/results/<date>-<commit>-<board>/.
 
-    bench/eval/run.py --quick            # one board (1b3s), about 15 min
-    bench/eval/run.py                    # every board
-    bench/eval/run.py --board 3b1s --board x86-2f2s
+    bench/eval/run.py --quick            # one board (1b3s), one boot, ~15 min
+    bench/eval/run.py --board 1b3s       # full mode, one board (~90 min)
+    bench/eval/run.py                    # full mode, every board
     bench/eval/run.py --report-only      # redo the report from build/eval
 """
 import argparse
+import datetime
+import json
 import random
 import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,10 +37,12 @@ import harness  # noqa: E402
 import report   # noqa: E402
 
 OUT = TOP / "build" / "eval"
+RESULTS = TOP / "bench" / "results"
 
 # The boards: the rig's topologies (tools/rig/rig.conf). On x86 the core
 # types differ only in clock and the kernel sees one capacity, so sbridge
-# is told the types (cpu_types=) as on such a machine.
+# is told the types (cpu_types=) as on such a machine: every x86 boot is
+# a "sym" boot.
 BOARDS = {
     "1b1s": dict(arch="arm64", topology="1b1s", big="0", little="1"),
     "1b3s": dict(arch="arm64", topology="1b3s", big="0", little="1 2 3"),
@@ -42,70 +52,150 @@ BOARDS = {
 }
 CELL = {"arm64": "arm64-bookworm", "x86_64": "x86_64-bookworm"}
 
-# Settings per mode; the quick mode keeps one board to about 15 minutes.
+# The configurations of a boot with capacities (cap) and of the symmetric
+# boot (sym): stock, EAS, the HMP daemon, sbridge without the model
+# (ablation), sbridge cold (the headline) and sbridge warm.
+CONFIGS_CAP = ["cap", "eas", "hmp", "nomodel", "sbridge", "warm"]
+CONFIGS_SYM = ["sym", "sbridge"]
+PERIODS = [50, 100, 200, 400]
+
+# Per mode: boots (kind, phases[, configurations]), rounds per boot, sizes. Quick mode is for
+# development (one boot of 1b3s, about 15 minutes); full mode is the
+# evidence (3 boots with capacities and 3 symmetric ones per board,
+# interleaved; aimed at <= 90 minutes per board on a 2-core host).
 MODES = {
-    "quick": dict(boards=["1b3s"], rounds=2, mixes_n=1, mixes_2n=1,
-                  factors="1.0 2.0 3.0", freqs="600 900", short_n=100, ovh_rounds=2),
-    "full": dict(boards=list(BOARDS), rounds=3, mixes_n=2, mixes_2n=1,
-                 factors="1.0 1.5 2.0 2.5 3.0", freqs="600 900 1200",
-                 short_n=300, ovh_rounds=3),
+    "quick": dict(
+        boards=["1b3s"], rounds=2, sym_rounds=0,
+        boots=[("cap", "alone warm est sweep mt lat ovh")],
+        alone_reps=1, cal_secs=8, est_secs=12, est_at="2,10", sweep_rounds=1,
+        mt_rounds=1, lat_rounds=1, lat_loops=400, ovh_rounds=1, ovh_n=200,
+        ovh_spin=40, pp_trips=2000, timeout=3600),
+    "full": dict(
+        boards=list(BOARDS), rounds=5, sym_rounds=5,
+        boots=[("cap", "alone warm est sweep mt lat ovh"), ("sym", ""),
+               ("cap", "alone warm est lat"), ("sym", ""),
+               ("cap", "sweep mt", ["cap", "eas", "hmp", "sbridge"]), ("sym", "")],
+        alone_reps=1, cal_secs=15, est_secs=60, est_at="2,10,60", sweep_rounds=1,
+        mt_rounds=1, lat_rounds=1, lat_loops=1000, ovh_rounds=2, ovh_n=1000,
+        ovh_spin=120, pp_trips=5000, timeout=3600),
 }
+# rounds of the main phase above this share of host lag are rejected
+# (report.py; the rig's lag_ns: wall time the host could not keep the pace)
+LAG_MAX = report.LAG_MAX
 
 
 def workloads():
-    """(program names, calibration names, debs) from workloads.sh."""
+    """{var: [names]} of workloads.sh's lists."""
     text = (HERE / "workloads.sh").read_text()
 
     def var(name):
         m = re.search(rf'^{name}="([^"]*)"', text, re.M)
         if not m:
             raise SystemExit(f"bench/eval/workloads.sh: no {name}=")
-        return m.group(1).split()
-    return var("WL_NAMES"), var("WL_CALIB"), var("WL_DEBS")
+        return re.sub(r"\$(\w+)", lambda v: " ".join(var(v.group(1))), m.group(1)).split()
+    return {v: var(v) for v in ("WL_NAMES", "WL_TUNED", "WL_HELDOUT", "WL_CALIB", "WL_DEBS",
+                                 "WL_MT")}
 
 
-def mixes(names, ncpu, mode, seed):
-    """Random mixes, as the paper's: N = CPUs and N = 2 x CPUs programs."""
-    rnd = random.Random(seed)
+def draw(names, sizes, count, rnd):
+    """@count mixes of each size in @sizes, every program used as evenly as
+    possible: programs are dealt from shuffled decks, no repeat within a mix
+    unless the mix is larger than the set. Returns [(size, [progs])]."""
+    deck = []
     out = []
-    for n, count in ((ncpu, mode["mixes_n"]), (2 * ncpu, mode["mixes_2n"])):
-        for j in range(count):
-            pick = rnd.sample(names, n) if n <= len(names) else \
-                rnd.sample(names, len(names)) + rnd.sample(names, n - len(names))
-            out.append((f"n{n}{chr(ord('a') + j)}", pick))
+    for _ in range(count):
+        for n in sizes:
+            pick = []
+            while len(pick) < n:
+                if not deck:
+                    deck = names[:]
+                    rnd.shuffle(deck)
+                # the first card not in the mix yet, if any
+                j = next((i for i, p in enumerate(deck) if p not in pick or n > len(names)), 0)
+                pick.append(deck.pop(j))
+            out.append((n, pick))
     return out
 
 
-def scenario(board, b, mode, mix_list, eas):
-    """The generated scenario: header, settings, workloads, guest.sh."""
-    names, calib, debs = workloads()
+def plan(board, mode, seed):
+    """Everything random of a run, from @seed: mixes per boot and round,
+    the sweep's mixes, the estimation groups. JSON-able."""
+    b = BOARDS[board]
     ncpu = len((b["big"] + " " + b["little"]).split())
-    configs = ["sym", "cap"] + (["eas"] if eas else []) + ["hmp", "sbridge"]
-    if b["arch"] == "x86_64":
-        configs = ["sym", "hmp", "sbridge"]  # one capacity: stock is "sym"
+    names = workloads()["WL_NAMES"]
+    rnd = random.Random(seed)
+    caps = [i for i, b in enumerate(mode["boots"]) if b[0] == "cap"]
+    mixes = {}
+    # the i-th symmetric boot reuses the mixes of the i-th boot with
+    # capacities: the same programs under both kernels
+    for j, i in enumerate(caps):
+        rounds = {}
+        for r in range(1, mode["rounds"] + 1):
+            rounds[r] = [(f"n{n}", p) for n, p in draw(names, (ncpu, 2 * ncpu), 1, rnd)]
+        mixes[i] = rounds
+        syms = [x for x, b in enumerate(mode["boots"]) if b[0] == "sym"]
+        if j < len(syms):
+            mixes[syms[j]] = {r: v for r, v in rounds.items() if r <= mode["sym_rounds"]}
+    sweep = {i: {r: [(f"n{n}", p) for n, p in draw(names, (ncpu,), 1, rnd)]
+                 for r in range(1, mode["sweep_rounds"] + 1)} for i in caps}
+    est = {}
+    for i in caps:
+        order = names[:]
+        rnd.shuffle(order)
+        g = 2 * ncpu
+        ngroups = -(-len(order) // g)
+        est[i] = [order[k::ngroups] for k in range(ngroups)]
+    return dict(board=board, seed=seed, ncpu=ncpu, mixes=mixes, sweep=sweep, est=est)
+
+
+def _mixes_var(rounds):
+    return " ".join(f"{r}:{m}:{','.join(p)}" for r, ms in rounds.items() for m, p in ms)
+
+
+def scenario(board, b, mode, p, boot):
+    """The generated scenario of boot @boot: header, settings, guest.sh."""
+    w = workloads()
+    kind, phases = mode["boots"][boot][:2]
+    ncpu = p["ncpu"]
     arm = b["arch"] == "arm64"
+    if not arm:
+        kind = "sym"  # one capacity: the kernel's view is symmetric
+    configs = CONFIGS_CAP if kind == "cap" else CONFIGS_SYM
+    if len(mode["boots"][boot]) > 2:   # a boot that runs fewer (time)
+        configs = mode["boots"][boot][2]
+    if not arm or kind == "sym":
+        configs = [c for c in configs if c != "eas"]
+    rounds = mode["rounds"] if kind == "cap" else mode["sym_rounds"]
     settings = {
-        "BOARD": board, "BIG": b["big"], "LITTLE": b["little"],
-        "CONFIGS": " ".join(configs), "ROUNDS": mode["rounds"],
-        "MIXES": " ".join(f"{m}:{','.join(p)}" for m, p in mix_list),
-        "SWEEP_MIX": mix_list[0][0], "RECORD_MIX": mix_list[0][0],
-        "FACTORS": mode["factors"], "FREQS": mode["freqs"] if arm else "",
-        "SHORT_N": mode["short_n"], "OVH_ROUNDS": mode["ovh_rounds"],
-        "CPU_TYPES": b.get("cpu_types", ""), "PERIOD_MS": 100,
+        "BOARD": board, "BIG": b["big"], "LITTLE": b["little"], "BOOTKIND": kind,
+        "BOOT": boot, "CONFIGS": " ".join(configs), "ROUNDS": rounds,
+        "MIXES": _mixes_var(p["mixes"].get(boot, {})), "PHASES": phases,
+        "ALONE_REPS": mode["alone_reps"], "CAL_SECS": mode["cal_secs"],
+        "EST_GROUPS": " ".join(f"g{i + 1}:{','.join(g)}" for i, g in
+                               enumerate(p["est"].get(boot, []))),
+        "EST_SECS": mode["est_secs"], "EST_AT": mode["est_at"],
+        "SWEEP": _mixes_var(p["sweep"].get(boot, {})),
+        "PERIODS": " ".join(str(x) for x in PERIODS),
+        "MT_ROUNDS": mode["mt_rounds"], "LAT_ROUNDS": mode["lat_rounds"],
+        "LAT_LOOPS": mode["lat_loops"], "OVH_ROUNDS": mode["ovh_rounds"],
+        "OVH_N": mode["ovh_n"], "OVH_SPIN": mode["ovh_spin"], "PP_TRIPS": mode["pp_trips"],
+        "CPU_TYPES": b.get("cpu_types", ""),
     }
     head = [
         "#!/bin/sh",
-        f"# scenario: make eval, board {board} (generated by bench/eval/run.py)",
+        f"# scenario: make eval, board {board}, boot {boot} ({kind}) (generated by bench/eval/run.py)",
         f"# arch: {b['arch']}",
         f"# topology: {b['topology']}",
         f"# smp: {ncpu}",
         "# rig: yes",
-        f"# timeout: {7200 if mode is MODES['full'] else 2400}",
-        f"# debs: {' '.join(debs)}",
+        f"# timeout: {mode['timeout']}",
+        f"# debs: {' '.join(w['WL_DEBS'])}",
         "# runner: own",
     ]
-    if eas:
+    if kind == "cap" and arm and "eas" in configs:
         head.append("# eas: yes")
+    if kind == "sym" and arm:
+        head.append("# capacities: no")
     body = "\n".join(head) + "\n"
     body += "".join(f"{k}='{v}'\n" for k, v in settings.items())
     body += (HERE / "guest.sh").read_text()
@@ -122,62 +212,102 @@ class _EvalLines:
         *lines, self.buf = self.buf.split("\n")
         for x in lines:
             x = x.rstrip("\r")
-            if x.startswith("eval: "):
+            if x.startswith(("eval: ", "not ok", "ok ")):
                 print(x, flush=True)
 
 
-def eas_supported():
-    """Whether the testbed knows the `# eas:` header (an energy model)."""
-    return "eas" in harness.Scenario.__dataclass_fields__
+def commit():
+    q = subprocess.run(["git", "-C", str(TOP), "describe", "--always", "--dirty", "--abbrev=7"],
+                       capture_output=True, text=True)
+    return q.stdout.strip() or "unknown"
 
 
-def run_board(board, mode, seed, verbose):
+def run_board(board, mode, mode_name, seed, verbose):
     b = BOARDS[board]
-    names, _, _ = workloads()
-    ncpu = len((b["big"] + " " + b["little"]).split())
-    mix_list = mixes(names, ncpu, mode, seed)
-    eas = b["arch"] == "arm64" and eas_supported()
-    gen = OUT / "scenarios" / f"eval-{board}.sh"
-    gen.parent.mkdir(parents=True, exist_ok=True)
-    gen.write_text(scenario(board, b, mode, mix_list, eas))
-    s = harness.load_scenario(gen)
-    k, base, _ = harness.prepared(CELL[b["arch"]])
-    print(f"eval: board {board} on {k.cell} ({k.release}): "
-          f"{len(mix_list)} mixes, {mode['rounds']} rounds", flush=True)
-    t0 = time.time()
-    r = harness.run(k, s, base, echo=(lambda t: sys.stdout.write(t)) if verbose else
-                    _EvalLines())
+    p = plan(board, mode, seed)
     dest = OUT / board
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    for name, data in r.files.items():
-        (dest / name).write_bytes(data)
-    shutil.copy(harness.console_log(k, s), dest / "console.txt")
-    (dest / "board.txt").write_text(
-        f"board={board} cell={k.cell} release={k.release} seed={seed} "
-        f"wall_s={time.time() - t0:.0f}\n"
-        + "".join(f"mix {m} {' '.join(p)}\n" for m, p in mix_list))
-    for p in r.problems:
-        print(f"eval: {board}: {p}")
-    return not r.problems
+    meta = dict(board=board, mode=mode_name, seed=seed, commit=commit(),
+                planned_boots=[b[0] for b in mode["boots"]],
+                date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
+                plan=p, boots=[])
+    print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
+          f"the same mixes), {len(mode['boots'])} boots", flush=True)
+    ok = True
+    t_all = time.time()
+    for boot in range(len(mode["boots"])):
+        gen = OUT / "scenarios" / f"eval-{board}-{boot}.sh"
+        gen.parent.mkdir(parents=True, exist_ok=True)
+        gen.write_text(scenario(board, b, mode, p, boot))
+        s = harness.load_scenario(gen)
+        k, base, _ = harness.prepared(CELL[b["arch"]])
+        kind = "cap" if b["arch"] == "arm64" and mode["boots"][boot][0] == "cap" else "sym"
+        print(f"eval: board {board} boot {boot} ({kind}) on {k.cell} ({k.release})", flush=True)
+        t0 = time.time()
+        r = harness.run(k, s, base, echo=(lambda t: sys.stdout.write(t)) if verbose else
+                        _EvalLines())
+        bd = dest / f"boot{boot}-{kind}"
+        bd.mkdir(parents=True)
+        for name, data in r.files.items():
+            (bd / name).write_bytes(data)
+        shutil.copy(harness.console_log(k, s), bd / "console.txt")
+        wall = time.time() - t0
+        meta["boots"].append(dict(boot=boot, kind=kind, cell=k.cell, release=k.release,
+                                  wall_s=round(wall), problems=r.problems,
+                                  passed=len(r.passed), failed=len(r.failed)))
+        print(f"eval: board {board} boot {boot}: {wall / 60:.1f} min, "
+              f"{len(r.passed)} ok, {len(r.failed)} not ok", flush=True)
+        for prob in r.problems:
+            print(f"eval: {board} boot {boot}: {prob}")
+        ok &= not r.problems
+        (dest / "meta.json").write_text(json.dumps(meta, indent=1))
+    meta["wall_s"] = round(time.time() - t_all)
+    (dest / "meta.json").write_text(json.dumps(meta, indent=1))
+    return ok
+
+
+def publish(board):
+    """Copy a full run's report to bench/results/<date>-<commit>-<board>/."""
+    src = OUT / board
+    meta = json.loads((src / "meta.json").read_text())
+    d = RESULTS / f"{meta['date']}-{meta['commit']}-{board}"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    for f in src.iterdir():
+        if f.suffix in (".csv", ".md", ".png", ".json"):
+            shutil.copy(f, d / f.name)
+    return d
 
 
 def main():
     ap = argparse.ArgumentParser(description="run the evaluation on emulated boards")
-    ap.add_argument("--quick", action="store_true", help="one board, fewer rounds (~15 min)")
+    ap.add_argument("--quick", action="store_true", help="one board, one boot (~15 min)")
     ap.add_argument("--board", action="append", choices=list(BOARDS))
-    ap.add_argument("--seed", type=int, default=1, help="seed of the random mixes")
+    ap.add_argument("--seed", type=int, help="seed of the random mixes (default: fresh)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--no-publish", action="store_true",
+                    help="full mode: do not copy the report to bench/results")
+    ap.add_argument("--publish", action="store_true",
+                    help="with --report-only: copy full-mode reports to bench/results "
+                         "(a run stopped early says how many of its boots ran)")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     a = ap.parse_args()
-    mode = MODES["quick" if a.quick else "full"]
+    name = "quick" if a.quick else "full"
+    mode = MODES[name]
     boards = a.board or mode["boards"]
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True
     if not a.report_only:
         for board in boards:
-            ok &= run_board(board, mode, a.seed, a.verbose)
-    report.main(OUT, [b for b in BOARDS if (OUT / b / "runs.csv").exists()])
-    print(f"eval: summary {OUT / 'summary.md'}")
+            ok &= run_board(board, mode, name, seed, a.verbose)
+    done = [b for b in BOARDS if (OUT / b / "meta.json").exists()]
+    report.main(OUT, done)
+    for b in done:
+        print(f"eval: summary {OUT / b / 'summary.md'}")
+        meta = json.loads((OUT / b / "meta.json").read_text())
+        if meta["mode"] == "full" and not a.no_publish and (a.publish or not a.report_only):
+            print(f"eval: results {publish(b)}")
     return 0 if ok else 1
 
 

@@ -7,7 +7,7 @@
 # rig: yes
 # timeout: 1200
 # runner: own
-# debs: xz zstd bzip2 gzip lz4 brotli sqlite3 openssl stress-ng bc gawk sort
+# debs: xz zstd bzip2 gzip lz4 brotli sqlite3 openssl stress-ng bc gawk sort gnugo minisat lua5.4 perl lame jq zopfli flac mawk make cyclictest hackbench
 # Not in the default test run (runner: own): about 6 minutes on the rig.
 # The '# debs:' line must match WL_DEBS. Every guest carries
 # bench/eval/workloads.sh as /sbridge/eval/workloads.sh (guest.py), so:
@@ -19,7 +19,7 @@ big=$(big_cpus | cut -d' ' -f1) lit=$(little_cpus | cut -d' ' -f1)
 # x86_64 (smp, no capacities): cpu0 and cpu1, the same speed
 big=${big:-0} lit=${lit:-1}
 [ "$lit" = "$big" ] && lit=$(( (big + 1) % $(nproc) ))
-set -- $WL_NAMES $WL_CALIB
+set -- ${WL_ONLY:-$WL_NAMES $WL_CALIB}
 plan $(($# + 1))
 echo "eval: $(uname -r) $(uname -m), big cpu$big, little cpu$lit"
 

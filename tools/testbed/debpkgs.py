@@ -65,6 +65,20 @@ PROGRAMS = {
     "gawk": Prog("gawk"),
     "sort": Prog("coreutils"),
     "chrt": Prog("util-linux"),
+    # the evaluation's held-out programs (#28) and its multithreaded and
+    # latency workloads
+    "gnugo": Prog("gnugo", binary=("usr/games/gnugo",)),
+    "minisat": Prog("minisat"),
+    "lua5.4": Prog("lua5.4"),
+    "perl": Prog("perl-base"),
+    "lame": Prog("lame"),
+    "jq": Prog("jq"),
+    "zopfli": Prog("zopfli"),
+    "flac": Prog("flac"),
+    "mawk": Prog("mawk"),
+    "make": Prog("make"),
+    "cyclictest": Prog("rt-tests"),
+    "hackbench": Prog("rt-tests"),
 }
 # Only shared-library packages are followed (Debian's "Section: libs"):
 # nothing an ELF links against lives in interpreters' module trees, data or

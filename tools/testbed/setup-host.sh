@@ -56,7 +56,7 @@ apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	qemu-system-x86 qemu-system-arm device-tree-compiler \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	busybox-static debootstrap dkms \
-	linux-headers-amd64 python3 python3-pytest python3-matplotlib \
+	linux-headers-amd64 python3 python3-pytest python3-matplotlib python3-numpy python3-scipy \
 	libglib2.0-dev pkg-config dpkg-dev \
 	debhelper dh-dkms lintian sparse \
 	>/dev/null
