@@ -687,7 +687,8 @@ static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
 	[SBRIDGE_A_MX_TPI]	  = { .type = NLA_U64 },
 	[SBRIDGE_A_MX_WARM]	  = { .type = NLA_U32 },
 	[SBRIDGE_A_MX_SPREAD]	  = NLA_POLICY_MAX(NLA_U32, 255),
-	[SBRIDGE_A_MX_VISITS]	  = NLA_POLICY_MAX(NLA_U32, U16_MAX),
+	/* above U16_MAX a count saturates: s16 policy bounds cannot say it */
+	[SBRIDGE_A_MX_VISITS]	  = { .type = NLA_U32 },
 };
 
 /* Time per instruction a loaded cell may hold (1/16 ps): what a log can say. */
@@ -716,7 +717,8 @@ static int sbridge_mx_parse_tpi(struct sbridge_mx *m, struct nlattr **tb,
 		}
 		n = tb[SBRIDGE_A_MX_WARM] ? nla_get_u32(tb[SBRIDGE_A_MX_WARM]) : 1;
 		spread = tb[SBRIDGE_A_MX_SPREAD] ? nla_get_u32(tb[SBRIDGE_A_MX_SPREAD]) : 0;
-		m->visits = tb[SBRIDGE_A_MX_VISITS] ? nla_get_u32(tb[SBRIDGE_A_MX_VISITS]) : 1;
+		m->visits = tb[SBRIDGE_A_MX_VISITS] ?
+			    min_t(u32, nla_get_u32(tb[SBRIDGE_A_MX_VISITS]), U16_MAX) : 1;
 	} else if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS] && m->phase < SBRIDGE_MAX_PHASES) {
 		if (m->type == sbridge_topo.ref_type)
 			tpi = SBRIDGE_TPI_PER_NS;

