@@ -9,9 +9,9 @@
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # sbridge_fakesrc (tests/modules/fakesrc) gives every window the same
-# counts on every CPU and no clock: a task measured on both core types
-# must come out at speedup 1.0 exactly (equal IPC, clocks taken as
-# equal), while the CPI stack predicts 1 + Cap(big/little) - 1 for a
+# counts and the same 1 GHz clock on every CPU: a task measured on both
+# core types must come out at speedup 1.0 exactly (the same time per
+# instruction), while the CPI stack predicts the capacity ratio for a
 # compute-bound task. The numbers test the plumbing, not the hardware
 # (rig-speedup does that on the rig).
 plan 20
