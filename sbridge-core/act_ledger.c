@@ -48,6 +48,7 @@
 #define SBRIDGE_LEDGER_POOL	32	/* entries kept for the fork hook */
 #define SBRIDGE_LEDGER_BATCH	32	/* entries released per walk */
 #define SBRIDGE_LEDGER_SCAN	64	/* threads fixed per pass of a scan */
+#define SBRIDGE_LEDGER_GONE	64	/* entries of exited tasks a scan checks */
 #define SBRIDGE_LEDGER_REFUSALS	20	/* retries of a refused release at unload */
 #define SBRIDGE_FORK_WAIT_MS	2000	/* longest wait for forks in flight */
 
@@ -103,6 +104,7 @@ static void sbridge_ledger_add(struct sbridge_ledger *l, struct sbridge_lent *e,
 	e->p = p;
 	list_add(&e->node, &l->list);
 	hash_add(l->hash, &e->hnode, (unsigned long)p);
+	hash_add(l->ghash, &e->gnode, (unsigned long)p->signal);
 	l->c.entries++;
 }
 
@@ -114,6 +116,7 @@ static void sbridge_ledger_del(struct sbridge_ledger *l, struct sbridge_lent *e,
 	sbridge_ledger_state(l, e, SBRIDGE_LE_RELEASED);
 	list_move(&e->node, to);
 	hash_del(&e->hnode);
+	hash_del(&e->gnode);
 	l->c.entries--;
 }
 
@@ -336,11 +339,14 @@ void sbridge_ledger_yield(struct sbridge_ledger *l, struct task_struct *p)
  * Under the lock: an entry whose value @p (no entry of its own) may have
  * copied, and that @p still carries: its leader's or parent's, else that
  * of any thread of its process or of its parent's process (a thread made
- * by a non-leader thread, a creator that has exited). At most one walk
- * of the ledger. RCU held by the caller.
+ * by a non-leader thread), found through the process hash, else one of
+ * @gone, the entries of exited tasks (a child reparented when its parent
+ * exited). RCU held by the caller.
  */
 static struct sbridge_lent *sbridge_ledger_origin(struct sbridge_ledger *l,
-						  struct task_struct *p)
+						  struct task_struct *p,
+						  struct sbridge_lent **gone,
+						  unsigned int ngone)
 {
 	struct task_struct *par = rcu_dereference(p->real_parent);
 	struct task_struct *cand[3] = { p->group_leader, par,
@@ -355,13 +361,19 @@ static struct sbridge_lent *sbridge_ledger_origin(struct sbridge_ledger *l,
 		if (pe && l->ops->carries(pe, cand[i], p))
 			return pe;
 	}
-	list_for_each_entry(pe, &l->list, node) {
-		if (pe->p == p || (pe->p->signal != p->signal &&
-				   (!par || pe->p->signal != par->signal)))
-			continue;
-		if (l->ops->carries(pe, pe->p, p))
+	hash_for_each_possible(l->ghash, pe, gnode, (unsigned long)p->signal)
+		if (pe->p != p && pe->p->signal == p->signal &&
+		    l->ops->carries(pe, pe->p, p))
 			return pe;
-	}
+	if (par && par->signal != p->signal)
+		hash_for_each_possible(l->ghash, pe, gnode, (unsigned long)par->signal)
+			if (pe->p->signal == par->signal &&
+			    l->ops->carries(pe, pe->p, p))
+				return pe;
+	/* a parent that has exited: @p was reparented */
+	for (i = 0; i < ngone; i++)
+		if (l->ops->carries(gone[i], gone[i]->p, p))
+			return gone[i];
 	return NULL;
 }
 
@@ -428,11 +440,16 @@ static unsigned int sbridge_ledger_scan(struct sbridge_ledger *l)
 {
 	struct task_struct *g, *p, *fix[SBRIDGE_LEDGER_SCAN];
 	struct sbridge_lent *pe, *own[SBRIDGE_LEDGER_SCAN], *e;
-	unsigned int n, i, total = 0, rounds = 0;
+	struct sbridge_lent *gone[SBRIDGE_LEDGER_GONE];
+	unsigned int n, i, total = 0, rounds = 0, ngone = 0;
 	bool more;
 
+	/* entries of exited tasks stay until the sweep, after this scan */
 	spin_lock(&l->lock);
 	l->dirty = false;
+	list_for_each_entry(e, &l->list, node)
+		if (sbridge_le_dead(e->p) && ngone < ARRAY_SIZE(gone))
+			gone[ngone++] = e;
 	spin_unlock(&l->lock);
 	do {
 		more = false;
@@ -443,7 +460,7 @@ static unsigned int sbridge_ledger_scan(struct sbridge_ledger *l)
 				continue;
 			spin_lock(&l->lock);
 			pe = sbridge_ledger_find(l, p) ? NULL :
-			     sbridge_ledger_origin(l, p);
+			     sbridge_ledger_origin(l, p, gone, ngone);
 			spin_unlock(&l->lock);
 			if (!pe)
 				continue;
@@ -502,8 +519,10 @@ static void sbridge_ledger_sweep(struct sbridge_ledger *l, bool all)
 		nrel = 0;
 		spin_lock(&l->lock);
 		list_for_each_entry_safe(e, n, &l->list, node) {
+			/* while dirty, a scan still needs exited parents */
 			if (sbridge_le_dead(e->p)) {
-				sbridge_ledger_del(l, e, &dead);
+				if (!l->dirty)
+					sbridge_ledger_del(l, e, &dead);
 				continue;
 			}
 			if (e->state == SBRIDGE_LE_SET &&

@@ -35,6 +35,7 @@ enum sbridge_le_owner {
  * struct sbridge_lent - one task's record in a ledger
  * @node: in the ledger's list (or its pool)
  * @hnode: in the ledger's hash, keyed by @p
+ * @gnode: in the ledger's process hash, keyed by @p's signal_struct
  * @p: the task; a reference is held while the entry is in the ledger
  * @state: enum sbridge_le_state
  * @hint: the actuator's hint the value implements
@@ -48,6 +49,7 @@ enum sbridge_le_owner {
 struct sbridge_lent {
 	struct list_head node;
 	struct hlist_node hnode;
+	struct hlist_node gnode;
 	struct task_struct *p;
 	u8 state;
 	u8 hint;
@@ -119,6 +121,8 @@ struct sbridge_ledger_counts {
  * @pool: entries reserved for the fork hook, refilled by the runner
  * @npool: entries in @pool
  * @hash: @list by task
+ * @ghash: @list by process (signal_struct, alive while an entry holds
+ *	its task)
  * @run: run number (sbridge_ledger_begin())
  * @dirty: a child went unrecorded: the next run scans every thread
  * @c: counters
@@ -133,6 +137,7 @@ struct sbridge_ledger {
 	struct list_head pool;
 	unsigned int npool;
 	DECLARE_HASHTABLE(hash, 8);
+	DECLARE_HASHTABLE(ghash, 8);
 	u64 run;
 	bool dirty;
 	struct sbridge_ledger_counts c;

@@ -21,11 +21,11 @@
  *    was widened by the kernel's hotplug fallback (select_fallback_rq(),
  *    which also clears user_cpus_ptr from 6.2): the task gets its own
  *    mask back, not the fallback;
- *  - otherwise a mask other than ours is someone else's. 6.1 keeps no
- *    record of a user's request, so there a taskset to exactly our mask
- *    is taken for ours (docs/reliability.md).
- * Giving a mask back never leaves the task's cpuset where the kernel
- * exports cpuset_cpus_allowed() (compat.h).
+ *  - otherwise a mask other than ours is someone else's.
+ * What no kernel records (docs/reliability.md): on 6.1 a user's request,
+ * so there a taskset to exactly our mask is taken for ours; anywhere, a
+ * rewrite of the task's own cpuset's CPUs (cpuset.cpus, AllowedCPUs=) to
+ * exactly our mask.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -218,32 +218,13 @@ static void sbridge_steer_inherit(struct sbridge_lent *e,
 	sbridge_steer_record(s, child);
 }
 
-/*
- * @own, inside @p's cpuset where the kernel tells it; false if nothing
- * of it is left there (the cpuset's mask stands).
- */
-static bool sbridge_own_mask(struct task_struct *p, const struct cpumask *own,
-			     struct cpumask *out)
-{
-	if (!sbridge_cpuset_cpus(p, out))
-		cpumask_setall(out);
-	return cpumask_and(out, out, own);
-}
-
 static int sbridge_place_write_own(struct task_struct *p, const struct cpumask *own)
 {
-	cpumask_var_t m;
-	int ret = 0;
+	int ret = set_cpus_allowed_ptr(p, own);
 
-	if (!alloc_cpumask_var(&m, GFP_KERNEL))
-		return -ENOMEM;
-	if (sbridge_own_mask(p, own, m)) {
-		ret = set_cpus_allowed_ptr(p, m);
-		if (!ret)
-			trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_RESTORE,
-					  p, -1, m, 0, 0);
-	}
-	free_cpumask_var(m);
+	if (!ret)
+		trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_RESTORE,
+				  p, -1, own, 0, 0);
 	return ret;
 }
 

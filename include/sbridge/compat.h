@@ -229,21 +229,4 @@ static inline const void *sbridge_user_cpus(struct task_struct *p,
 #endif
 }
 
-/*
- * The CPUs @p's cpuset allows. cpuset_cpus_allowed() is exported from
- * 6.7 (6.12, 7.x; commit "cgroup/cpuset: Export cpuset_cpus_allowed()"),
- * not on 6.1. Returns false, @mask untouched, where it cannot be had.
- */
-#include <linux/cpuset.h>
-static inline bool sbridge_cpuset_cpus(struct task_struct *p,
-				       struct cpumask *mask)
-{
-#if IS_ENABLED(CONFIG_CPUSETS) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-	cpuset_cpus_allowed(p, mask);
-	return true;
-#else
-	return false;
-#endif
-}
-
 #endif /* _SBRIDGE_COMPAT_H */
