@@ -282,7 +282,13 @@ void sbridge_ledger_release(struct sbridge_ledger *l, struct sbridge_lent *e)
 		spin_unlock(&l->lock);
 		return;
 	}
-	own = sbridge_le_dead(e->p) ? SBRIDGE_OWN_THEIRS : l->ops->owner(e);
+	if (sbridge_le_dead(e->p)) {
+		/* exiting: nothing to give back, nobody won */
+		sbridge_ledger_state(l, e, SBRIDGE_LE_RELEASED);
+		spin_unlock(&l->lock);
+		return;
+	}
+	own = l->ops->owner(e);
 	if (own == SBRIDGE_OWN_THEIRS) {
 		sbridge_ledger_state(l, e, SBRIDGE_LE_HANDS_OFF);
 		l->c.user_wins++;
@@ -597,7 +603,7 @@ static void sbridge_ledger_wait_forks(void)
 			left++;
 		}
 		if (left)
-			msleep(5);
+			usleep_range(5000, 10000);
 	} while (left && time_before(jiffies, end));
 	for (i = 0; i < n; i++)
 		if (wait[i])
@@ -636,7 +642,7 @@ void sbridge_ledger_exit(struct sbridge_ledger *l)
 		spin_unlock(&l->lock);
 		if (!left && !sbridge_ledger_scan(l))
 			break;
-		msleep(10);
+		usleep_range(10000, 20000);
 	}
 	spin_lock(&l->lock);
 	list_for_each_entry_safe(e, n, &l->list, node) {

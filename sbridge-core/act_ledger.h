@@ -26,9 +26,8 @@ enum sbridge_le_state {
 enum sbridge_le_owner {
 	SBRIDGE_OWN_THEIRS,	/* the user, a cgroup or the kernel chose it */
 	SBRIDGE_OWN_OURS,	/* still what we set */
-	SBRIDGE_OWN_LOST,	/* the kernel replaced ours by a fallback of
-				 * its own (hotplug): give the task its own
-				 * value back */
+	/* the kernel replaced ours by its own fallback (hotplug): give back */
+	SBRIDGE_OWN_LOST,
 };
 
 /**
