@@ -169,9 +169,10 @@ user_tasks_audit() {
 		echo "clamp -:-:unreadable (uclamp is on, /proc/PID/sched shows no clamps)"
 	_ab=${2:-/dev/null} _ae=${3:-/dev/null}
 	user_tasks_snapshot > /tmp/.sb-now
-	awk -v all="$1" -v base="$_ab" -v exp="$_ae" '
-		FILENAME == base { bm[$1] = $3; bc[$1] = $4; next }
-		FILENAME == exp { em[$1] = $2; ec[$1] = $3; next }
+	# (not "exp": awk has a function of that name)
+	awk -v all="$1" -v basef="$_ab" -v wantf="$_ae" '
+		FILENAME == basef { bm[$1] = $3; bc[$1] = $4; next }
+		FILENAME == wantf { em[$1] = $2; ec[$1] = $3; next }
 		{
 			n++; split($1, k, ":"); t = k[1]
 			wm = ($1 in bm) ? bm[$1] : all
@@ -182,7 +183,8 @@ user_tasks_audit() {
 			if ($4 != "-" && wc != "-" && $4 != wc) print "clamp " t ":" $2 ":" $4 " (want " wc ")"
 		}
 		END { print "n " n + 0; if (!n) print "mask -:-:blind (no user task seen)" }' \
-		"$_ab" "$_ae" /tmp/.sb-now
+		"$_ab" "$_ae" /tmp/.sb-now ||
+		echo "mask -:-:blind (the audit itself failed)"
 }
 unload_sbridge() {
 	_r=0
