@@ -8,7 +8,7 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie demo bench \
+.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie test-rename demo bench \
 	eval eval-quick \
 	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
@@ -78,6 +78,13 @@ bench:
 test-fuzz:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 tools/testbed/harness.py core-fuzz-netlink --set FUZZ_N=100000 --timeout 5400
+
+# 30 000 threads renaming themselves while rule sets load, the rename
+# probe timed by the kernel's function_graph tracer (about 3 minutes in the
+# arm64 7.x cell; docs/reliability.md, N7).
+test-rename:
+	tools/testbed/setup-host.sh
+	/usr/bin/python3 tools/testbed/harness.py rules-rename-storm --cell arm64-backports -v
 
 # Every scenario on the trixie (6.12) cells, "# trixie: no" ones included:
 # those exercise nothing of the kernel that 6.1 and 7.x do not, so the

@@ -5,90 +5,78 @@
  * others, NONE gives it its own mask back; always inside the mask the
  * task had (never widened, never empty).
  *
- * Guarantees:
- *  - an entry (the task's own mask and the mask we set) is published
- *    before set_cpus_allowed_ptr(), so a fork racing the change always
- *    finds it;
- *  - a released entry stays as a tombstone until its task exits: a child
- *    that copied the narrow mask before the release (dup_task_struct()
- *    runs long before sched_process_fork) is still recognised, by its
- *    mask, and gets an entry of its own that the next run releases;
- *  - if the task's mask changes under us (sched_setaffinity, cpuset) the
- *    user wins at once and the task is never touched again; the checker
- *    can make a task yield the same way;
- *  - switching off, observe mode and unload put back exactly the mask
- *    saved; unload restores once with the fork hook attached and once
- *    more, with a sweep of the task list, after it is gone.
+ * The records are the task ledger's (act_ledger.c): an entry is published
+ * before set_cpus_allowed_ptr(), kept (with the masks it set) until its
+ * task exits, released only when the kernel took the task's own mask
+ * back, and a failed steer leaves the record saying what the task holds.
  *
- * Locking: the list and hash change only under sbridge_steer_lock; every
- * walk and search takes it too. Entries are freed only by holders of
- * sbridge_place_mutex (the runner, yield, exit), so a mutex holder may use
- * an entry pointer after dropping the spinlock. The fork hook only adds.
+ * Who owns a task's mask is decided from the kernel's own records:
+ *  - a move to another cpuset (cgroup attach: the task's cpuset css is
+ *    another one, by its serial number, which is never reused) makes the
+ *    mask the cpuset's;
+ *  - from 6.2 the kernel keeps the mask the user asked for
+ *    (user_cpus_ptr, set by every sched_setaffinity(), never by us): a
+ *    new request makes the mask the user's, even one equal to ours;
+ *  - a mask that is no longer ours while every CPU of our set is offline
+ *    was widened by the kernel's hotplug fallback (select_fallback_rq(),
+ *    which also clears user_cpus_ptr from 6.2): the task gets its own
+ *    mask back, not the fallback;
+ *  - otherwise a mask other than ours is someone else's.
+ * What no kernel records (docs/reliability.md): on 6.1 a user's request,
+ * so there a taskset to exactly our mask is taken for ours; anywhere, a
+ * rewrite of the task's own cpuset's CPUs (cpuset.cpus, AllowedCPUs=) to
+ * exactly our mask.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/cgroup.h>
 #include <linux/cpumask.h>
-#include <linux/hashtable.h>
-#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "act_ledger.h"
 #include "trace.h"
 
 #define SBRIDGE_STEER_MAX	128	/* tasks steered by runs at once */
-#define SBRIDGE_STEER_TOTAL	4096	/* entries, with tombstones and children */
-#define SBRIDGE_STEER_BATCH	32	/* entries released per walk */
-
-/* zero (a new, zeroed entry) is "released": not yet counted as steered */
-enum { SBRIDGE_RELEASED, SBRIDGE_STEERED, SBRIDGE_HANDS_OFF };
 
 /**
  * struct sbridge_steer - a task placement touched
- * @node: in sbridge_steer_list
- * @hnode: in sbridge_steer_hash, keyed by @p
- * @p: the task; a reference is held while the entry exists
+ * @le: its ledger record (state, task, hint, run)
  * @user: the task's own mask before we steered it
  * @set: the mask we set (kept after release, to recognise children)
  * @prev: the mask we set before @set (a child may have copied it just
  *	before a re-steer), empty if none
- * @state: SBRIDGE_STEERED, SBRIDGE_RELEASED (own mask given back), or SBRIDGE_HANDS_OFF
- *	(the user changed it or the checker made us yield: never again)
- * @hint: the hint @set implements
- * @seen: run number that last found the task in the decision
+ * @ureq: a copy of the user's requested mask (user_cpus_ptr, 6.2+) when
+ *	we steered
+ * @ureq_ptr: user_cpus_ptr then, compared by identity only
+ * @cpuset: serial number of the task's cpuset css then (0 without cpusets)
  *
- * All fields change under sbridge_steer_lock.
+ * Changes under the ledger's lock.
  */
 struct sbridge_steer {
-	struct list_head node;
-	struct hlist_node hnode;
-	struct task_struct *p;
+	struct sbridge_lent le;
 	cpumask_var_t user;
 	cpumask_var_t set;
 	cpumask_var_t prev;
-	u8 state;
-	u8 hint;
-	u64 seen;
+	cpumask_var_t ureq;
+	const void *ureq_ptr;
+	u64 cpuset;
 };
 
-static LIST_HEAD(sbridge_steer_list);
-static DEFINE_HASHTABLE(sbridge_steer_hash, 8);
-static unsigned int sbridge_steer_count, sbridge_steered_now;
-static DEFINE_SPINLOCK(sbridge_steer_lock);
-static DEFINE_MUTEX(sbridge_place_mutex);
-static u64 sbridge_place_run;
+#define sbridge_steer_of(e)	container_of(e, struct sbridge_steer, le)
+
 static int sbridge_selftest_cpu = -1;
-static cpumask_var_t sbridge_place_tmp;
-static u64 sbridge_place_steers, sbridge_place_releases, sbridge_place_user_wins,
-	   sbridge_place_yields, sbridge_place_inherits, sbridge_place_inherit_lost,
-	   sbridge_place_swept;
+/* scratch masks: _lk under the ledger's lock, the others under its mutex */
+static cpumask_var_t sbridge_place_lk, sbridge_place_tmp, sbridge_place_old,
+		     sbridge_place_oldprev;
+static u64 sbridge_place_steers, sbridge_place_yields;
 
 /**
  * sbridge_pick_cpu() - O(1) randomized choice of a CPU in @mask
@@ -108,147 +96,224 @@ static int sbridge_pick_cpu(const struct cpumask *mask)
 	return cpu < nr_cpu_ids ? cpu : cpumask_first(mask);
 }
 
-/* Under sbridge_steer_lock. */
-static struct sbridge_steer *sbridge_steer_find(struct task_struct *p)
+/* Serial number of @p's cpuset css: another one means another cpuset. */
+static u64 sbridge_cpuset_id(struct task_struct *p)
 {
-	struct sbridge_steer *e;
+#ifdef CONFIG_CPUSETS
+	u64 id;
 
-	lockdep_assert_held(&sbridge_steer_lock);
-	hash_for_each_possible(sbridge_steer_hash, e, hnode, (unsigned long)p)
-		if (e->p == p)
-			return e;
-	return NULL;
+	rcu_read_lock();
+	id = task_css(p, cpuset_cgrp_id)->serial_nr;
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
 }
 
-static struct sbridge_steer *sbridge_steer_lookup(struct task_struct *p)
+/* Records what the kernel keeps of @p's owners in @s (steer, fork). */
+static void sbridge_steer_record(struct sbridge_steer *s, struct task_struct *p)
 {
-	struct sbridge_steer *e;
-
-	spin_lock(&sbridge_steer_lock);
-	e = sbridge_steer_find(p);
-	spin_unlock(&sbridge_steer_lock);
-	return e;
+	s->ureq_ptr = sbridge_user_cpus(p, s->ureq);
+	s->cpuset = sbridge_cpuset_id(p);
 }
 
-static struct sbridge_steer *sbridge_steer_alloc(gfp_t gfp)
+static struct sbridge_lent *sbridge_steer_alloc(gfp_t gfp)
 {
-	struct sbridge_steer *e = kzalloc(sizeof(*e), gfp);
+	struct sbridge_steer *s = kzalloc(sizeof(*s), gfp);
 
-	if (!e)
+	if (!s)
 		return NULL;
-	if (!zalloc_cpumask_var(&e->user, gfp) ||
-	    !zalloc_cpumask_var(&e->set, gfp) ||
-	    !zalloc_cpumask_var(&e->prev, gfp)) {
-		free_cpumask_var(e->set);
-		free_cpumask_var(e->user);
-		kfree(e);
+	if (!zalloc_cpumask_var(&s->user, gfp) ||
+	    !zalloc_cpumask_var(&s->set, gfp) ||
+	    !zalloc_cpumask_var(&s->prev, gfp) ||
+	    !zalloc_cpumask_var(&s->ureq, gfp)) {
+		free_cpumask_var(s->prev);
+		free_cpumask_var(s->set);
+		free_cpumask_var(s->user);
+		kfree(s);
 		return NULL;
 	}
-	return e;
+	return &s->le;
 }
 
-static void sbridge_steer_free(struct sbridge_steer *e)
+static void sbridge_steer_free(struct sbridge_lent *e)
 {
-	if (e->p)
-		put_task_struct(e->p);
-	free_cpumask_var(e->user);
-	free_cpumask_var(e->set);
-	free_cpumask_var(e->prev);
-	kfree(e);
-}
+	struct sbridge_steer *s = sbridge_steer_of(e);
 
-/* Under sbridge_steer_lock: a new entry for @p (referenced by the caller). */
-static void sbridge_steer_add(struct sbridge_steer *e, struct task_struct *p)
-{
-	lockdep_assert_held(&sbridge_steer_lock);
-	e->p = p;
-	list_add(&e->node, &sbridge_steer_list);
-	hash_add(sbridge_steer_hash, &e->hnode, (unsigned long)p);
-	sbridge_steer_count++;
-}
-
-/* Under sbridge_steer_lock. */
-static void sbridge_steer_state(struct sbridge_steer *e, u8 state)
-{
-	lockdep_assert_held(&sbridge_steer_lock);
-	if (e->state == SBRIDGE_STEERED && state != SBRIDGE_STEERED)
-		sbridge_steered_now--;
-	else if (e->state != SBRIDGE_STEERED && state == SBRIDGE_STEERED)
-		sbridge_steered_now++;
-	e->state = state;
-}
-
-static void sbridge_steer_set_state(struct sbridge_steer *e, u8 state)
-{
-	spin_lock(&sbridge_steer_lock);
-	sbridge_steer_state(e, state);
-	spin_unlock(&sbridge_steer_lock);
+	free_cpumask_var(s->user);
+	free_cpumask_var(s->set);
+	free_cpumask_var(s->prev);
+	free_cpumask_var(s->ureq);
+	kfree(s);
 }
 
 /*
- * Gives @e's task its own mask back and keeps @e as a tombstone; if the
- * mask is no longer the one we set, the user took over: hands off.
- * Under sbridge_place_mutex.
+ * The user's request on @p since we recorded @s (6.2+): 0 unchanged, 1
+ * cleared by the kernel (its hotplug fallback), 2 a new request.
  */
-static void sbridge_steer_release(struct sbridge_steer *e)
+static int sbridge_steer_ureq(const struct sbridge_steer *s,
+			      struct task_struct *p)
 {
+	const void *now = sbridge_user_cpus(p, sbridge_place_lk);
+
+	if (now == s->ureq_ptr &&
+	    (!now || cpumask_equal(sbridge_place_lk, s->ureq)))
+		return 0;
+	return now ? 2 : 1;
+}
+
+static enum sbridge_le_owner sbridge_steer_owner(struct sbridge_lent *e)
+{
+	struct sbridge_steer *s = sbridge_steer_of(e);
 	struct task_struct *p = e->p;
-	bool intact;
+	int ureq;
 
-	spin_lock(&sbridge_steer_lock);
-	intact = e->state == SBRIDGE_STEERED && cpumask_equal(&p->cpus_mask, e->set);
-	if (e->state == SBRIDGE_STEERED && !intact) {
-		sbridge_steer_state(e, SBRIDGE_HANDS_OFF);
-		sbridge_place_user_wins++;
-	}
-	cpumask_copy(sbridge_place_tmp, e->user);
-	spin_unlock(&sbridge_steer_lock);
-	if (!intact)
-		return;
-	/* check-then-write: a sched_setaffinity right here is overwritten */
-	if (set_cpus_allowed_ptr(p, sbridge_place_tmp) == 0) {
-		sbridge_place_releases++;
-		trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_RESTORE,
-				  p, -1, sbridge_place_tmp, 0, 0);
-	}
-	sbridge_steer_set_state(e, SBRIDGE_RELEASED);
+	if (sbridge_cpuset_id(p) != s->cpuset)
+		return SBRIDGE_OWN_THEIRS;
+	ureq = sbridge_steer_ureq(s, p);
+	if (cpumask_equal(&p->cpus_mask, s->set))
+		return ureq ? SBRIDGE_OWN_THEIRS : SBRIDGE_OWN_OURS;
+	if (ureq != 2 && !cpumask_intersects(s->set, cpu_active_mask))
+		return SBRIDGE_OWN_LOST;
+	return SBRIDGE_OWN_THEIRS;
 }
 
 /*
- * Steers @p to @set (a strict, non-empty subset of its own mask):
- * entry first, then the mask. Under sbridge_place_mutex.
+ * Does @p carry a mask @pe set on @parent (now, or before a re-steer)
+ * that is not its own: @parent does not hold it by its own choice, @p
+ * did not ask for exactly it (6.2+) and has not moved to another cpuset?
  */
-static void sbridge_steer_apply(struct task_struct *p, struct sbridge_steer *e,
+static bool sbridge_steer_carries(const struct sbridge_lent *pe,
+				  struct task_struct *parent,
+				  struct task_struct *p)
+{
+	const struct sbridge_steer *s = sbridge_steer_of(pe);
+	const struct cpumask *v;
+
+	if (cpumask_equal(&p->cpus_mask, s->set))
+		v = s->set;
+	else if (!cpumask_empty(s->prev) && cpumask_equal(&p->cpus_mask, s->prev))
+		v = s->prev;
+	else
+		return false;
+	if (cpumask_equal(&parent->cpus_mask, v) &&
+	    (pe->state != SBRIDGE_LE_SET || v != s->set))
+		return false;
+	if (sbridge_user_cpus(p, sbridge_place_lk) &&
+	    cpumask_equal(sbridge_place_lk, &p->cpus_mask))
+		return false;
+	return sbridge_cpuset_id(p) == s->cpuset;
+}
+
+static void sbridge_steer_inherit(struct sbridge_lent *e,
+				  const struct sbridge_lent *pe,
+				  struct task_struct *child)
+{
+	struct sbridge_steer *s = sbridge_steer_of(e);
+
+	cpumask_copy(s->user, sbridge_steer_of(pe)->user);
+	cpumask_copy(s->set, &child->cpus_mask);
+	cpumask_clear(s->prev);
+	sbridge_steer_record(s, child);
+}
+
+static int sbridge_place_write_own(struct task_struct *p, const struct cpumask *own)
+{
+	int ret = set_cpus_allowed_ptr(p, own);
+
+	if (!ret)
+		trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT, SBRIDGE_TP_OP_RESTORE,
+				  p, -1, own, 0, 0);
+	return ret;
+}
+
+static int sbridge_steer_write_own(struct sbridge_lent *e)
+{
+	return sbridge_place_write_own(e->p, sbridge_steer_of(e)->user);
+}
+
+static int sbridge_steer_write_from(const struct sbridge_lent *pe,
+				    struct task_struct *p)
+{
+	return sbridge_place_write_own(p, sbridge_steer_of(pe)->user);
+}
+
+static const struct sbridge_ledger_ops sbridge_steer_ops = {
+	.alloc = sbridge_steer_alloc,
+	.free = sbridge_steer_free,
+	.owner = sbridge_steer_owner,
+	.carries = sbridge_steer_carries,
+	.inherit = sbridge_steer_inherit,
+	.write_own = sbridge_steer_write_own,
+	.write_from = sbridge_steer_write_from,
+};
+
+static struct sbridge_ledger sbridge_steers =
+	SBRIDGE_LEDGER_INIT(sbridge_steers, "affinity", &sbridge_steer_ops,
+			    SBRIDGE_STEER_MAX);
+
+/*
+ * Steers @p to @set (a strict, non-empty subset of its own mask): record
+ * first, then the mask. If the kernel refuses (a CPU of @set went
+ * offline meanwhile), the record goes back to what the task holds.
+ * Under the ledger's mutex.
+ */
+static void sbridge_steer_apply(struct task_struct *p, struct sbridge_lent *e,
 				const struct cpumask *set, u8 hint)
 {
-	struct sbridge_steer *n = NULL;
+	struct sbridge_ledger *l = &sbridge_steers;
+	struct sbridge_lent *n = NULL;
+	struct sbridge_steer *s;
+	u8 was = SBRIDGE_LE_RELEASED;
+	int ret;
 
 	if (!e) {
-		if (sbridge_steered_now >= SBRIDGE_STEER_MAX ||
-		    sbridge_steer_count >= SBRIDGE_STEER_TOTAL)
-			return;
-		n = sbridge_steer_alloc(GFP_KERNEL);
+		n = sbridge_ledger_reserve(l, p);
 		if (!n)
 			return;
-		cpumask_copy(n->user, &p->cpus_mask);
+		s = sbridge_steer_of(n);
+		cpumask_copy(s->user, &p->cpus_mask);
+		sbridge_steer_record(s, p);
 	}
-	spin_lock(&sbridge_steer_lock);
+	spin_lock(&l->lock);
 	if (n) {
-		get_task_struct(p);
-		sbridge_steer_add(n, p);
 		e = n;
-	} else if (e->state == SBRIDGE_RELEASED) {
-		/* the user may have changed the mask since we gave it back */
-		cpumask_copy(e->user, &p->cpus_mask);
+		sbridge_ledger_commit(l, e, p);
+	} else {
+		was = e->state;
+		s = sbridge_steer_of(e);
+		if (was == SBRIDGE_LE_RELEASED) {
+			/* the user may have changed the mask since we gave it back */
+			cpumask_copy(s->user, &p->cpus_mask);
+			sbridge_steer_record(s, p);
+		}
+		e->seen = l->run;
+		sbridge_ledger_state(l, e, SBRIDGE_LE_SET);
 	}
-	cpumask_copy(e->prev, e->set);
-	cpumask_copy(e->set, set);
+	s = sbridge_steer_of(e);
+	cpumask_copy(sbridge_place_old, s->set);
+	cpumask_copy(sbridge_place_oldprev, s->prev);
+	if (!n)
+		cpumask_copy(s->prev, s->set);
+	cpumask_copy(s->set, set);
 	e->hint = hint;
-	e->seen = sbridge_place_run;
-	sbridge_steer_state(e, SBRIDGE_STEERED);
-	spin_unlock(&sbridge_steer_lock);
-	if (set_cpus_allowed_ptr(p, set)) {
-		sbridge_steer_set_state(e, SBRIDGE_RELEASED);
+	spin_unlock(&l->lock);
+	ret = sbridge_ledger_fail(SBRIDGE_FAIL_WRITE) ? -EINVAL :
+	      set_cpus_allowed_ptr(p, set);
+	if (ret) {
+		/* the task holds what it held: the record says so */
+		spin_lock(&l->lock);
+		if (n) {
+			cpumask_clear(s->set);
+		} else {
+			cpumask_copy(s->set, sbridge_place_old);
+			cpumask_copy(s->prev, sbridge_place_oldprev);
+		}
+		sbridge_ledger_state(l, e, was);
+		spin_unlock(&l->lock);
+		pr_debug("pid %d: steer refused (%d), keeps %s\n", task_pid_nr(p),
+			 ret, was == SBRIDGE_LE_SET ? "the mask we set" : "its own mask");
 		return;
 	}
 	sbridge_place_steers++;
@@ -285,85 +350,33 @@ static bool sbridge_place_mask(const struct sbridge_decision *d, u8 hint,
 static void sbridge_place_one(const struct sbridge_decision *d,
 			      const struct sbridge_hint *h, struct cpumask *set)
 {
+	struct sbridge_ledger *l = &sbridge_steers;
 	struct task_struct *p = h->p;
-	struct sbridge_steer *e;
-	u8 state = SBRIDGE_RELEASED;
+	struct sbridge_lent *e;
 	bool same = false;
+	u8 state;
 
-	spin_lock(&sbridge_steer_lock);
-	e = sbridge_steer_find(p);
-	if (e) {
-		state = e->state;
-		e->seen = sbridge_place_run;
-		if (state == SBRIDGE_STEERED && !cpumask_equal(&p->cpus_mask, e->set)) {
-			sbridge_steer_state(e, SBRIDGE_HANDS_OFF);
-			sbridge_place_user_wins++;
-			state = SBRIDGE_HANDS_OFF;
-			pr_info("pid %d: user affinity change wins over placement\n",
-				task_pid_nr(p));
-		}
-		/* the mask the hint narrows: the user's, not ours */
-		cpumask_copy(sbridge_place_tmp,
-			     state == SBRIDGE_STEERED ? e->user : &p->cpus_mask);
-	} else {
-		cpumask_copy(sbridge_place_tmp, &p->cpus_mask);
-	}
-	spin_unlock(&sbridge_steer_lock);
-	if (state == SBRIDGE_HANDS_OFF)
+	e = sbridge_ledger_look(l, p, &state);
+	if (state == SBRIDGE_LE_HANDS_OFF)
 		return;
+	/* the mask the hint narrows: the user's, not ours */
+	spin_lock(&l->lock);
+	cpumask_copy(sbridge_place_tmp, state == SBRIDGE_LE_SET ?
+		     sbridge_steer_of(e)->user : &p->cpus_mask);
+	spin_unlock(&l->lock);
 	if (h->hint == SBRIDGE_HINT_NONE ||
 	    !sbridge_place_mask(d, h->hint, sbridge_place_tmp, set)) {
-		if (e && state == SBRIDGE_STEERED)
-			sbridge_steer_release(e);
+		if (state == SBRIDGE_LE_SET)
+			sbridge_ledger_release(l, e);
 		return;
 	}
-	if (e && state == SBRIDGE_STEERED) {
-		spin_lock(&sbridge_steer_lock);
-		same = cpumask_equal(e->set, set);
-		spin_unlock(&sbridge_steer_lock);
+	if (state == SBRIDGE_LE_SET) {
+		spin_lock(&l->lock);
+		same = cpumask_equal(sbridge_steer_of(e)->set, set);
+		spin_unlock(&l->lock);
 	}
 	if (!same)
 		sbridge_steer_apply(p, e, set, h->hint);
-}
-
-/*
- * Entries to release: steered ones the last run did not see (the task
- * left the decision), or all steered ones; drops entries of dead tasks.
- * Under sbridge_place_mutex.
- */
-static void sbridge_place_sweep(bool all)
-{
-	struct sbridge_steer *e, *n, *rel[SBRIDGE_STEER_BATCH];
-	LIST_HEAD(dead);
-	int i, nrel;
-
-	do {
-		nrel = 0;
-		spin_lock(&sbridge_steer_lock);
-		list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
-			if (e->p->exit_state || (e->p->flags & PF_EXITING)) {
-				sbridge_steer_state(e, SBRIDGE_RELEASED);
-				list_move(&e->node, &dead);
-				hash_del(&e->hnode);
-				sbridge_steer_count--;
-				continue;
-			}
-			if (e->state == SBRIDGE_STEERED &&
-			    (all || e->seen != sbridge_place_run) &&
-			    nrel < ARRAY_SIZE(rel)) {
-				/* marks it, so the next batch skips it */
-				e->seen = sbridge_place_run;
-				rel[nrel++] = e;
-			}
-		}
-		spin_unlock(&sbridge_steer_lock);
-		for (i = 0; i < nrel; i++)
-			sbridge_steer_release(rel[i]);
-	} while (nrel == ARRAY_SIZE(rel));
-	list_for_each_entry_safe(e, n, &dead, node) {
-		list_del(&e->node);
-		sbridge_steer_free(e);
-	}
 }
 
 static void sbridge_place_apply(const struct sbridge_decision *d)
@@ -373,24 +386,20 @@ static void sbridge_place_apply(const struct sbridge_decision *d)
 
 	if (!zalloc_cpumask_var(&set, GFP_KERNEL))
 		return;
-	mutex_lock(&sbridge_place_mutex);
-	sbridge_place_run++;
+	sbridge_ledger_begin(&sbridge_steers);
 	if (!READ_ONCE(sbridge_act_params.selftest))
 		sbridge_selftest_cpu = -1;
 	for (i = 0; i < d->n; i++)
 		sbridge_place_one(d, &d->task[i], set);
 	/* a task the decision no longer holds gets its own mask back */
-	sbridge_place_sweep(false);
-	mutex_unlock(&sbridge_place_mutex);
+	sbridge_ledger_end(&sbridge_steers, false);
 	free_cpumask_var(set);
 }
 
 static void sbridge_place_restore(void)
 {
-	mutex_lock(&sbridge_place_mutex);
-	sbridge_place_run++;
-	sbridge_place_sweep(true);
-	mutex_unlock(&sbridge_place_mutex);
+	sbridge_ledger_begin(&sbridge_steers);
+	sbridge_ledger_end(&sbridge_steers, true);
 }
 
 /**
@@ -403,16 +412,17 @@ static void sbridge_place_restore(void)
  */
 bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
 {
-	struct sbridge_steer *e;
+	struct sbridge_ledger *l = &sbridge_steers;
+	struct sbridge_lent *e;
 	bool ret = false;
 
-	spin_lock(&sbridge_steer_lock);
-	e = sbridge_steer_find(p);
-	if (e && e->state == SBRIDGE_STEERED) {
-		cpumask_copy(mask, e->user);
+	spin_lock(&l->lock);
+	e = sbridge_ledger_find(l, p);
+	if (e && e->state == SBRIDGE_LE_SET) {
+		cpumask_copy(mask, sbridge_steer_of(e)->user);
 		ret = true;
 	}
-	spin_unlock(&sbridge_steer_lock);
+	spin_unlock(&l->lock);
 	return ret;
 }
 
@@ -426,133 +436,17 @@ bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
  */
 void sbridge_placement_yield(struct task_struct *p)
 {
-	struct sbridge_steer *e;
-
-	mutex_lock(&sbridge_place_mutex);
-	e = sbridge_steer_lookup(p);
-	if (e && e->state == SBRIDGE_STEERED) {
-		sbridge_steer_release(e);
-		sbridge_steer_set_state(e, SBRIDGE_HANDS_OFF);
-		sbridge_place_yields++;
-		pr_info("placement yields pid %d to the work-conserving checker\n",
-			task_pid_nr(p));
-	}
-	mutex_unlock(&sbridge_place_mutex);
+	sbridge_ledger_yield(&sbridge_steers, p);
+	sbridge_place_yields++;
+	pr_info("placement yields pid %d to the work-conserving checker\n",
+		task_pid_nr(p));
 }
 
-/*
- * Does @p carry a mask @pe set on its parent: the one set now, or the one
- * before (copied just before a re-steer), while the parent does not hold
- * that mask by its own choice? Under sbridge_steer_lock.
- */
-static bool sbridge_steer_carries(struct sbridge_steer *pe,
-				  struct task_struct *parent,
-				  struct task_struct *p)
-{
-	if (pe->state == SBRIDGE_HANDS_OFF)
-		return false;
-	if (cpumask_equal(&p->cpus_mask, pe->set))
-		return !(pe->state == SBRIDGE_RELEASED &&
-			 cpumask_equal(&parent->cpus_mask, pe->set));
-	return !cpumask_empty(pe->prev) &&
-	       cpumask_equal(&p->cpus_mask, pe->prev) &&
-	       !cpumask_equal(&parent->cpus_mask, pe->prev);
-}
-
-/*
- * sched_process_fork: @child copied @parent's mask in dup_task_struct(),
- * possibly long before this hook and before a release. If it carries the
- * mask we set on @parent (steered now, or a tombstone whose mask the user
- * has not since chosen himself), it gets its own entry with @parent's own
- * mask, and the next run releases it unless it is hinted itself.
- * Preemption off: GFP_NOWAIT, spinlock only.
- */
+/* sched_process_fork: @child copied @parent's mask in dup_task_struct(). */
 static void sbridge_place_fork(struct task_struct *parent,
 			       struct task_struct *child)
 {
-	struct sbridge_steer *e, *pe;
-	bool inherited;
-
-	if (!READ_ONCE(sbridge_steer_count))
-		return;
-	spin_lock(&sbridge_steer_lock);
-	pe = sbridge_steer_find(parent);
-	inherited = pe && sbridge_steer_carries(pe, parent, child);
-	spin_unlock(&sbridge_steer_lock);
-	if (!inherited)
-		return;
-	e = sbridge_steer_alloc(GFP_NOWAIT | __GFP_NOWARN);
-	spin_lock(&sbridge_steer_lock);
-	pe = sbridge_steer_find(parent);
-	if (!e || !pe || sbridge_steer_count >= SBRIDGE_STEER_TOTAL) {
-		sbridge_place_inherit_lost++;
-		spin_unlock(&sbridge_steer_lock);
-		pr_warn_ratelimited("pid %d: keeps its parent's steered affinity (no entry)\n",
-				    task_pid_nr(child));
-		if (e)
-			sbridge_steer_free(e);
-		return;
-	}
-	cpumask_copy(e->user, pe->user);
-	cpumask_copy(e->set, &child->cpus_mask);
-	e->hint = pe->hint;
-	get_task_struct(child);
-	sbridge_steer_add(e, child);
-	sbridge_steer_state(e, SBRIDGE_STEERED);
-	sbridge_place_inherits++;
-	spin_unlock(&sbridge_steer_lock);
-}
-
-/*
- * After the fork hook is gone: a task forked in the last moments whose
- * hook no longer ran may still carry a steered mask. Its parent's entry
- * (a tombstone now) tells: same mask, no entry of its own -> give it the
- * parent's own mask. Returns the number fixed. Under sbridge_place_mutex.
- */
-static unsigned int sbridge_place_orphans(void)
-{
-	struct task_struct *g, *p, *par, *fix[SBRIDGE_STEER_BATCH];
-	struct sbridge_steer *pe, *own[SBRIDGE_STEER_BATCH];
-	unsigned int n, i, total = 0, rounds = 0;
-	bool more;
-
-	do {
-		more = false;
-		n = 0;
-		rcu_read_lock();
-		spin_lock(&sbridge_steer_lock);
-		for_each_process_thread(g, p) {
-			if (p->flags & PF_KTHREAD || sbridge_steer_find(p))
-				continue;
-			par = rcu_dereference(p->real_parent);
-			pe = sbridge_steer_find(par);
-			if (!pe) {
-				par = p->group_leader;
-				pe = sbridge_steer_find(par);
-			}
-			if (!pe || !sbridge_steer_carries(pe, par, p))
-				continue;
-			if (n == ARRAY_SIZE(fix)) {
-				more = true;
-				break;
-			}
-			get_task_struct(p);
-			own[n] = pe;
-			fix[n++] = p;
-		}
-		spin_unlock(&sbridge_steer_lock);
-		rcu_read_unlock();
-		/* entries stay (mutex held) and nothing writes them now */
-		for (i = 0; i < n; i++) {
-			if (!set_cpus_allowed_ptr(fix[i], own[i]->user))
-				trace_sbridge_act(SBRIDGE_TP_ACT_PLACEMENT,
-						  SBRIDGE_TP_OP_RESTORE, fix[i], -1,
-						  own[i]->user, 0, 0);
-			put_task_struct(fix[i]);
-		}
-		total += n;
-	} while (more && ++rounds < 64);
-	return total;
+	sbridge_ledger_fork(&sbridge_steers, parent, child);
 }
 
 /**
@@ -562,7 +456,7 @@ static unsigned int sbridge_place_orphans(void)
  */
 static unsigned int sbridge_placement_steered(void)
 {
-	return READ_ONCE(sbridge_steered_now);
+	return sbridge_ledger_live(&sbridge_steers);
 }
 
 static bool sbridge_place_active(void)
@@ -589,45 +483,44 @@ static const char *sbridge_place_status(void)
  */
 void sbridge_placement_read_counts(struct sbridge_placement_counts *c)
 {
-	c->steered = sbridge_placement_steered();
+	struct sbridge_ledger_counts lc;
+
+	sbridge_ledger_read(&sbridge_steers, &lc);
+	c->steered = lc.live;
 	c->steers = READ_ONCE(sbridge_place_steers);
-	c->releases = READ_ONCE(sbridge_place_releases);
-	c->user_wins = READ_ONCE(sbridge_place_user_wins);
+	c->releases = lc.releases;
+	c->user_wins = lc.user_wins;
 	c->yields = READ_ONCE(sbridge_place_yields);
-	c->inherits = READ_ONCE(sbridge_place_inherits);
-	c->inherit_lost = READ_ONCE(sbridge_place_inherit_lost);
-	c->swept = READ_ONCE(sbridge_place_swept);
+	c->inherits = lc.inherits;
+	c->inherit_lost = lc.lost;
+	c->swept = lc.found;
+	c->fallbacks = lc.fallbacks;
+	c->refused = lc.refused;
 }
 
 static int sbridge_place_init(void)
 {
 	if (!zalloc_cpumask_var(&sbridge_place_tmp, GFP_KERNEL))
 		return -ENOMEM;
+	if (!zalloc_cpumask_var(&sbridge_place_old, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&sbridge_place_oldprev, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&sbridge_place_lk, GFP_KERNEL)) {
+		free_cpumask_var(sbridge_place_oldprev);
+		free_cpumask_var(sbridge_place_old);
+		free_cpumask_var(sbridge_place_tmp);
+		return -ENOMEM;
+	}
+	sbridge_ledger_init(&sbridge_steers);
 	return 0;
 }
 
-/* Hooks are gone: restore late children, fix orphans, free everything. */
+/* Hooks are gone: restore, find every thread still carrying a mask, free. */
 static void sbridge_place_exit(void)
 {
-	struct sbridge_steer *e, *n;
-
-	mutex_lock(&sbridge_place_mutex);
-	sbridge_place_run++;
-	sbridge_place_sweep(true);
-	sbridge_place_swept += sbridge_place_orphans();
-	spin_lock(&sbridge_steer_lock);
-	list_for_each_entry_safe(e, n, &sbridge_steer_list, node) {
-		list_del(&e->node);
-		hash_del(&e->hnode);
-		sbridge_steer_state(e, SBRIDGE_RELEASED);
-		sbridge_steer_count--;
-		sbridge_steer_free(e);
-	}
-	spin_unlock(&sbridge_steer_lock);
-	mutex_unlock(&sbridge_place_mutex);
-	if (sbridge_place_swept)
-		pr_info("placement: %llu late children given their own mask at unload\n",
-			sbridge_place_swept);
+	sbridge_ledger_exit(&sbridge_steers);
+	free_cpumask_var(sbridge_place_lk);
+	free_cpumask_var(sbridge_place_oldprev);
+	free_cpumask_var(sbridge_place_old);
 	free_cpumask_var(sbridge_place_tmp);
 }
 

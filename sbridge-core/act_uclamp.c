@@ -31,62 +31,56 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/hashtable.h>
-#include <linux/list.h>
-#include <linux/mutex.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <uapi/linux/sched.h>
 #include <uapi/linux/sched/types.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "act_ledger.h"
 #include "trace.h"
 
 #ifdef CONFIG_UCLAMP_TASK
 
 #define SBRIDGE_CLAMP_MAX	256	/* tasks clamped by runs at once */
-#define SBRIDGE_CLAMP_TOTAL	4096	/* entries, with tombstones and children */
-#define SBRIDGE_CLAMP_BATCH	32
 #define SBRIDGE_CLAMP_RESET	((u32)-1)	/* sched_attr: back to unset */
 #define SBRIDGE_SETPARAM_POLICY	((u32)-1)	/* keep policy and reset-on-fork */
 
-/* zero (a new, zeroed entry) is "released": not yet counted as live */
-enum { SBRIDGE_CL_RELEASED, SBRIDGE_CL_SET, SBRIDGE_CL_HANDS_OFF };
-
 /**
  * struct sbridge_clamp - a task whose clamps we set
- * @node: in sbridge_clamp_list
- * @hnode: in sbridge_clamp_hash, keyed by @p
- * @p: the task, referenced
+ * @le: its ledger record (state, task, run)
  * @orig: util_min/util_max before, SBRIDGE_CLAMP_RESET if the task had not
  *	set it
  * @set: what we set (kept after release, to recognise children)
- * @state: SBRIDGE_CL_SET, SBRIDGE_CL_RELEASED or SBRIDGE_CL_HANDS_OFF
- * @seen: run number that last found the task in the decision
+ * @prev: what we set before @set (a child may have copied it just before
+ *	a re-clamp); @prev_ok says whether there is one
+ * @prev_ok: @prev holds a value
  *
- * All fields change under sbridge_clamp_lock.
+ * Changes under the ledger's lock.
  */
 struct sbridge_clamp {
-	struct list_head node;
-	struct hlist_node hnode;
-	struct task_struct *p;
+	struct sbridge_lent le;
 	u32 orig[UCLAMP_CNT];
 	u32 set[UCLAMP_CNT];
-	u8 state;
-	u64 seen;
+	u32 prev[UCLAMP_CNT];
+	bool prev_ok;
 };
 
-static LIST_HEAD(sbridge_clamp_list);
-static DEFINE_HASHTABLE(sbridge_clamp_hash, 8);
-static unsigned int sbridge_clamp_count, sbridge_clamp_live;
-static DEFINE_SPINLOCK(sbridge_clamp_lock);
-static DEFINE_MUTEX(sbridge_clamp_mutex);
-static u64 sbridge_clamp_run, sbridge_clamp_inherits, sbridge_clamp_lost;
+#define sbridge_clamp_of(e)	container_of(e, struct sbridge_clamp, le)
 
+/*
+ * Writes the clamps @min/@max (SBRIDGE_CLAMP_RESET: back to unset) and
+ * nothing else. sched_setattr_nocheck() skips the syscall's KEEP_PARAMS
+ * read of the task's own parameters, and __sched_setscheduler() checks
+ * the attr's priority against the policy even with KEEP_PARAMS: an RT
+ * task needs its own rt_priority, a deadline task its own runtime,
+ * deadline and period, or the write is refused (-EINVAL). They are read
+ * here without the task's locks: a policy changed between this read and
+ * the kernel's makes it refuse, and the caller keeps its entry and
+ * retries.
+ */
 static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
 {
 	struct sched_attr attr = {
@@ -96,7 +90,17 @@ static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
 		.sched_util_min = min,
 		.sched_util_max = max,
 	};
+	int policy = READ_ONCE(p->policy);
 
+	if (sbridge_ledger_fail(SBRIDGE_FAIL_WRITE))
+		return -EINVAL;
+	if (policy == SCHED_FIFO || policy == SCHED_RR) {
+		attr.sched_priority = READ_ONCE(p->rt_priority);
+	} else if (policy == SCHED_DEADLINE) {
+		attr.sched_runtime = READ_ONCE(p->dl.dl_runtime);
+		attr.sched_deadline = READ_ONCE(p->dl.dl_deadline);
+		attr.sched_period = READ_ONCE(p->dl.dl_period);
+	}
 	return sched_setattr_nocheck(p, &attr);
 }
 
@@ -114,59 +118,102 @@ static bool sbridge_clamp_is(const struct task_struct *p, const u32 *v)
 	       p->uclamp_req[UCLAMP_MAX].value == v[UCLAMP_MAX];
 }
 
-static struct sbridge_clamp *sbridge_clamp_find(struct task_struct *p)
+static struct sbridge_lent *sbridge_clamp_alloc(gfp_t gfp)
 {
-	struct sbridge_clamp *e;
+	struct sbridge_clamp *c = kzalloc(sizeof(*c), gfp);
 
-	lockdep_assert_held(&sbridge_clamp_lock);
-	hash_for_each_possible(sbridge_clamp_hash, e, hnode, (unsigned long)p)
-		if (e->p == p)
-			return e;
-	return NULL;
+	return c ? &c->le : NULL;
 }
 
-static void sbridge_clamp_state(struct sbridge_clamp *e, u8 state)
+static void sbridge_clamp_free(struct sbridge_lent *e)
 {
-	lockdep_assert_held(&sbridge_clamp_lock);
-	if (e->state == SBRIDGE_CL_SET && state != SBRIDGE_CL_SET)
-		sbridge_clamp_live--;
-	else if (e->state != SBRIDGE_CL_SET && state == SBRIDGE_CL_SET)
-		sbridge_clamp_live++;
-	e->state = state;
+	kfree(sbridge_clamp_of(e));
 }
 
-static void sbridge_clamp_add(struct sbridge_clamp *e, struct task_struct *p)
+/*
+ * The kernel keeps no record of who wrote a clamp (user_defined is set
+ * by every sched_setattr(), ours too): the value decides. A user's
+ * sched_setattr() of exactly our values is taken as ours
+ * (docs/reliability.md).
+ */
+static enum sbridge_le_owner sbridge_clamp_owner(struct sbridge_lent *e)
 {
-	lockdep_assert_held(&sbridge_clamp_lock);
-	get_task_struct(p);
-	e->p = p;
-	list_add(&e->node, &sbridge_clamp_list);
-	hash_add(sbridge_clamp_hash, &e->hnode, (unsigned long)p);
-	sbridge_clamp_count++;
+	return sbridge_clamp_is(e->p, sbridge_clamp_of(e)->set) ?
+	       SBRIDGE_OWN_OURS : SBRIDGE_OWN_THEIRS;
 }
 
-/* Puts the saved clamps back; keeps @e as a tombstone. Under the mutex. */
-static void sbridge_clamp_release(struct sbridge_clamp *e)
+/*
+ * Does @p carry a clamp @pe set on @parent, now or before a re-clamp,
+ * while @parent does not hold that clamp by its own choice?
+ */
+static bool sbridge_clamp_carries(const struct sbridge_lent *pe,
+				  struct task_struct *parent,
+				  struct task_struct *p)
+{
+	const struct sbridge_clamp *c = sbridge_clamp_of(pe);
+	const u32 *v;
+
+	if (sbridge_clamp_is(p, c->set))
+		v = c->set;
+	else if (c->prev_ok && sbridge_clamp_is(p, c->prev))
+		v = c->prev;
+	else
+		return false;
+	/* the parent holds it and it is not ours (any more): its own */
+	return !(sbridge_clamp_is(parent, v) &&
+		 (pe->state != SBRIDGE_LE_SET || v != c->set));
+}
+
+static void sbridge_clamp_inherit(struct sbridge_lent *e,
+				  const struct sbridge_lent *pe,
+				  struct task_struct *child)
+{
+	struct sbridge_clamp *c = sbridge_clamp_of(e);
+	const struct sbridge_clamp *pc = sbridge_clamp_of(pe);
+
+	memcpy(c->orig, pc->orig, sizeof(c->orig));
+	c->set[UCLAMP_MIN] = child->uclamp_req[UCLAMP_MIN].value;
+	c->set[UCLAMP_MAX] = child->uclamp_req[UCLAMP_MAX].value;
+	c->prev_ok = false;
+}
+
+static int sbridge_clamp_write_own(struct sbridge_lent *e)
 {
 	u32 orig[UCLAMP_CNT];
-	bool intact;
+	int ret;
 
-	spin_lock(&sbridge_clamp_lock);
-	intact = e->state == SBRIDGE_CL_SET && !e->p->exit_state &&
-		 sbridge_clamp_is(e->p, e->set);
-	if (e->state == SBRIDGE_CL_SET && !intact)
-		sbridge_clamp_state(e, SBRIDGE_CL_HANDS_OFF);
-	memcpy(orig, e->orig, sizeof(orig));
-	spin_unlock(&sbridge_clamp_lock);
-	if (!intact)
-		return;
-	/* check-then-write: a sched_setattr right here is overwritten */
-	if (!sbridge_clamp_write(e->p, orig[UCLAMP_MIN], orig[UCLAMP_MAX]))
+	memcpy(orig, sbridge_clamp_of(e)->orig, sizeof(orig));
+	ret = sbridge_clamp_write(e->p, orig[UCLAMP_MIN], orig[UCLAMP_MAX]);
+	if (!ret)
 		sbridge_clamp_trace(SBRIDGE_TP_OP_RESTORE, e->p);
-	spin_lock(&sbridge_clamp_lock);
-	sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
-	spin_unlock(&sbridge_clamp_lock);
+	return ret;
 }
+
+static int sbridge_clamp_write_from(const struct sbridge_lent *pe,
+				    struct task_struct *p)
+{
+	const struct sbridge_clamp *c = sbridge_clamp_of(pe);
+	int ret;
+
+	ret = sbridge_clamp_write(p, c->orig[UCLAMP_MIN], c->orig[UCLAMP_MAX]);
+	if (!ret)
+		sbridge_clamp_trace(SBRIDGE_TP_OP_RESTORE, p);
+	return ret;
+}
+
+static const struct sbridge_ledger_ops sbridge_clamp_ops = {
+	.alloc = sbridge_clamp_alloc,
+	.free = sbridge_clamp_free,
+	.owner = sbridge_clamp_owner,
+	.carries = sbridge_clamp_carries,
+	.inherit = sbridge_clamp_inherit,
+	.write_own = sbridge_clamp_write_own,
+	.write_from = sbridge_clamp_write_from,
+};
+
+static struct sbridge_ledger sbridge_clamps =
+	SBRIDGE_LEDGER_INIT(sbridge_clamps, "uclamp", &sbridge_clamp_ops,
+			    SBRIDGE_CLAMP_MAX);
 
 /* Clamps from the decision's share of the task. */
 static void sbridge_clamp_want(const struct sbridge_hint *h, u32 *v)
@@ -183,220 +230,110 @@ static void sbridge_clamp_want(const struct sbridge_hint *h, u32 *v)
 
 static void sbridge_clamp_one(const struct sbridge_hint *h)
 {
+	struct sbridge_ledger *l = &sbridge_clamps;
 	struct task_struct *p = h->p;
-	struct sbridge_clamp *e, *n = NULL;
-	u32 want[UCLAMP_CNT];
-	u8 state = SBRIDGE_CL_RELEASED;
+	struct sbridge_clamp *c = NULL;
+	struct sbridge_lent *e, *n = NULL;
+	u32 want[UCLAMP_CNT], old[UCLAMP_CNT], oldprev[UCLAMP_CNT];
+	bool oldprev_ok;
+	u8 state, was;
 
 	/* nothing known of it: no clamp (a held one is released by the sweep) */
 	if (!h->known)
 		return;
 	sbridge_clamp_want(h, want);
-	spin_lock(&sbridge_clamp_lock);
-	e = sbridge_clamp_find(p);
+	e = sbridge_ledger_look(l, p, &state);
 	if (e) {
-		e->seen = sbridge_clamp_run;
-		if (e->state == SBRIDGE_CL_SET && !sbridge_clamp_is(p, e->set))
-			sbridge_clamp_state(e, SBRIDGE_CL_HANDS_OFF);
-		state = e->state;
+		c = sbridge_clamp_of(e);
+		if (state == SBRIDGE_LE_HANDS_OFF ||
+		    (state == SBRIDGE_LE_SET && !memcmp(c->set, want, sizeof(want))))
+			return;
 	}
-	spin_unlock(&sbridge_clamp_lock);
-	if (e && (state == SBRIDGE_CL_HANDS_OFF ||
-		  (state == SBRIDGE_CL_SET && !memcmp(e->set, want, sizeof(want)))))
-		return;
 	/* A clamp the task chose itself is its business. */
-	if ((!e || state == SBRIDGE_CL_RELEASED) &&
+	if (state != SBRIDGE_LE_SET &&
 	    (p->uclamp_req[UCLAMP_MIN].user_defined ||
 	     p->uclamp_req[UCLAMP_MAX].user_defined))
 		return;
 	if (!e) {
-		if (sbridge_clamp_live >= SBRIDGE_CLAMP_MAX ||
-		    sbridge_clamp_count >= SBRIDGE_CLAMP_TOTAL)
-			return;
-		n = kzalloc(sizeof(*n), GFP_KERNEL);
+		n = sbridge_ledger_reserve(l, p);
 		if (!n)
 			return;
 	}
-	spin_lock(&sbridge_clamp_lock);
+	spin_lock(&l->lock);
 	if (n) {
-		sbridge_clamp_add(n, p);
 		e = n;
+		c = sbridge_clamp_of(e);
+		sbridge_ledger_commit(l, e, p);
+		was = SBRIDGE_LE_RELEASED;
+	} else {
+		was = e->state;
+		e->seen = l->run;
+		sbridge_ledger_state(l, e, SBRIDGE_LE_SET);
 	}
-	if (e->state != SBRIDGE_CL_SET) {
-		e->orig[UCLAMP_MIN] = SBRIDGE_CLAMP_RESET;
-		e->orig[UCLAMP_MAX] = SBRIDGE_CLAMP_RESET;
+	if (was != SBRIDGE_LE_SET) {
+		c->orig[UCLAMP_MIN] = SBRIDGE_CLAMP_RESET;
+		c->orig[UCLAMP_MAX] = SBRIDGE_CLAMP_RESET;
 	}
-	memcpy(e->set, want, sizeof(want));
-	e->seen = sbridge_clamp_run;
-	sbridge_clamp_state(e, SBRIDGE_CL_SET);
-	spin_unlock(&sbridge_clamp_lock);
+	memcpy(old, c->set, sizeof(old));
+	memcpy(oldprev, c->prev, sizeof(oldprev));
+	oldprev_ok = c->prev_ok;
+	if (!n) {
+		memcpy(c->prev, c->set, sizeof(c->prev));
+		c->prev_ok = true;
+	}
+	memcpy(c->set, want, sizeof(want));
+	spin_unlock(&l->lock);
 	if (sbridge_clamp_write(p, want[UCLAMP_MIN], want[UCLAMP_MAX])) {
-		spin_lock(&sbridge_clamp_lock);
-		sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
-		spin_unlock(&sbridge_clamp_lock);
+		/* the task holds what it held: the record says so */
+		spin_lock(&l->lock);
+		memcpy(c->set, old, sizeof(old));
+		memcpy(c->prev, oldprev, sizeof(oldprev));
+		c->prev_ok = oldprev_ok;
+		sbridge_ledger_state(l, e, was);
+		spin_unlock(&l->lock);
 		return;
 	}
 	sbridge_clamp_trace(SBRIDGE_TP_OP_APPLY, p);
-}
-
-/* Releases entries the decision no longer holds (or all); drops the dead. */
-static void sbridge_clamp_sweep(bool all)
-{
-	struct sbridge_clamp *e, *n, *rel[SBRIDGE_CLAMP_BATCH];
-	LIST_HEAD(dead);
-	int i, nrel;
-
-	do {
-		nrel = 0;
-		spin_lock(&sbridge_clamp_lock);
-		list_for_each_entry_safe(e, n, &sbridge_clamp_list, node) {
-			if (e->p->exit_state || (e->p->flags & PF_EXITING)) {
-				sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
-				list_move(&e->node, &dead);
-				hash_del(&e->hnode);
-				sbridge_clamp_count--;
-				continue;
-			}
-			if (e->state == SBRIDGE_CL_SET &&
-			    (all || e->seen != sbridge_clamp_run) &&
-			    nrel < ARRAY_SIZE(rel)) {
-				e->seen = sbridge_clamp_run;
-				rel[nrel++] = e;
-			}
-		}
-		spin_unlock(&sbridge_clamp_lock);
-		for (i = 0; i < nrel; i++)
-			sbridge_clamp_release(rel[i]);
-	} while (nrel == ARRAY_SIZE(rel));
-	list_for_each_entry_safe(e, n, &dead, node) {
-		list_del(&e->node);
-		put_task_struct(e->p);
-		kfree(e);
-	}
 }
 
 static void sbridge_clamp_apply(const struct sbridge_decision *d)
 {
 	unsigned int i;
 
-	mutex_lock(&sbridge_clamp_mutex);
-	sbridge_clamp_run++;
+	sbridge_ledger_begin(&sbridge_clamps);
 	for (i = 0; i < d->n; i++)
 		sbridge_clamp_one(&d->task[i]);
-	sbridge_clamp_sweep(false);
-	mutex_unlock(&sbridge_clamp_mutex);
+	sbridge_ledger_end(&sbridge_clamps, false);
 }
 
 static void sbridge_clamp_restore(void)
 {
-	mutex_lock(&sbridge_clamp_mutex);
-	sbridge_clamp_run++;
-	sbridge_clamp_sweep(true);
-	mutex_unlock(&sbridge_clamp_mutex);
+	sbridge_ledger_begin(&sbridge_clamps);
+	sbridge_ledger_end(&sbridge_clamps, true);
 }
 
-/*
- * sched_process_fork: uclamp_fork() gave @child @parent's clamp request.
- * If that is the clamp we set (set now, or a tombstone @parent no longer
- * carries), @child gets an entry with @parent's saved values.
- */
+/* sched_process_fork: uclamp_fork() gave @child @parent's clamp request. */
 static void sbridge_clamp_fork(struct task_struct *parent,
 			       struct task_struct *child)
 {
-	struct sbridge_clamp *e, *pe;
-	bool inherited;
-
-	if (!READ_ONCE(sbridge_clamp_count))
-		return;
-	spin_lock(&sbridge_clamp_lock);
-	pe = sbridge_clamp_find(parent);
-	inherited = pe && pe->state != SBRIDGE_CL_HANDS_OFF &&
-		    sbridge_clamp_is(child, pe->set) &&
-		    !(pe->state == SBRIDGE_CL_RELEASED && sbridge_clamp_is(parent, pe->set));
-	spin_unlock(&sbridge_clamp_lock);
-	if (!inherited)
-		return;
-	e = kzalloc(sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
-	spin_lock(&sbridge_clamp_lock);
-	pe = sbridge_clamp_find(parent);
-	if (!e || !pe || sbridge_clamp_count >= SBRIDGE_CLAMP_TOTAL) {
-		sbridge_clamp_lost++;
-		spin_unlock(&sbridge_clamp_lock);
-		pr_warn_ratelimited("pid %d: keeps its parent's clamp (no entry)\n",
-				    task_pid_nr(child));
-		kfree(e);
-		return;
-	}
-	memcpy(e->orig, pe->orig, sizeof(e->orig));
-	memcpy(e->set, pe->set, sizeof(e->set));
-	sbridge_clamp_add(e, child);
-	sbridge_clamp_state(e, SBRIDGE_CL_SET);
-	sbridge_clamp_inherits++;
-	spin_unlock(&sbridge_clamp_lock);
+	sbridge_ledger_fork(&sbridge_clamps, parent, child);
 }
 
-/* Hooks are gone: restore children added last, then orphans, then free. */
+static int sbridge_clamp_init(void)
+{
+	sbridge_ledger_init(&sbridge_clamps);
+	return 0;
+}
+
+/* Hooks are gone: restore, find every thread still carrying a clamp, free. */
 static void sbridge_clamp_exit(void)
 {
-	struct task_struct *g, *p, *fix[SBRIDGE_CLAMP_BATCH];
-	struct sbridge_clamp *e, *n, *pe, *own[SBRIDGE_CLAMP_BATCH];
-	unsigned int i, nf, rounds = 0;
-	bool more;
-
-	mutex_lock(&sbridge_clamp_mutex);
-	sbridge_clamp_run++;
-	sbridge_clamp_sweep(true);
-	do {	/* children whose fork hook did not run any more */
-		more = false;
-		nf = 0;
-		rcu_read_lock();
-		spin_lock(&sbridge_clamp_lock);
-		for_each_process_thread(g, p) {
-			if (p->flags & PF_KTHREAD || sbridge_clamp_find(p))
-				continue;
-			pe = sbridge_clamp_find(rcu_dereference(p->real_parent));
-			if (!pe)
-				pe = sbridge_clamp_find(p->group_leader);
-			if (!pe || pe->state == SBRIDGE_CL_HANDS_OFF ||
-			    !sbridge_clamp_is(p, pe->set))
-				continue;
-			if (nf == ARRAY_SIZE(fix)) {
-				more = true;
-				break;
-			}
-			get_task_struct(p);
-			own[nf] = pe;
-			fix[nf++] = p;
-		}
-		spin_unlock(&sbridge_clamp_lock);
-		rcu_read_unlock();
-		for (i = 0; i < nf; i++) {
-			if (sbridge_clamp_is(fix[i], own[i]->set) &&
-			    !sbridge_clamp_write(fix[i], own[i]->orig[UCLAMP_MIN],
-						 own[i]->orig[UCLAMP_MAX]))
-				sbridge_clamp_trace(SBRIDGE_TP_OP_RESTORE, fix[i]);
-			put_task_struct(fix[i]);
-		}
-	} while (more && ++rounds < 64);
-	spin_lock(&sbridge_clamp_lock);
-	list_for_each_entry_safe(e, n, &sbridge_clamp_list, node) {
-		list_del(&e->node);
-		hash_del(&e->hnode);
-		sbridge_clamp_state(e, SBRIDGE_CL_RELEASED);
-		sbridge_clamp_count--;
-		put_task_struct(e->p);
-		kfree(e);
-	}
-	spin_unlock(&sbridge_clamp_lock);
-	mutex_unlock(&sbridge_clamp_mutex);
-	if (sbridge_clamp_inherits || sbridge_clamp_lost)
-		pr_info("uclamp: %llu children restored with their parent, %llu lost\n",
-			sbridge_clamp_inherits, sbridge_clamp_lost);
+	sbridge_ledger_exit(&sbridge_clamps);
 }
 
 static bool sbridge_clamp_active(void)
 {
-	return READ_ONCE(sbridge_clamp_live) > 0;
+	return sbridge_ledger_live(&sbridge_clamps) > 0;
 }
 
 static const char *sbridge_clamp_status(void)
@@ -406,10 +343,20 @@ static const char *sbridge_clamp_status(void)
 	return READ_ONCE(sbridge_act_params.observe) ? "off (observe only)" : "on";
 }
 
+/**
+ * sbridge_uclamp_read_counts() - uclamp's ledger counters
+ * @c: filled
+ */
+void sbridge_uclamp_read_counts(struct sbridge_ledger_counts *c)
+{
+	sbridge_ledger_read(&sbridge_clamps, c);
+}
+
 const struct sbridge_actuator sbridge_act_uclamp = {
 	.name = "uclamp",
 	.enabled = &sbridge_act_params.uclamp,
 	.hint_bit = SBRIDGE_HINT_UCLAMP,
+	.init = sbridge_clamp_init,
 	.apply = sbridge_clamp_apply,
 	.restore = sbridge_clamp_restore,
 	.exit = sbridge_clamp_exit,
@@ -436,6 +383,11 @@ static bool sbridge_clamp_active(void)
 static const char *sbridge_clamp_status(void)
 {
 	return "unavailable: kernel built without CONFIG_UCLAMP_TASK";
+}
+
+void sbridge_uclamp_read_counts(struct sbridge_ledger_counts *c)
+{
+	memset(c, 0, sizeof(*c));
 }
 
 const struct sbridge_actuator sbridge_act_uclamp = {

@@ -17,6 +17,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "act_ledger.h"
 
 /* Order of init and apply; exit runs backwards. */
 static const struct sbridge_actuator *const sbridge_acts[] = {
@@ -99,7 +100,12 @@ static void sbridge_act_fn(struct work_struct *w)
 	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
 		bool on = sbridge_act_on(i);
 
-		if (!on && sbr.was_on[i])
+		/*
+		 * Restore on the run that finds it off, and on every run
+		 * after while it still holds a value: children the fork
+		 * hook recorded after the first restore (N8).
+		 */
+		if (!on && (sbr.was_on[i] || sbridge_acts[i]->active()))
 			sbridge_acts[i]->restore();
 		sbr.was_on[i] = on;
 		any |= on;
@@ -234,6 +240,9 @@ int sbridge_actuators_init(void)
 		sbr.dec = NULL;
 		return ret;
 	}
+	ret = sbridge_ledger_faults_init();
+	if (ret)
+		goto err_policy;
 	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
 		if (!sbridge_acts[i]->init)
 			continue;
@@ -252,6 +261,8 @@ err:
 	while (--i >= 0)
 		if (sbridge_acts[i]->exit)
 			sbridge_acts[i]->exit();
+	sbridge_ledger_faults_exit();
+err_policy:
 	sbridge_policy_exit();
 	kfree(sbr.dec);
 	sbr.dec = NULL;
@@ -298,6 +309,7 @@ void sbridge_actuators_exit(void)
 	for (i = ARRAY_SIZE(sbridge_acts) - 1; i >= 0; i--)
 		if (sbridge_acts[i]->exit)
 			sbridge_acts[i]->exit();
+	sbridge_ledger_faults_exit();
 	sbridge_policy_exit();
 	kfree(sbr.dec);
 	sbr.dec = NULL;

@@ -159,13 +159,22 @@ void sbridge_placement_yield(struct task_struct *p);
  * @yields: tasks released for the checker
  * @inherits: children that took their parent's steering
  * @inherit_lost: children whose steering could not be recorded
- * @swept: late children given their own mask back at unload
+ * @swept: children found by a scan of every thread (fork hook without
+ *	an entry to spare, unload)
+ * @fallbacks: steered tasks the kernel's hotplug fallback widened, given
+ *	their own mask back
+ * @refused: releases the kernel refused (each retried)
  */
 struct sbridge_placement_counts {
 	u32 steered;
 	u64 steers, releases, user_wins, yields, inherits, inherit_lost, swept;
+	u64 fallbacks, refused;
 };
 void sbridge_placement_read_counts(struct sbridge_placement_counts *c);
+
+/* ---- act_uclamp.c ---- */
+struct sbridge_ledger_counts;
+void sbridge_uclamp_read_counts(struct sbridge_ledger_counts *c);
 
 /* ---- checker.c ---- */
 int sbridge_checker_init(void);

@@ -282,7 +282,8 @@ static int sbridge_hook_register(unsigned int i)
 }
 
 /**
- * sbridge_hooks_exit() - detach every probe and wait for running ones
+ * sbridge_hooks_exit() - detach every probe and wait for running ones and
+ *	for the work they queued
  *
  * Context: process context, sleeps.
  */
@@ -299,6 +300,8 @@ void sbridge_hooks_exit(void)
 		h->registered = false;
 	}
 	tracepoint_synchronize_unregister();
+	/* the rules' re-matches the probes queued, before the task table goes */
+	sbridge_rules_drain();
 }
 
 /**

@@ -494,6 +494,7 @@ int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		       const struct genl_family *family);
 int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack);
 int sbridge_rules_clear(void);
+void sbridge_rules_drain(void);
 
 /* ---- event.c: lower layers post, interfaces listen ---- */
 /*

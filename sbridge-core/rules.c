@@ -40,6 +40,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <sbridge/compat.h>
 #include "internal.h"
@@ -359,13 +360,173 @@ void sbridge_rules_exec(struct sbridge_task *t, struct task_struct *p,
 	rcu_read_unlock();
 }
 
+/*
+ * Re-matching a whole thread group (a rename of its leader: comm rules
+ * match the process's name too; a cgroup move of a process) costs
+ * threads x rules. The probes that see those events run with task_lock()
+ * held or IRQs off, so they only queue the group, and a work item
+ * re-matches it in process context, preemptible between batches (safety
+ * review 2, N7). The queue holds a reference to each leader (and to the
+ * destination cgroup of a move); when it is full, the event's threads
+ * keep their rule until their next exec, rename or move or the next rules
+ * load, and the log says so.
+ */
+#define SBRIDGE_DEFER_MAX	64
+#define SBRIDGE_DEFER_BATCH	64	/* threads matched per RCU section */
+
+/**
+ * struct sbridge_defer - a thread group to re-match
+ * @leader: its leader, referenced
+ * @dst: a move: the v2 cgroup its threads moved to, referenced; NULL for
+ *	a rename
+ */
+struct sbridge_defer {
+	struct task_struct *leader;
+	struct cgroup *dst;
+};
+
+static struct sbridge_defer sbridge_defer_q[SBRIDGE_DEFER_MAX];
+static unsigned int sbridge_defer_n;
+static u64 sbridge_defer_dropped;
+/* the queue; taken in the probes (IRQs may be off), so raw and IRQ-safe */
+static DEFINE_RAW_SPINLOCK(sbridge_defer_lock);
+static void sbridge_defer_fn(struct work_struct *w);
+static DECLARE_WORK(sbridge_defer_work, sbridge_defer_fn);
+
+/* Queues @leader's group (@dst: moved there, or NULL: renamed). Atomic. */
+static void sbridge_rules_defer(struct task_struct *leader, struct cgroup *dst)
+{
+	unsigned long flags;
+	unsigned int i;
+	bool queued = false;
+
+	raw_spin_lock_irqsave(&sbridge_defer_lock, flags);
+	for (i = 0; i < sbridge_defer_n; i++)
+		if (sbridge_defer_q[i].leader == leader &&
+		    sbridge_defer_q[i].dst == dst)
+			break;
+	if (i < sbridge_defer_n) {
+		queued = true;
+	} else if (sbridge_defer_n < SBRIDGE_DEFER_MAX) {
+		get_task_struct(leader);
+		if (dst)
+			cgroup_get(dst);
+		sbridge_defer_q[sbridge_defer_n].leader = leader;
+		sbridge_defer_q[sbridge_defer_n++].dst = dst;
+		queued = true;
+	} else {
+		sbridge_defer_dropped++;
+	}
+	raw_spin_unlock_irqrestore(&sbridge_defer_lock, flags);
+	if (queued)
+		schedule_work(&sbridge_defer_work);
+	else
+		pr_warn_ratelimited("re-match queue full: threads of pid %d keep their rule until their next event\n",
+				    task_pid_nr(leader));
+}
+
+/*
+ * Re-matches @leader's threads (those in @dst, if given) with @in, in
+ * batches: between two, the RCU section ends and the walk goes on from a
+ * referenced thread that is still on the list (pid_alive()); if it left
+ * meanwhile, the walk starts over from the leader.
+ */
+static void sbridge_rules_group(struct task_struct *leader, struct cgroup *dst,
+				const struct sbridge_rule_in *in)
+{
+	struct task_struct *q, *held;
+	struct sbridge_task *t;
+	unsigned int n = 0, restarts = 0;
+
+	rcu_read_lock();
+	if (!pid_alive(leader))
+		goto out;
+	q = leader;
+	do {
+		if (!dst || task_dfl_cgroup(q) == dst) {
+			t = sbridge_task_lookup(q);
+			if (t)
+				sbridge_rules_eval(t, q, in);
+		}
+		q = next_thread(q);
+		if (++n % SBRIDGE_DEFER_BATCH || q == leader)
+			continue;
+		held = q;
+		get_task_struct(held);
+		rcu_read_unlock();
+		cond_resched();
+		rcu_read_lock();
+		put_task_struct(held);
+		if (!pid_alive(held)) {
+			if (!pid_alive(leader) || ++restarts > 8)
+				break;
+			q = next_thread(leader);
+		}
+	} while (q != leader);
+out:
+	rcu_read_unlock();
+}
+
+static void sbridge_defer_fn(struct work_struct *w)
+{
+	struct sbridge_defer q[SBRIDGE_DEFER_MAX];
+	struct sbridge_ruleset *rs;
+	unsigned int n, i;
+	char *buf;
+
+	raw_spin_lock_irq(&sbridge_defer_lock);
+	n = sbridge_defer_n;
+	memcpy(q, sbridge_defer_q, n * sizeof(q[0]));
+	sbridge_defer_n = 0;
+	raw_spin_unlock_irq(&sbridge_defer_lock);
+	buf = kmalloc(SBRIDGE_PATH_LEN, GFP_KERNEL);
+	for (i = 0; i < n; i++) {
+		struct sbridge_rule_in in = { };
+
+		if (q[i].dst) {
+			/* the path afresh: the set may have changed since */
+			in.cg_known = buf && cgroup_path(q[i].dst, buf, SBRIDGE_PATH_LEN) >= 0;
+			rcu_read_lock();
+			rs = rcu_dereference(sbridge_rules);
+			if (in.cg_known)
+				in.cg_rule = sbridge_rules_first(rs, SBRIDGE_MATCH_CGROUP, buf);
+			rcu_read_unlock();
+		}
+		sbridge_rules_group(q[i].leader, q[i].dst, &in);
+		put_task_struct(q[i].leader);
+		if (q[i].dst)
+			cgroup_put(q[i].dst);
+		cond_resched();
+	}
+	kfree(buf);
+}
+
+/**
+ * sbridge_rules_drain() - re-match the groups queued so far, now
+ *
+ * Called once the probes are detached (hooks.c), before the task table
+ * goes: nothing is queued after it.
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_rules_drain(void)
+{
+	flush_work(&sbridge_defer_work);
+	sbridge_defer_fn(NULL);
+	if (sbridge_defer_dropped)
+		pr_info("%llu thread-group re-matches dropped (queue full)\n",
+			sbridge_defer_dropped);
+	sbridge_defer_dropped = 0;
+}
+
 /**
  * sbridge_rules_renamed() - re-match a task whose comm changes
  * @p: the task being renamed (task_lock(@p) held by the caller up to 6.12)
  * @comm: its new name; @p->comm still holds the old one
  *
  * If @p leads its thread group, its threads are re-matched too (comm
- * rules also match on the process's name).
+ * rules also match on the process's name), by the work item: the
+ * probe's own work is one task's.
  *
  * Context: task_rename probe: preemption off, IRQs on, task_lock(@p) up
  *	to 6.12.
@@ -374,22 +535,13 @@ void sbridge_rules_renamed(struct task_struct *p, const char *comm)
 {
 	struct sbridge_rule_in in = { .comm = comm };
 	struct sbridge_task *t;
-	struct task_struct *q;
 
 	rcu_read_lock();
 	t = sbridge_task_lookup(p);
 	if (t)
 		sbridge_rules_eval(t, p, &in);
-	if (thread_group_leader(p)) {
-		in.comm = NULL;
-		for_each_thread(p, q) {
-			if (q == p)
-				continue;
-			t = sbridge_task_lookup(q);
-			if (t)
-				sbridge_rules_eval(t, q, &in);
-		}
-	}
+	if (thread_group_leader(p) && !thread_group_empty(p))
+		sbridge_rules_defer(p, NULL);
 	rcu_read_unlock();
 }
 
@@ -447,7 +599,8 @@ static void sbridge_rules_moved_one(struct cgroup *dst, struct task_struct *q,
  * @threadgroup: every thread of @leader moved
  *
  * Only moves on the default (v2) hierarchy matter: a task whose v2 cgroup
- * is not @dst after the move is left alone.
+ * is not @dst after the move is left alone. A whole process's threads
+ * are re-matched by the work item; the probe matches one task at most.
  *
  * Context: cgroup_attach_task probe: cgroup_mutex and the threadgroup
  *	rwsem held (the thread list is stable), IRQs off under the
@@ -457,20 +610,18 @@ void sbridge_rules_moved(struct cgroup *dst, const char *path,
 			 struct task_struct *leader, bool threadgroup)
 {
 	struct sbridge_rule_in in = { .cg_known = true };
-	struct task_struct *q;
 
+	if (threadgroup) {
+		sbridge_rules_defer(leader, dst);
+		return;
+	}
 	rcu_read_lock();
 	if (path)
 		in.cg_rule = sbridge_rules_first(rcu_dereference(sbridge_rules),
 						 SBRIDGE_MATCH_CGROUP, path);
 	else
 		in.cg_known = false;
-	if (!threadgroup) {
-		sbridge_rules_moved_one(dst, leader, &in);
-	} else {
-		for_each_thread(leader, q)
-			sbridge_rules_moved_one(dst, q, &in);
-	}
+	sbridge_rules_moved_one(dst, leader, &in);
 	rcu_read_unlock();
 }
 
@@ -953,5 +1104,6 @@ int sbridge_rules_init(void)
  */
 void sbridge_rules_exit(void)
 {
+	sbridge_rules_drain();
 	sbridge_rules_swap(NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <linux/cpumask.h>
 #include "internal.h"
 #include "actuators.h"
+#include "act_ledger.h"
 
 static struct kobject *sbridge_kobj;
 
@@ -173,22 +174,31 @@ static ssize_t actuators_show(struct kobject *k, struct kobj_attribute *a,
 }
 static struct kobj_attribute actuators_attr = __ATTR_RO(actuators);
 
-/* "checker": the checker's and placement's counters, one per line. */
+/* "checker": the checker's, placement's and uclamp's counters, one per line. */
 static ssize_t checker_show(struct kobject *k, struct kobj_attribute *a,
 			    char *buf)
 {
 	struct sbridge_placement_counts p;
 	struct sbridge_checker_counts c;
+	struct sbridge_ledger_counts u;
+	int n;
 
 	sbridge_checker_read_counts(&c);
 	sbridge_placement_read_counts(&p);
-	return sysfs_emit(buf,
-			  "checks %llu\ncandidates %llu\ntransient %llu\nreports %llu\nunavoidable %llu\nyields %llu\n"
-			  "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\nplacement_swept %llu\n",
-			  c.checks, c.candidates, c.transient, c.reports,
-			  c.unavoidable, c.yields, p.steered, p.steers,
-			  p.releases, p.user_wins, p.yields, p.inherits,
-			  p.inherit_lost, p.swept);
+	sbridge_uclamp_read_counts(&u);
+	n = sysfs_emit(buf,
+		       "checks %llu\ncandidates %llu\ntransient %llu\nreports %llu\nunavoidable %llu\nyields %llu\n"
+		       "placement_steered %u\nplacement_steers %llu\nplacement_releases %llu\nplacement_user_wins %llu\nplacement_yields %llu\nplacement_inherits %llu\nplacement_inherit_lost %llu\nplacement_swept %llu\n",
+		       c.checks, c.candidates, c.transient, c.reports,
+		       c.unavoidable, c.yields, p.steered, p.steers,
+		       p.releases, p.user_wins, p.yields, p.inherits,
+		       p.inherit_lost, p.swept);
+	return n + sysfs_emit_at(buf, n,
+				 "placement_fallbacks %llu\nplacement_refused %llu\n"
+				 "uclamp_live %u\nuclamp_releases %llu\nuclamp_refused %llu\nuclamp_user_wins %llu\nuclamp_inherits %llu\nuclamp_inherit_lost %llu\nuclamp_swept %llu\n",
+				 p.fallbacks, p.refused, u.live, u.releases,
+				 u.refused, u.user_wins, u.inherits, u.lost,
+				 u.found);
 }
 static struct kobj_attribute checker_attr = __ATTR_RO(checker);
 

@@ -109,7 +109,7 @@ TRACE_EVENT(sbridge_window,
 		__entry->phase = phase;
 		__entry->kind = kind;
 		__entry->tpi = tpi;
-		strscpy(__entry->comm, t->comm, SBRIDGE_KEY_LEN);
+		strscpy_pad(__entry->comm, t->comm, SBRIDGE_KEY_LEN);
 	),
 	TP_printk("pid=%d cpu=%u type=%u cpi=%u stall=%u share=%u khz=%u phase=%u kind=%s tpi=%llu comm=%s",
 		  __entry->pid, __entry->cpu, __entry->type, __entry->cpi,
@@ -136,7 +136,7 @@ TRACE_EVENT(sbridge_phase,
 		__entry->from = from;
 		__entry->to = to;
 		__entry->share = sbridge_tp_milli(share);
-		strscpy(__entry->comm, t->comm, SBRIDGE_KEY_LEN);
+		strscpy_pad(__entry->comm, t->comm, SBRIDGE_KEY_LEN);
 	),
 	TP_printk("pid=%d from=%u to=%u share=%u comm=%s",
 		  __entry->pid, __entry->from, __entry->to, __entry->share,
@@ -212,7 +212,7 @@ TRACE_EVENT(sbridge_decide,
 		__entry->load = h->busy;
 		__entry->target = sbridge_tp_milli(h->target);
 		__entry->got = sbridge_tp_milli(h->got);
-		strscpy(__entry->comm, h->p->comm, TASK_COMM_LEN);
+		strscpy_pad(__entry->comm, h->p->comm, TASK_COMM_LEN);
 	),
 	TP_printk("pid=%d from=%d to=%d hint=%s prev=%s speedup=%u err=%u lf_fast=%u lf_slow=%u load=%u target=%u got=%u why=%s comm=%s",
 		  __entry->pid, __entry->from, __entry->to,
@@ -244,6 +244,8 @@ TRACE_EVENT(sbridge_act,
 		__entry->op = op;
 		__entry->pid = p ? task_pid_nr(p) : -1;
 		__entry->cpu = cpu;
+		/* no stale bytes of the ring buffer in the record */
+		memset(__entry->val, 0, SBRIDGE_TP_VAL_LEN);
 		if (mask)
 			scnprintf(__entry->val, SBRIDGE_TP_VAL_LEN, "0x%*pb",
 				  cpumask_pr_args(mask));
@@ -252,9 +254,9 @@ TRACE_EVENT(sbridge_act,
 		else
 			scnprintf(__entry->val, SBRIDGE_TP_VAL_LEN, "%u", v0);
 		if (p)
-			strscpy(__entry->comm, p->comm, TASK_COMM_LEN);
+			strscpy_pad(__entry->comm, p->comm, TASK_COMM_LEN);
 		else
-			__entry->comm[0] = '\0';
+			memset(__entry->comm, 0, TASK_COMM_LEN);
 	),
 	TP_printk("act=%s op=%s pid=%d cpu=%d val=%s comm=%s",
 		  __print_symbolic(__entry->act,
@@ -292,9 +294,9 @@ TRACE_EVENT(sbridge_report,
 		__entry->culprit = culprit ? task_pid_nr(culprit) : -1;
 		__entry->action = action;
 		if (culprit)
-			strscpy(__entry->comm, culprit->comm, TASK_COMM_LEN);
+			strscpy_pad(__entry->comm, culprit->comm, TASK_COMM_LEN);
 		else
-			__entry->comm[0] = '\0';
+			memset(__entry->comm, 0, TASK_COMM_LEN);
 	),
 	TP_printk("idle=%u busy=%u waited_ms=%u culprit=%d action=%s comm=%s",
 		  __entry->idle, __entry->busy, __entry->waited_ms,

@@ -216,4 +216,33 @@ static inline bool sbridge_perf_read_here(struct perf_event *ev, int cpu,
 #define SBRIDGE_GENL_PRE_DOIT_OPS	struct genl_ops
 #endif
 
+/*
+ * The affinity a task's user asked for. From 6.2 (6.12, 7.x; commit
+ * 8f9ea86fdf99 "sched: Always preserve the user requested cpumask")
+ * every sched_setaffinity() stores it in a new p->user_cpus_ptr, no other
+ * set_cpus_allowed_ptr() caller does, and do_set_cpus_allowed() (the
+ * hotplug fallback) clears it. 6.1 keeps it only for arm64's 32-bit
+ * tasks: no record there. Returns the pointer (to compare by identity,
+ * never to dereference) and copies the mask into @copy; NULL for none.
+ * Read under p->pi_lock, which every writer of the field holds.
+ */
+#include <linux/sched.h>
+static inline const void *sbridge_user_cpus(struct task_struct *p,
+					    struct cpumask *copy)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	unsigned long flags;
+	const void *ptr;
+
+	raw_spin_lock_irqsave(&p->pi_lock, flags);
+	ptr = p->user_cpus_ptr;
+	if (ptr)
+		cpumask_copy(copy, p->user_cpus_ptr);
+	raw_spin_unlock_irqrestore(&p->pi_lock, flags);
+	return ptr;
+#else
+	return NULL;
+#endif
+}
+
 #endif /* _SBRIDGE_COMPAT_H */

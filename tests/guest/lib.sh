@@ -137,25 +137,54 @@ masks_of() {
 clamps_visible() {
 	grep -q '^uclamp\.min' /proc/self/sched 2>/dev/null
 }
-# user_tasks_audit ALLMASK: every thread outside the kernel (kthreadd and
-# its children excluded), in one pass: "n COUNT", then "mask TID:COMM:MASK"
-# for each mask other than ALLMASK and "clamp TID:COMM:MIN/MAX" for each
-# uclamp request other than 0/1024. An audit that cannot see must not pass:
-# a kernel with uclamp whose /proc/PID/sched shows no clamps gets a
-# "clamp" line, an audit that found no user task a "mask" line.
+# user_tasks_snapshot: every thread outside the kernel (kthreadd and its
+# children excluded), in one pass, one line each: "TID:START COMM MASK
+# MIN/MAX" (START is its start time: a reused TID is another thread;
+# MIN/MAX its uclamp requests, "-" where /proc/PID/sched shows none).
+user_tasks_snapshot() {
+	{ cat /proc/[0-9]*/task/[0-9]*/stat; cat /proc/[0-9]*/task/[0-9]*/status
+	  cat /proc/[0-9]*/task/[0-9]*/sched; } 2>/dev/null |
+		awk '
+		/^[0-9]+ \(.*\) [A-Za-z] / { s = $0; sub(/^.*\) /, "", s); split(s, f, " "); st[$1] = f[20]; next }
+		/^Name:/ { c = $2 }
+		/^Pid:/ { p = $2 }
+		/^PPid:/ { k = (p == 2 || $2 == 2); if (!k) { comm[p] = c; seen[p] = 1 } }
+		/^Cpus_allowed:/ { if (!k) mask[p] = $2 }
+		/, #threads: / { s = $0; sub(/.*\(/, "", s); sub(/,.*/, "", s); cur = s }
+		/^uclamp\.min/ { lo[cur] = $NF }
+		/^uclamp\.max/ { hi[cur] = $NF }
+		END { for (p in seen) print p ":" st[p], comm[p], mask[p], ((p in lo) ? lo[p] "/" hi[p] : "-") }'
+}
+# user_tasks_audit ALLMASK [BASE [EXPECT]]: every thread outside the kernel
+# now, each against what it had in BASE (a user_tasks_snapshot taken before
+# sbridge loaded), a thread not in BASE against ALLMASK and no clamp
+# (0/1024), and a thread the test itself changed against that change
+# (EXPECT: lines "TID MASK MIN/MAX", "-" for "as before"). Nothing is left
+# out. Prints "n COUNT", then "mask TID:COMM:MASK (want W)" and "clamp
+# TID:COMM:MIN/MAX (want W)" for each difference. An audit that cannot see
+# must not pass: a kernel with uclamp whose /proc/PID/sched shows no clamps
+# gets a "clamp" line, an audit that found no user task a "mask" line.
 user_tasks_audit() {
 	[ -e /proc/sys/kernel/sched_util_clamp_min ] && ! clamps_visible &&
 		echo "clamp -:-:unreadable (uclamp is on, /proc/PID/sched shows no clamps)"
-	{ cat /proc/[0-9]*/task/[0-9]*/status; cat /proc/[0-9]*/task/[0-9]*/sched; } 2>/dev/null |
-		awk -v all="$1" '
-		/^Name:/ { c = $2 }
-		/^Pid:/ { p = $2 }
-		/^PPid:/ { k = (p == 2 || $2 == 2); if (!k) { n++; comm[p] = c } else kt[p] = 1 }
-		/^Cpus_allowed:/ { if (!k && $2 != all) print "mask " p ":" c ":" $2 }
-		/, #threads: / { s = $0; sub(/.*\(/, "", s); sub(/,.*/, "", s); lo = 0; hi = 1024 }
-		/^uclamp\.min/ { lo = $NF }
-		/^uclamp\.max/ { hi = $NF; if (!(s in kt) && (lo != 0 || hi != 1024)) print "clamp " s ":" comm[s] ":" lo "/" hi }
-		END { print "n " n + 0; if (!n) print "mask -:-:blind (no user task seen)" }'
+	_ab=${2:-/dev/null} _ae=${3:-/dev/null}
+	user_tasks_snapshot > /tmp/.sb-now
+	# (not "exp": awk has a function of that name)
+	awk -v all="$1" -v basef="$_ab" -v wantf="$_ae" '
+		FILENAME == basef { bm[$1] = $3; bc[$1] = $4; next }
+		FILENAME == wantf { em[$1] = $2; ec[$1] = $3; next }
+		{
+			n++; split($1, k, ":"); t = k[1]
+			wm = ($1 in bm) ? bm[$1] : all
+			wc = ($1 in bc) ? bc[$1] : "0/1024"
+			if ((t in em) && em[t] != "-") wm = em[t]
+			if ((t in ec) && ec[t] != "-") wc = ec[t]
+			if ($3 != wm) print "mask " t ":" $2 ":" $3 " (want " wm ")"
+			if ($4 != "-" && wc != "-" && $4 != wc) print "clamp " t ":" $2 ":" $4 " (want " wc ")"
+		}
+		END { print "n " n + 0; if (!n) print "mask -:-:blind (no user task seen)" }' \
+		"$_ab" "$_ae" /tmp/.sb-now ||
+		echo "mask -:-:blind (the audit itself failed)"
 }
 unload_sbridge() {
 	_r=0

@@ -22,6 +22,9 @@ settings() {
 	cat /sys/devices/system/cpu/cpu*/cpu_capacity
 }
 settings > /tmp/settings0
+# every thread's mask and clamp before sbridge ever loads: the audit holds
+# each thread that lives through to it to these
+user_tasks_snapshot > /tmp/base
 printf 'comm=spin class=compute\ncomm=forkstorm class=compute\n' > /tmp/st.rules
 
 # The storm: forks in a loop, and programs started one after another.
@@ -58,7 +61,7 @@ check "the actuators act on the storm (${st:-0} steers)" test "${st:-0}" -gt 0
 check "sbridge unloads mid-storm" unload_sbridge
 # the audit runs with the storm still forking: its children copy whatever
 # their parents hold
-user_tasks_audit $all > /tmp/audit
+user_tasks_audit $all /tmp/base > /tmp/audit
 kill $f1 $f2 $f3 2>/dev/null
 wait 2>/dev/null
 

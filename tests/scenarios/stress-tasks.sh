@@ -27,6 +27,7 @@ alive() {
 }
 
 half=$((N / 2))
+user_tasks_snapshot > /tmp/base
 manytasks $half > /tmp/mt1 & m1=$!
 a1=$(alive /tmp/mt1)
 check "$half tasks live before the load ($a1)" test "${a1%% of *}" = $half
@@ -70,7 +71,7 @@ check "sbridge unloads with $N tasks live" unload_sbridge
 # the sleepers never ran under sbridge; auditing them costs minutes here
 kill $m1 $m2
 wait $m1 $m2
-user_tasks_audit $all > /tmp/audit
+user_tasks_audit $all /tmp/base > /tmp/audit
 bal=$(dmesg | grep 'sbridge_core: task entries:' | tail -n 1)
 diag "$bal"
 check "every entry freed, no task keeps a mask or clamp ($(sed -n 's/^n //p' /tmp/audit) audited)" \
