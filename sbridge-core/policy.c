@@ -61,7 +61,6 @@
  * @group: the board (reachable CPUs) it is planned on
  * @err: the standard error of its speedup estimate (fp)
  * @src: where the estimate comes from (enum sbridge_est_src)
- * @settled: it ran a period of CPU since its exec (no swap before)
  *
  * Owned by the decision work (one at a time): no locking.
  */
