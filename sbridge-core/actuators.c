@@ -51,7 +51,7 @@ static char sbridge_last_why[sizeof(((struct sbridge_decision *)0)->why)];
 
 static void sbridge_act_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_act_work, sbridge_act_fn);
-/* jiffies when the last run began: kicks come no sooner than a quarter period */
+/* jiffies when the last run began: kicks come no sooner than half a period */
 static unsigned long sbridge_act_began;
 static u64 sbridge_act_kicks;
 
@@ -66,14 +66,14 @@ static struct irq_work sbridge_act_kick = IRQ_WORK_INIT(sbridge_act_kick_fn);
  * sbridge_actuators_kick() - decide again now, not at the next period
  *
  * A fast core went idle while tasks that want one wait on slow ones (the
- * decision layer's event). Rate-bounded: no sooner than a quarter period
+ * decision layer's event). Rate-bounded: no sooner than half a period
  * after the last run began. Nothing once the runner is stopped.
  *
  * Context: any, including hard IRQ (mod_delayed_work() is IRQ-safe).
  */
 void sbridge_actuators_kick(void)
 {
-	unsigned long gap = msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms) / 4);
+	unsigned long gap = msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms) / 2);
 	unsigned long since = jiffies - READ_ONCE(sbridge_act_began);
 
 	if (READ_ONCE(sbr.stopped))

@@ -68,11 +68,14 @@ void sbridge_sample_kick_arm(bool armed)
 }
 
 /*
- * @prev left fast core @cpu idle by blocking or exiting, holding a fast
- * hint, while wanters wait: kick the decision. O(1), no lock (the
- * irq_work's own claim is a cmpxchg), under RCU with IRQs off.
+ * @prev, holding a fast hint, blocked or exited on fast core @cpu and
+ * @next is no fast holder (the idle task, a kernel thread, anything the
+ * decision did not put there), while wanters wait: kick the decision.
+ * O(1), no lock (the irq_work's own claim is a cmpxchg), under RCU with
+ * IRQs off.
  */
-static void sbridge_sample_kick(struct task_struct *prev, int cpu)
+static void sbridge_sample_kick(struct task_struct *prev,
+				struct task_struct *next, int cpu)
 {
 	struct sbridge_task *t;
 	struct irq_work *w;
@@ -82,6 +85,9 @@ static void sbridge_sample_kick(struct task_struct *prev, int cpu)
 		return;
 	t = sbridge_task_lookup(prev);
 	if (!t || READ_ONCE(t->hint) != SBRIDGE_HINT_FAST)
+		return;
+	t = is_idle_task(next) ? NULL : sbridge_task_lookup(next);
+	if (t && READ_ONCE(t->hint) == SBRIDGE_HINT_FAST)
 		return;
 	w = rcu_dereference(sbridge_kick);
 	if (w)
@@ -311,9 +317,9 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 			t->switch_in_ns = now;
 			sbridge_sample_arrive(t, cpu);
 		}
-	} else if (blocked && !is_idle_task(prev)) {
-		sbridge_sample_kick(prev, cpu);
 	}
+	if (blocked && !is_idle_task(prev))
+		sbridge_sample_kick(prev, next, cpu);
 	rcu_read_unlock();
 }
 
