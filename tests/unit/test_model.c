@@ -6,26 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "tap.h"
 #include "model.h"
 
-static int n_ok, n_fail;
-
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		n_ok++;							\
-		printf("ok %d - ", n_ok + n_fail);			\
-	} else {							\
-		n_fail++;						\
-		printf("not ok %d - ", n_ok + n_fail);			\
-	}								\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-} while (0)
-
-#define EQ(got, want, what) do {					\
-	unsigned long long g_ = (got), w_ = (want);			\
-	CHECK(g_ == w_, "%s: got %llu want %llu", what, g_, w_);	\
-} while (0)
 
 static void test_penalty(void)
 {
@@ -318,6 +301,5 @@ int main(void)
 	test_phase_types();
 	test_group();
 	test_wavg();
-	printf("1..%d\n# %d passed, %d failed\n", n_ok + n_fail, n_ok, n_fail);
-	return n_fail ? 1 : 0;
+	return TAP_DONE();
 }

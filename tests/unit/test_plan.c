@@ -17,21 +17,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "tap.h"
 #include "plan.h"
 
-static int n_ok, n_fail;
-
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		n_ok++;							\
-		printf("ok %d - ", n_ok + n_fail);			\
-	} else {							\
-		n_fail++;						\
-		printf("not ok %d - ", n_ok + n_fail);			\
-	}								\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-} while (0)
 
 #define MAXT	24
 #define FAIR	819	/* 0.8: the default act.fair */
@@ -460,6 +448,5 @@ int main(void)
 	test_random();
 	test_monotonic();
 	test_shares();
-	printf("1..%d\n# %d passed, %d failed\n", n_ok + n_fail, n_ok, n_fail);
-	return n_fail ? 1 : 0;
+	return TAP_DONE();
 }

@@ -11,26 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tap.h"
 #include "speedup.h"
 
-static int n_ok, n_fail;
-
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		n_ok++;							\
-		printf("ok %d - ", n_ok + n_fail);			\
-	} else {							\
-		n_fail++;						\
-		printf("not ok %d - ", n_ok + n_fail);			\
-	}								\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-} while (0)
-
-#define EQ(got, want, what) do {					\
-	unsigned long long g_ = (got), w_ = (want);			\
-	CHECK(g_ == w_, "%s: got %llu want %llu", what, g_, w_);	\
-} while (0)
 
 static double fp(u32 v)
 {
@@ -416,6 +399,5 @@ int main(void)
 	test_bias_refill();
 	test_bias_trust();
 	test_bias_phase();
-	printf("1..%d\n# %d passed, %d failed\n", n_ok + n_fail, n_ok, n_fail);
-	return n_fail ? 1 : 0;
+	return TAP_DONE();
 }
