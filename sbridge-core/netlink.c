@@ -125,7 +125,10 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 	    nla_put_string(skb, SBRIDGE_A_STATUS_MESSAGE,
 			   sbridge_status_message(events, src[0])) ||
 	    nla_put_string(skb, SBRIDGE_A_STATUS_MODE,
-			   sbridge_actuators_mode(mode, sizeof(mode))))
+			   sbridge_actuators_mode(mode, sizeof(mode))) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_TYPES_FROM, sbridge_topo.from) ||
+	    nla_put_u8(skb, SBRIDGE_A_STATUS_TYPES_STALE,
+		       sbridge_topo_regroup_pending()))
 		goto nomem;
 	genlmsg_end(skb, hdr);
 	return genlmsg_reply(skb, info);

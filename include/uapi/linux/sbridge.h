@@ -17,7 +17,7 @@
 #include <linux/types.h>
 
 #define SBRIDGE_GENL_NAME		"sbridge"
-#define SBRIDGE_GENL_VERSION		4
+#define SBRIDGE_GENL_VERSION		5
 #define SBRIDGE_GENL_MCGRP_EVENTS	"events"
 
 #define SBRIDGE_FP_SHIFT		10
@@ -251,6 +251,10 @@ enum sbridge_attr {
 	/* appended in SBRIDGE_GENL_VERSION 4 */
 	SBRIDGE_A_MX_UID,		/* u32: scope (real uid) of a cell; absent == 0 */
 
+	/* appended in SBRIDGE_GENL_VERSION 5 */
+	SBRIDGE_A_STATUS_TYPES_FROM,	/* u32: enum sbridge_types_from */
+	SBRIDGE_A_STATUS_TYPES_STALE,	/* u8: 1 if the kernel's capacities now group the CPUs otherwise */
+
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
 };
@@ -274,6 +278,22 @@ enum sbridge_hint_type {
 	SBRIDGE_HINT_NONE = 0,
 	SBRIDGE_HINT_FAST,
 	SBRIDGE_HINT_SLOW,
+};
+
+/**
+ * enum sbridge_types_from - how the core types were found
+ *	(SBRIDGE_A_STATUS_TYPES_FROM)
+ * @SBRIDGE_TYPES_CAPACITY: the capacities the scheduler reports
+ *	(cpu_capacity: the device tree's capacity-dmips-mhz, ACPI, or the
+ *	kernel's hybrid capacities); one type if they are all equal
+ * @SBRIDGE_TYPES_CPUFREQ: every CPU reports one capacity, so each CPU's
+ *	maximum frequency (cpufreq) stood in for it
+ * @SBRIDGE_TYPES_DECLARED: declared with the cpu_types= module parameter
+ */
+enum sbridge_types_from {
+	SBRIDGE_TYPES_CAPACITY = 1,
+	SBRIDGE_TYPES_CPUFREQ,
+	SBRIDGE_TYPES_DECLARED,
 };
 
 enum sbridge_event {
