@@ -12,7 +12,7 @@
 
 static const char tasks_help[] =
 "usage: sbridgectl tasks [--sort=KEY] [--reverse] [--pid=PID] [--comm=NAME]\n"
-"                        [--uid=UID] [--class=CLASS] [--limit=N] [--json]\n"
+"                        [--uid=UID|USER] [--class=CLASS] [--limit=N] [--json]\n"
 "\n"
 "List the tasks sbridge tracks: last CPU, class in force, phase, CPI, stall\n"
 "CPI, CPI_B share (how compute-bound, 0..1), big/little speedup predicted\n"
@@ -324,8 +324,10 @@ static int filter_opt(int c, const char *arg, struct filter *f, const char *help
 		f->comm = arg;
 		return 0;
 	case 'u':
-		if (sb_parse_uint(arg, 0xffffffffULL, &v))
-			return sb_usage(help, "bad UID '%s'", arg);
+		/* a number or a user name, as rules take uid= */
+		if (sb_parse_uint(arg, 0xffffffffULL, &v) && rp_user_uid(NULL, arg, &v))
+			return sb_usage(help, "bad UID '%s' (a number or a user in /etc/passwd)",
+					arg);
 		f->uid = (long long)v;
 		return 0;
 	case 'C':
@@ -461,6 +463,7 @@ static int top_key(int c, struct top_ui *ui, struct filter *f,
 {
 	char line[SBRIDGE_KEY_LEN + 1];
 	char *end;
+	unsigned long long u;
 	long v;
 
 	ui->msg[0] = '\0';
@@ -488,8 +491,10 @@ static int top_key(int c, struct top_ui *ui, struct filter *f,
 		v = strtol(line, &end, 10);
 		if (!line[0])
 			f->uid = -1;
+		else if ((*end || v < 0) && !rp_user_uid(NULL, line, &u))
+			f->uid = (long long)u;
 		else if (*end || v < 0)
-			snprintf(ui->msg, sizeof(ui->msg), "not a uid: '%s'", line);
+			snprintf(ui->msg, sizeof(ui->msg), "not a uid or user: '%s'", line);
 		else
 			f->uid = v;
 		return 1;
