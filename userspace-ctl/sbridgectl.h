@@ -40,6 +40,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /*
  * Option parsing shared by every subcommand: runs getopt_long over @argv

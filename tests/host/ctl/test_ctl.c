@@ -2112,6 +2112,39 @@ static void test_rules_warnings(const char *bin)
 	(void)rc;
 }
 
+/* doctor without the module: exit 3, the files still checked, one JSON object */
+static void test_doctor(const char *bin)
+{
+	char *args[] = { "--json", "doctor", "--root=/tmp/sb-doc", NULL };
+	char *text[] = { "doctor", "--root=/tmp/sb-doc", NULL };
+	char *out, *err;
+	int rc;
+
+	rc = system("rm -rf /tmp/sb-doc && mkdir -p /tmp/sb-doc/etc/sbridge/rules.d "
+		    "/tmp/sb-doc/usr/lib/sbridge/rules.d");
+	write_file("/tmp/sb-doc/etc/sbridge/sbridge.conf", "param act_gain 154\n");
+	write_file("/tmp/sb-doc/usr/lib/sbridge/rules.d/a.rules", "comm=a prefer=big\ncomm=b class=memory\n");
+	rc = run_both(bin, args, &out, &err);
+	result(rc == 3 && out && !strncmp(out, "{\"ok\":false,", 12) &&
+	       strstr(out, "{\"area\":\"modules\",\"status\":\"fail\",\"message\":\"sbridge_core is not") &&
+	       strstr(out, "{\"area\":\"config\",\"status\":\"fail\",\"message\":\"/tmp/sb-doc/etc/sbridge/sbridge.conf:1:7: unknown parameter 'act_gain'") &&
+	       strstr(out, "{\"area\":\"rules\",\"status\":\"info\",\"message\":\"the rule files hold 2 rules, well formed\"") &&
+	       strstr(out, "\"area\":\"sched_ext\""),
+	       "doctor --json without the module: exit 3, modules fail, the files checked: %s",
+	       out ? out : "");
+	free(out);
+	free(err);
+	write_file("/tmp/sb-doc/etc/sbridge/sbridge.conf", "param act.gain 154\n");
+	rc = run_both(bin, text, &out, &err);
+	result(rc == 3 && out && strstr(out, "fail  modules") && strstr(out, "-> modprobe sbridge_pmu") &&
+	       strstr(out, "sbridge.conf: 1 setting, well formed") && strstr(out, "1 failure"),
+	       "doctor without the module: each finding, its fix, a count: %s", out ? out : "");
+	free(out);
+	free(err);
+	rc = system("rm -rf /tmp/sb-doc");
+	(void)rc;
+}
+
 /* matrix load's errors show the file's control bytes as \xNN, never raw */
 static void test_matrix_error_escapes(const char *bin)
 {
@@ -2171,6 +2204,7 @@ int main(int argc, char **argv)
 	test_factor_warnings();
 	test_config_verify();
 	test_rules_warnings(argv[1]);
+	test_doctor(argv[1]);
 	if (skipped)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	else
