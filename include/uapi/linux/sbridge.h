@@ -254,6 +254,7 @@ enum sbridge_attr {
 	/* appended in SBRIDGE_GENL_VERSION 5 */
 	SBRIDGE_A_STATUS_TYPES_FROM,	/* u32: enum sbridge_types_from */
 	SBRIDGE_A_STATUS_TYPES_STALE,	/* u8: 1 if the kernel's capacities now group the CPUs otherwise */
+	SBRIDGE_A_TASK_STEERED,		/* u8: 1 while placement holds the task's affinity mask */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
