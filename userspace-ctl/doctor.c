@@ -407,17 +407,37 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 
 /* ---- actuators, checker ------------------------------------------------- */
 
-static void dr_actuators(struct doctor *d, const struct dr_status *s)
+/* Tasks whose mask placement narrows now (SBRIDGE_A_TASK_STEERED). */
+static int dr_steered_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	(void)cmd;
+	if (sb_u32(at->a[SBRIDGE_A_TASK_STEERED], 0))
+		(*(size_t *)arg)++;
+	return 0;
+}
+
+static void dr_actuators(struct doctor *d, const struct dr_status *s, struct sb_nl *nl)
 {
 	unsigned long long v;
+	struct sb_msg m;
+	char count[32];
+	size_t n = 0;
 
 	dr_add(d, "actuators", DR_INFO, NULL, "in force: %s", s->mode[0] ? s->mode : "(not said)");
 	if (!sb_read_param("act.observe", &v) && v)
 		dr_add(d, "actuators", DR_INFO, "sbridgectl set param act.observe 0",
 		       "act.observe is 1: sbridge learns and reports, and changes nothing");
-	if (!sb_read_param("act.placement", &v) && v && s->ntypes > 1)
-		dr_add(d, "actuators", DR_INFO, NULL,
-		       "placement narrows the affinity of the tasks it steers: they see it in taskset -p, nproc and sched_getaffinity(); sbridgectl tasks shows sbridge's narrowing in PLACE");
+	if (sb_read_param("act.placement", &v) || !v || s->ntypes < 2)
+		return;
+	sb_msg_init(&m, nl, SBRIDGE_CMD_GET_TASKS, 1);
+	if (sb_request(nl, &m, dr_steered_cb, &n))
+		snprintf(count, sizeof(count), "how many: unknown");
+	else
+		snprintf(count, sizeof(count), "%zu now", n);
+	sb_msg_free(&m);
+	dr_add(d, "actuators", DR_INFO, NULL,
+	       "placement narrows the affinity of the tasks it steers (%s): they see it in taskset -p, nproc and sched_getaffinity(); in sbridgectl tasks their PLACE ends in '*'",
+	       count);
 }
 
 static int dr_count_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
@@ -716,7 +736,7 @@ int cmd_doctor(int argc, char **argv)
 	if (loaded) {
 		dr_types(&d, &s, cpus, n);
 		dr_counters(&d, &s, cpus, n);
-		dr_actuators(&d, &s);
+		dr_actuators(&d, &s, &nl);
 		dr_checker(&d, &nl);
 	}
 	dr_config(&d, loaded);

@@ -19,7 +19,8 @@ static const char tasks_help[] =
 "from the CPI stack (PRED), measured on both core types (MEAS, '-' until\n"
 "the task or its workload ran on both) and the blend in force (SPEEDUP),\n"
 "the decision layer's hint (PLACE: fast, slow or '-'; in parentheses while\n"
-"the placement actuator is off: advice nothing acts on), factor per core\n"
+"the placement actuator is off: advice nothing acts on; a '*' while the\n"
+"task's affinity is sbridge's narrowing, not its own), factor per core\n"
 "type, its runtime and the rule (file:line) in force on it, '-' if none.\n"
 "Counter columns of other users' tasks show '-' without CAP_PERFMON or\n"
 "CAP_SYS_ADMIN.\n"
@@ -48,6 +49,7 @@ struct task {
 	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
 	uint64_t runtime, delta;
 	int has_cpi, has_speedup, has_meas;
+	int steered;	/* placement holds the task's mask: 1, 0, -1 not said */
 	char comm[SBRIDGE_KEY_LEN + 1];
 	char rule[128];
 };
@@ -97,6 +99,8 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	t->stall = sb_u32(at->a[SBRIDGE_A_TASK_CPI_STALL], 0);
 	t->cpib = sb_u32(at->a[SBRIDGE_A_TASK_CPIB_SHARE], 0);
 	t->hint = sb_u32(at->a[SBRIDGE_A_TASK_HINT], 0);
+	t->steered = at->a[SBRIDGE_A_TASK_STEERED] ?
+		     (int)sb_u32(at->a[SBRIDGE_A_TASK_STEERED], 0) : -1;
 	t->has_speedup = at->a[SBRIDGE_A_TASK_SPEEDUP] != NULL;
 	t->speedup = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP], 0);
 	t->pred = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_PRED], 0);
@@ -251,6 +255,8 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			js_arr_end();
 			js_str("hint", hint_name(t->hint));
 			js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
+			if (t->steered >= 0)
+				js_bool("mask_narrowed", t->steered);
 			js_uint("runtime_ns", t->runtime);
 			if (interval_ns)
 				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
@@ -269,9 +275,10 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 		       t->has_cpi ? sb_fp(t->cpi) : "-",
 		       t->has_cpi ? sb_fp(t->stall) : "-",
 		       t->has_cpi ? sb_fp(t->cpib) : "-");
+		/* '*': the mask taskset -p shows is sbridge's narrowing */
 		snprintf(place, sizeof(place),
-			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s" : "(%s)",
-			 hint_name(t->hint));
+			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s%s" : "(%s)%s",
+			 hint_name(t->hint), t->steered > 0 ? "*" : "");
 		printf(" %5s %5s %7s %6s %-19s %10llu",
 		       t->has_speedup ? sb_fp(t->pred) : "-",
 		       t->has_meas ? sb_fp(t->meas) : "-",
