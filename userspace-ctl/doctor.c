@@ -419,7 +419,6 @@ static int dr_steered_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 static void dr_actuators(struct doctor *d, const struct dr_status *s, struct sb_nl *nl)
 {
 	unsigned long long v;
-	struct sb_msg m;
 	char count[32];
 	size_t n = 0;
 
@@ -429,12 +428,10 @@ static void dr_actuators(struct doctor *d, const struct dr_status *s, struct sb_
 		       "act.observe is 1: sbridge learns and reports, and changes nothing");
 	if (sb_read_param("act.placement", &v) || !v || s->ntypes < 2)
 		return;
-	sb_msg_init(&m, nl, SBRIDGE_CMD_GET_TASKS, 1);
-	if (sb_request(nl, &m, dr_steered_cb, &n))
+	if (sb_get(nl, SBRIDGE_CMD_GET_TASKS, 1, dr_steered_cb, &n))
 		snprintf(count, sizeof(count), "how many: unknown");
 	else
 		snprintf(count, sizeof(count), "%zu now", n);
-	sb_msg_free(&m);
 	dr_add(d, "actuators", DR_INFO, NULL,
 	       "placement narrows the affinity of the tasks it steers (%s): they see it in taskset -p, nproc and sched_getaffinity(); in sbridgectl tasks their PLACE ends in '*'",
 	       count);
@@ -450,14 +447,9 @@ static int dr_count_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 
 static void dr_checker(struct doctor *d, struct sb_nl *nl)
 {
-	struct sb_msg m;
 	size_t n = 0;
-	int ret;
 
-	sb_msg_init(&m, nl, SBRIDGE_CMD_GET_REPORTS, 1);
-	ret = sb_request(nl, &m, dr_count_cb, &n);
-	sb_msg_free(&m);
-	if (ret)
+	if (sb_get(nl, SBRIDGE_CMD_GET_REPORTS, 1, dr_count_cb, &n))
 		return;
 	if (n)
 		dr_add(d, "checker", DR_WARN,
@@ -700,7 +692,6 @@ int cmd_doctor(int argc, char **argv)
 	struct dr_status s;
 	struct sb_cpu *cpus = NULL;
 	struct sb_nl nl;
-	struct sb_msg m;
 	size_t n = 0;
 	int c, ret, loaded;
 
@@ -721,9 +712,7 @@ int cmd_doctor(int argc, char **argv)
 		return SB_EXIT_ERR;
 	}
 	if (loaded) {
-		sb_msg_init(&m, &nl, SBRIDGE_CMD_GET_STATUS, 0);
-		ret = sb_request(&nl, &m, dr_status_cb, &s);
-		sb_msg_free(&m);
+		ret = sb_get(&nl, SBRIDGE_CMD_GET_STATUS, 0, dr_status_cb, &s);
 		if (ret) {
 			ret = sb_fail(&nl, ret, "reading status");
 			sb_nl_close(&nl);

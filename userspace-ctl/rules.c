@@ -506,13 +506,7 @@ static int keep_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 
 int sb_rules_get(struct sb_nl *nl, struct rp_set *set)
 {
-	struct sb_msg m;
-	int ret;
-
-	sb_msg_init(&m, nl, SBRIDGE_CMD_RULES_GET, 1);
-	ret = sb_request(nl, &m, keep_cb, set);
-	sb_msg_free(&m);
-	return ret;
+	return sb_get(nl, SBRIDGE_CMD_RULES_GET, 1, keep_cb, set);
 }
 
 static int rules_list(void)
