@@ -47,7 +47,7 @@ static const char record_help[] =
 "  -d, --duration=SECONDS  stop after SECONDS, 1-2000000 (default: at a\n"
 "                          signal)\n"
 "  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
-"  -s, --max-size=BYTES    size limit, at least 4096, suffix K, M or G\n"
+"  -s, --max-size=BYTES    size limit, 4096 to 1G, suffix K, M or G\n"
 "                          (default 16M); the end line fits within it\n"
 "  --no-switches           leave out sched_switch (the runnable count\n"
 "                          then scans /proc per sample: costlier)\n"
@@ -806,7 +806,8 @@ static int parse_size(const char *s, unsigned long long *out)
 	}
 	if (shift)
 		num[n - 1] = '\0';
-	if (sb_parse_uint(num, (1ULL << 40) >> shift, out))
+	/* at most 1 GiB: what tools/sbridge-plot reads */
+	if (sb_parse_uint(num, (1ULL << 30) >> shift, out))
 		return -1;
 	*out <<= shift;
 	return 0;
@@ -854,7 +855,7 @@ int cmd_record(int argc, char **argv)
 		case 's':
 			if (!parse_size(optarg, &max) && max >= 4096)
 				continue;
-			return sb_usage(record_help, "bad size limit '%s' (bytes, at least 4096; "
+			return sb_usage(record_help, "bad size limit '%s' (bytes, 4096 to 1G; "
 					"K, M, G suffixes)", optarg);
 		case 'S':
 			switches = 0;

@@ -1349,6 +1349,7 @@ static void test_cli(const char *bin)
 		{ 2, "bad rate '101'", { "record", "--rate=101", NULL } },
 		{ 2, "bad size limit '4095'", { "record", "-s", "4095", NULL } },
 		{ 2, "bad size limit '1T'", { "record", "--max-size=1T", NULL } },
+		{ 2, "bad size limit '1025M'", { "record", "--max-size=1025M", NULL } },
 		{ 2, "bad duration '1.5'", { "record", "-d", "1.5", NULL } },
 		{ 2, "bad duration '0'", { "record", "--duration=0", NULL } },
 		{ 2, "unexpected argument 'now'", { "record", "now", NULL } },
