@@ -199,12 +199,17 @@ static void dr_cpus_of(const struct sb_cpu *cpus, size_t n, int type, char *out,
 	cpulist_format(&set, out, len);
 }
 
-/* x86 CPUID leaf 0x1a: the model string is "family:0xmodel:0xhybrid". */
+/*
+ * x86 CPUID leaf 0x1a's core type from a model string "family:0xmodel:
+ * 0xhybrid" (topology.c); 0 for anything else (arm64's "0xIMPL:0xPART").
+ */
 static unsigned int dr_hybrid(const char *model)
 {
-	const char *c = strrchr(model, ':');
+	const char *c = strchr(model, ':');
 
-	return c && model[0] >= '0' && model[0] <= '9' ? (unsigned int)strtoul(c + 1, NULL, 16) : 0;
+	if (!c || !strchr(c + 1, ':') || model[0] < '0' || model[0] > '9')
+		return 0;
+	return (unsigned int)strtoul(strrchr(model, ':') + 1, NULL, 16);
 }
 
 static void dr_types(struct doctor *d, const struct dr_status *s, const struct sb_cpu *cpus,
@@ -257,27 +262,38 @@ static void dr_types(struct doctor *d, const struct dr_status *s, const struct s
 			hyb[nh++] = h;
 	}
 	if (nh > 1 || (nh == 1 && hyb[0])) {
+		/* the same grouping: one sbridge type per CPUID type, and back */
+		int type_of[SBRIDGE_MAX_CORE_TYPES], hyb_of[SBRIDGE_MAX_CORE_TYPES];
+
+		for (t = 0; t < SBRIDGE_MAX_CORE_TYPES; t++)
+			type_of[t] = hyb_of[t] = -1;
 		o = 0;
 		for (t = 0; t < nh; t++) {
 			memset(&set, 0, sizeof(set));
-			for (i = 0; i < n; i++)
-				if (dr_hybrid(cpus[i].model) == hyb[t] && cpus[i].id < SB_MAX_CPUS)
-					set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
+			for (i = 0; i < n; i++) {
+				unsigned int st = cpus[i].type;
+
+				if (dr_hybrid(cpus[i].model) != hyb[t] || cpus[i].id >= SB_MAX_CPUS)
+					continue;
+				set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
+				if (st >= SBRIDGE_MAX_CORE_TYPES ||
+				    (type_of[t] >= 0 && type_of[t] != (int)st) ||
+				    (hyb_of[st] >= 0 && hyb_of[st] != (int)t)) {
+					mixed = 1;
+				} else {
+					type_of[t] = (int)st;
+					hyb_of[st] = (int)t;
+				}
+			}
 			cpulist_format(&set, list, sizeof(list));
 			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s on CPUs %s", t ? ", " : "",
 					      hyb[t] == 0x20 ? "Atom (E-cores)" :
 					      hyb[t] == 0x40 ? "Core (P-cores)" : "unknown type", list);
-			/* one CPUID type split over sbridge types, or two in one */
-			for (i = 0; i < n; i++)
-				if (dr_hybrid(cpus[i].model) == hyb[t] && cpus[i].type != cpus[0].type &&
-				    dr_hybrid(cpus[0].model) == hyb[t])
-					mixed = 1;
 		}
-		dr_add(d, "core types", mixed || (unsigned int)nh != s->ntypes ? DR_WARN : DR_INFO,
-		       mixed || (unsigned int)nh != s->ntypes ?
-		       "declare the types CPUID gives with cpu_types= (sbridgectl(8), CORE TYPES)" : NULL,
+		dr_add(d, "core types", mixed ? DR_WARN : DR_INFO,
+		       mixed ? "declare the types CPUID gives with cpu_types= (sbridgectl(8), CORE TYPES)" : NULL,
 		       "CPUID (leaf 0x1a) says: %s%s", line,
-		       mixed || (unsigned int)nh != s->ntypes ? "; sbridge grouped them otherwise" : "");
+		       mixed ? "; sbridge grouped them otherwise" : ", as sbridge grouped them");
 	}
 
 	/* overrides in force that do less than they seem to */
@@ -324,13 +340,19 @@ static void dr_events_line(struct doctor *d, char *line)
 		pmu[strcspn(pmu, " ")] = '\0';
 	}
 	for (k = 0; k < SB_ARRAY_SIZE(dr_kinds); k++) {
-		const char *at = strstr(colon + 1, dr_kinds[k]);
+		/* the words after the colon: "cycles instructions(raw) ..." */
+		const char *w = colon + 1, *hit = NULL;
 		size_t l = strlen(dr_kinds[k]);
 
-		if (!at || (at[l] && at[l] != ' ' && at[l] != '('))
+		while (!hit && (w = strstr(w, dr_kinds[k]))) {
+			if (w[-1] == ' ' && (!w[l] || w[l] == ' ' || w[l] == '('))
+				hit = w;
+			w += l;
+		}
+		if (!hit)
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s",
 				 dr_kinds[k]);
-		else if (at[l] == '(')
+		else if (hit[l] == '(')
 			snprintf(raw + strlen(raw), sizeof(raw) - strlen(raw), " %s", dr_kinds[k]);
 	}
 	if (!missing[0]) {
