@@ -42,35 +42,35 @@ complete -c sbridgectl -n "__fish_seen_subcommand_from config rules; and __fish_
 complete -c sbridgectl -n "__fish_seen_subcommand_from rules; and not __fish_seen_subcommand_from load list clear check" -a "load list clear check"
 complete -c sbridgectl -n "__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from load check" -F
 complete -c sbridgectl -n "__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from load check" -l system -d 'the layered rule directories'
-complete -c sbridgectl -n "__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from load check" -l root -r -a "(__fish_complete_directories)" -d 'read the layers under DIR'
+complete -c sbridgectl -n "__fish_seen_subcommand_from rules; and __fish_seen_subcommand_from load check" -l root -x -a "(__fish_complete_directories)" -d 'read the layers under DIR'
 
 # matrix
 complete -c sbridgectl -n "__fish_seen_subcommand_from matrix; and not __fish_seen_subcommand_from save load show" -a "save load show"
 complete -c sbridgectl -n "__fish_seen_subcommand_from matrix; and __fish_seen_subcommand_from save load" -F
 
 # doctor
-complete -c sbridgectl -n "__fish_seen_subcommand_from doctor" -l root -r -a "(__fish_complete_directories)" -d 'read the files under DIR'
+complete -c sbridgectl -n "__fish_seen_subcommand_from doctor" -l root -x -a "(__fish_complete_directories)" -d 'read the files under DIR'
 
 # tasks / top
 set -l sorts pid comm cpu cpi stall cpib speedup runtime uid
-complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s s -l sort -r -a "$sorts" -d 'sort key'
+complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s s -l sort -x -a "$sorts" -d 'sort key'
 complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s r -l reverse -d 'reverse the order'
-complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s p -l pid -r -d 'only this pid'
-complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s C -l class -r -a "auto compute memory" -d 'only this class'
-complete -c sbridgectl -n "__fish_seen_subcommand_from tasks top" -s c -l comm -r -d 'only this name'
-complete -c sbridgectl -n "__fish_seen_subcommand_from tasks top" -s u -l uid -r -a "(__fish_complete_users)" -d 'only this user'
-complete -c sbridgectl -n "__fish_seen_subcommand_from tasks top" -s l -l limit -r -d 'at most N tasks'
-complete -c sbridgectl -n "__fish_seen_subcommand_from top" -s i -l interval -r -d 'seconds between views'
-complete -c sbridgectl -n "__fish_seen_subcommand_from top" -s n -l iterations -r -d 'views'
+complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s p -l pid -x -d 'only this pid'
+complete -c sbridgectl -n "__fish_seen_subcommand_from tasks" -s C -l class -x -a "auto compute memory" -d 'only this class'
+complete -c sbridgectl -n "__fish_seen_subcommand_from tasks top" -s c -l comm -x -d 'only this name'
+complete -c sbridgectl -n "__fish_seen_subcommand_from tasks top" -s u -l uid -x -a "(__fish_complete_users)" -d 'only this user'
+complete -c sbridgectl -n "__fish_seen_subcommand_from tasks top" -s l -l limit -x -d 'at most N tasks'
+complete -c sbridgectl -n "__fish_seen_subcommand_from top" -s i -l interval -x -d 'seconds between views'
+complete -c sbridgectl -n "__fish_seen_subcommand_from top" -s n -l iterations -x -d 'views'
 
 # events
-complete -c sbridgectl -n "__fish_seen_subcommand_from events" -s n -l count -r -d 'stop after N events'
-complete -c sbridgectl -n "__fish_seen_subcommand_from events" -s t -l timeout -r -d 'seconds without an event'
+complete -c sbridgectl -n "__fish_seen_subcommand_from events" -s n -l count -x -d 'stop after N events'
+complete -c sbridgectl -n "__fish_seen_subcommand_from events" -s t -l timeout -x -d 'seconds without an event'
 
 # record
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s o -l output -r -F -d 'trace file'
-complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s d -l duration -r -d 'seconds'
-complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s r -l rate -r -d 'samples per second'
-complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s s -l max-size -r -d 'size limit (K, M, G)'
+complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s d -l duration -x -d 'seconds'
+complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s r -l rate -x -d 'samples per second'
+complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s s -l max-size -x -d 'size limit (K, M, G)'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l no-switches -d 'no context switches'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s f -l force -d 'overwrite the output'
