@@ -9,7 +9,9 @@
 # What it proves: loading sbridge_core applies /etc/sbridge/sbridge.conf
 # and the layered rules every time (at boot through modules-load.d, by hand
 # after modprobe -r, with sbridge_core alone), the units are inactive while
-# the module is out, and `systemctl status` and `sbridgectl doctor` say so.
+# the module is out, and `systemctl status` and `sbridgectl doctor` say so;
+# the package's prerm stops them and its postinst applies both at once when
+# the module is in already.
 # /etc/sbridge/sbridge.conf sets act.gain 154 and act.hold_ms 700 (the
 # defaults are 102 and 1000); /etc/sbridge/rules.d/90-pkgtest.rules adds
 # one rule to the shipped ones.
@@ -18,7 +20,7 @@ echo "@@SB-BEGIN $(uname -r) $(nproc)cpu"
 (
 . /sbridge/lib.sh
 units="sbridge-config.service sbridge-rules.service"
-plan 21
+plan 26
 
 # wait_units STATE: both units in STATE ("active" or "inactive"), at most 60 s
 wait_units() {
@@ -77,6 +79,23 @@ core_alone() { modprobe sbridge_core && wait_units active; }
 check "modprobe sbridge_core: units active" core_alone
 in_force "modprobe sbridge_core"
 modprobe sbridge_pmu
+
+# the package's own scripts with the module in: removing sbridgectl stops
+# both units (the rules' stop clears them); installing it again replays the
+# module's uevent and (re)starts them, so the file and the rules apply at
+# once, without a reload (the tool is gone in between: sysfs is read)
+echo 300 > /sys/module/sbridge_core/parameters/act_gain
+remove() {
+	dpkg -r sbridgectl > /tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; return 1; }
+	test "$(cat /sys/kernel/sbridge/rules)" = 0 && wait_units inactive
+}
+check "dpkg -r sbridgectl: both units stop, the rules are cleared" remove
+reinstall() {
+	dpkg -i /sbridge/sbridgectl.deb > /tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; return 1; }
+	wait_units active
+}
+check "dpkg -i sbridgectl with the module in: both units active" reinstall
+in_force "dpkg -i"
 check "no unit failed" test -z "$(systemctl --failed --no-legend --plain)"
 )
 echo "@@SB-RC $?"

@@ -80,10 +80,10 @@ def image(dest, ctl_deb, dkms_deb, kos, release, files=None):
         (r / ".complete").unlink()
         # sbridgectl as apt would install it: its postinst enables the
         # units (no systemd runs in the chroot: nothing is started)
-        shutil.copy(ctl_deb, r / "tmp" / ctl_deb.name)
-        run(["chroot", str(r), "dpkg", "-i", f"/tmp/{ctl_deb.name}"],
+        (r / "sbridge").mkdir()
+        shutil.copy(ctl_deb, r / "sbridge/sbridgectl.deb")
+        run(["chroot", str(r), "dpkg", "-i", "/sbridge/sbridgectl.deb"],
             stdout=subprocess.DEVNULL)
-        (r / "tmp" / ctl_deb.name).unlink()
         # sbridge-dkms: its files, and what its postinst has DKMS build
         x = Path(d) / "dkms"
         run(["dpkg-deb", "-x", str(dkms_deb), str(x)])
@@ -95,8 +95,8 @@ def image(dest, ctl_deb, dkms_deb, kos, release, files=None):
         for ko in kos:
             shutil.copy(ko, mods / ko.name)
         run(["depmod", "-b", str(r), release])
-        # the test: lib.sh, the script, a unit that runs it once up
-        (r / "sbridge").mkdir()
+        # the test: lib.sh, the script, a unit that runs it once up (and
+        # /sbridge/sbridgectl.deb, which it removes and installs again)
         shutil.copy(TOP / "tests/guest/lib.sh", r / "sbridge/lib.sh")
         shutil.copy(TOP / "tests/guest/units.sh", r / "sbridge/units.sh")
         (r / "etc/systemd/system/sbridge-pkgtest.service").write_text(UNIT)
