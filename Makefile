@@ -153,35 +153,50 @@ dkms-remove:
 
 # Debian packages (debian/): sbridge-dkms (all) and sbridgectl for DEB_ARCH
 # (default: this machine's; DEB_ARCH=arm64 cross-builds sbridgectl alone,
-# the arch-all sbridge-dkms being the amd64 build's). The .debs, .changes
-# and .buildinfo go to build/deb/, not next to the clone where
-# dpkg-buildpackage leaves them. Needs debhelper, dh-dkms (and lintian to
-# check them), which tools/testbed/setup-host.sh installs. The arm64 build
-# skips the build-dependency check (-d): its build-essential would be
-# libc6-dev:arm64, and this host never installs foreign-arch packages; the
-# cross gcc and libc6-dev-arm64-cross build it (debian/README.source).
+# the arch-all sbridge-dkms being the amd64 build's). The version comes from
+# git (scripts/deb-version.sh: 0.2.0+gitN.gHASH-1, a release tag's 0.2.0-1),
+# so a rebuilt tree upgrades the packages installed. The build runs in a
+# copy of the tree (build/deb/src: its tracked and new files, with a
+# changelog entry for that version and its builder as Maintainer,
+# scripts/deb-snapshot.sh), so the .debs, .changes and .buildinfo land in
+# build/deb/ and nothing outside the clone is touched. Needs debhelper,
+# dh-dkms (and lintian to check them), which tools/testbed/setup-host.sh
+# installs. The arm64 build skips the build-dependency check (-d): its
+# build-essential would be libc6-dev:arm64, and this host never installs
+# foreign-arch packages; the cross gcc and libc6-dev-arm64-cross build it
+# (debian/README.source).
 DEB_ARCH  ?= $(shell dpkg --print-architecture)
 DEB_HOST  := $(shell dpkg --print-architecture)
-DEB_VER    = $(shell dpkg-parsechangelog -SVersion)
 DEB_OUT    = build/deb
+DEB_SRC    = $(DEB_OUT)/src
+deb: DEB_VER := $(shell scripts/deb-version.sh .)
 deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || { \
 		echo "sbridge: make deb needs dpkg-dev, debhelper and dh-dkms" \
 			"(apt-get install dpkg-dev debhelper dh-dkms)" >&2; exit 1; }
 	mkdir -p $(DEB_OUT)
-	rm -f $(DEB_OUT)/sbridge*_$(DEB_VER)_$(DEB_ARCH).*
-	rm -f ../sbridge*_$(DEB_VER)_$(DEB_ARCH).* ../sbridge*_$(DEB_VER)_all.deb
+	rm -rf $(DEB_SRC) $(DEB_OUT)/sbridge*_$(DEB_VER)_$(DEB_ARCH).*
+	mkdir -p $(DEB_SRC)
+	# the tree as it is: tracked and new files (not build/ or other ignored ones)
+	if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z -c -o --exclude-standard | \
+			tar --null -T - --ignore-failed-read -cf - 2>/dev/null; \
+	else \
+		tar --exclude=./build -cf - .; \
+	fi | tar -xf - -C $(DEB_SRC)
+	scripts/deb-snapshot.sh $(DEB_SRC) $(DEB_VER) "$$(scripts/version.sh .)"
 ifeq ($(DEB_ARCH),$(DEB_HOST))
+	# the native build starts a version: earlier ones' files go
+	find $(DEB_OUT) -maxdepth 1 -name 'sbridge*_*' ! -name '*_$(DEB_VER)_*' -delete
 	rm -f $(DEB_OUT)/sbridge*_$(DEB_VER)_all.*
-	dpkg-buildpackage -b -us -uc -j1
-	mv ../sbridge*_$(DEB_VER)_all.deb $(DEB_OUT)/
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc -j1
 else
-	CC=$$(dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_GNU_TYPE 2>/dev/null)-gcc \
+	cd $(DEB_SRC) && CC=$$(dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_GNU_TYPE 2>/dev/null)-gcc \
 	DEB_BUILD_OPTIONS="nocheck $$DEB_BUILD_OPTIONS" \
 		dpkg-buildpackage -a$(DEB_ARCH) -Pcross,nocheck -B -us -uc -d -j1
 endif
-	mv ../sbridge*_$(DEB_VER)_$(DEB_ARCH).* $(DEB_OUT)/
-	debian/rules clean
+	rm -rf $(DEB_SRC)
+	echo $(DEB_VER) > $(DEB_OUT)/version
 	@ls -1 $(DEB_OUT)/*_$(DEB_VER)_*
 
 # Without headers kbuild cannot clean: remove what it would, in the module

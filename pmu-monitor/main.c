@@ -15,6 +15,7 @@
  *   counts          per CPU: read_delta() calls and counts handed out
  *   mem_latency_ns  the memory latency in use
  *   raw_events      the raw codes given at load
+ *   freq_source     where the effective frequency comes from first
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -64,6 +65,11 @@ static int sbridge_pmu_counts_get(char *buf, const struct kernel_param *kp)
 	return sbridge_pmu_format_counts(buf, PAGE_SIZE);
 }
 
+static int sbridge_pmu_freq_source_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n", sbridge_pmu_freq_source());
+}
+
 static const struct kernel_param_ops sbridge_pmu_status_ops = {
 	.set = sbridge_pmu_ro_set,
 	.get = sbridge_pmu_status_get,
@@ -79,6 +85,11 @@ static const struct kernel_param_ops sbridge_pmu_counts_ops = {
 	.get = sbridge_pmu_counts_get,
 };
 
+static const struct kernel_param_ops sbridge_pmu_freq_source_ops = {
+	.set = sbridge_pmu_ro_set,
+	.get = sbridge_pmu_freq_source_get,
+};
+
 module_param_cb(status, &sbridge_pmu_status_ops, NULL, 0444);
 MODULE_PARM_DESC(status, "read-only: learning on, or why not");
 module_param_cb(events, &sbridge_pmu_events_ops, NULL, 0444);
@@ -86,6 +97,9 @@ MODULE_PARM_DESC(events, "read-only: counters that exist, per core type");
 module_param_cb(counts, &sbridge_pmu_counts_ops, NULL, 0444);
 MODULE_PARM_DESC(counts,
 		 "read-only: per CPU, read_delta() calls and counts handed to the core since load");
+module_param_cb(freq_source, &sbridge_pmu_freq_source_ops, NULL, 0444);
+MODULE_PARM_DESC(freq_source,
+		 "read-only: where the effective frequency comes from (APERF/MPERF, arch_freq_scale, cpufreq)");
 
 static struct sbridge_source_ops sbridge_pmu_ops = {
 	.name		= "pmu",

@@ -85,6 +85,7 @@ DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
  * struct sbridge_topology - core types found at load
  * @ntypes: number of core types (>= 1)
  * @declared: the types were declared by the user (cpu_types=)
+ * @from: how they were found, enum sbridge_types_from
  * @ref_type: reference core type k of the model (the biggest)
  * @type_capacity: nominal capacity per type (mean of its CPUs)
  * @type_max_khz: highest max frequency per type
@@ -98,6 +99,7 @@ DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
 struct sbridge_topology {
 	unsigned int ntypes;
 	bool declared;
+	u32 from;
 	unsigned int ref_type;
 	u32 type_capacity[SBRIDGE_MAX_CORE_TYPES];
 	u32 type_max_khz[SBRIDGE_MAX_CORE_TYPES];
@@ -111,6 +113,7 @@ void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours);
 u32 sbridge_type_factor(unsigned int type);
 u32 sbridge_type_factor_nominal(unsigned int type);
 u32 sbridge_type_factor_user(unsigned int type);
+bool sbridge_topo_regroup_pending(void);
 
 static inline unsigned int sbridge_cpu_type(int cpu)
 {

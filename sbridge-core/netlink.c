@@ -125,7 +125,10 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 	    nla_put_string(skb, SBRIDGE_A_STATUS_MESSAGE,
 			   sbridge_status_message(events, src[0])) ||
 	    nla_put_string(skb, SBRIDGE_A_STATUS_MODE,
-			   sbridge_actuators_mode(mode, sizeof(mode))))
+			   sbridge_actuators_mode(mode, sizeof(mode))) ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_TYPES_FROM, sbridge_topo.from) ||
+	    nla_put_u8(skb, SBRIDGE_A_STATUS_TYPES_STALE,
+		       sbridge_topo_regroup_pending()))
 		goto nomem;
 	genlmsg_end(skb, hdr);
 	return genlmsg_reply(skb, info);
@@ -242,12 +245,14 @@ out:
  * @cb: dump state
  * @uid: requester's uid
  * @privileged: requester may see every task (CAP_PERFMON or CAP_SYS_ADMIN)
+ * @tmp: scratch mask for sbridge_placement_user_mask()
  */
 struct sbridge_task_dump {
 	struct sk_buff *skb;
 	struct netlink_callback *cb;
 	u32 uid;
 	bool privileged;
+	cpumask_var_t tmp;
 };
 
 static int sbridge_task_fill(struct sbridge_task *t, void *arg)
@@ -281,6 +286,9 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    (place < SBRIDGE_MAX_CORE_TYPES &&
 	     nla_put_u32(skb, SBRIDGE_A_TASK_PLACEMENT, place)) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_HINT, READ_ONCE(t->hint)) ||
+	    /* the mask taskset shows is sbridge's narrowing, not the task's own */
+	    nla_put_u8(skb, SBRIDGE_A_TASK_STEERED,
+		       sbridge_placement_user_mask(t->task, d->tmp)) ||
 	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
 			      SBRIDGE_A_PAD) ||
 	    (sbridge_rules_task_rule(t, rule, sizeof(rule)) &&
@@ -325,7 +333,10 @@ static int sbridge_nl_get_tasks(struct sk_buff *skb, struct netlink_callback *cb
 	};
 	int next = cb->args[0];	/* the pid to resume at */
 
+	if (!zalloc_cpumask_var(&d.tmp, GFP_KERNEL))
+		return -ENOMEM;
 	sbridge_tasks_walk(sbridge_task_fill, &d, &next);
+	free_cpumask_var(d.tmp);
 	cb->args[0] = next;
 	return skb->len;
 }

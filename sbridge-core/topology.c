@@ -57,7 +57,10 @@ MODULE_PARM_DESC(cpu_types,
  * under sbridge_topo_lock, read locklessly with READ_ONCE().
  */
 static u32 sbridge_type_eff[SBRIDGE_MAX_CORE_TYPES];
-/* The kernel's capacities regroup the CPUs (warned once); under the lock. */
+/*
+ * The kernel's capacities regroup the CPUs (warned once): written under
+ * the lock, read locklessly by sbridge_topo_regroup_pending().
+ */
 static bool sbridge_topo_stale;
 static void sbridge_topo_freq_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_topo_freq_work, sbridge_topo_freq_fn);
@@ -172,9 +175,9 @@ static void sbridge_read_cpu_info(void *arg)
  * On x86 with one capacity everywhere (6.1/6.12 give 1024 to every CPU),
  * hybrid parts and frequency-asymmetric setups still differ: use the
  * maximum frequency as the capacity proxy then, as the paper's x86 setup
- * (3.2 vs 1.6 GHz) did.
+ * (3.2 vs 1.6 GHz) did. Returns true if it did.
  */
-static void sbridge_capacity_proxy(u32 *cap, const u32 *khz, unsigned int n)
+static bool sbridge_capacity_proxy(u32 *cap, const u32 *khz, unsigned int n)
 {
 	u32 maxk = 0;
 	unsigned int i;
@@ -187,10 +190,11 @@ static void sbridge_capacity_proxy(u32 *cap, const u32 *khz, unsigned int n)
 			maxk = khz[i];
 	}
 	if (!flat || !maxk)
-		return;
+		return false;
 	for (i = 0; i < n; i++)
 		if (cap[i] && khz[i])
 			cap[i] = (u32)div_u64((u64)cap[i] * khz[i], maxk);
+	return true;
 }
 
 /*
@@ -381,7 +385,7 @@ static bool sbridge_topo_follow_locked(void)
 		    per_cpu_ptr(&sbridge_cpus, cpu)->orig_capacity)
 			moved = true;
 	if (!moved) {
-		sbridge_topo_stale = false;
+		WRITE_ONCE(sbridge_topo_stale, false);
 		return false;
 	}
 	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
@@ -399,10 +403,10 @@ static bool sbridge_topo_follow_locked(void)
 	if (!same) {
 		if (!sbridge_topo_stale)
 			pr_warn("the kernel's CPU capacities changed and group the CPUs into other core types than at load: reload sbridge to regroup\n");
-		sbridge_topo_stale = true;
+		WRITE_ONCE(sbridge_topo_stale, true);
 		goto out;
 	}
-	sbridge_topo_stale = false;
+	WRITE_ONCE(sbridge_topo_stale, false);
 	for (i = 0; i < sbridge_topo.ntypes; i++) {
 		if (type_cap[i] != sbridge_topo.type_capacity[i])
 			pr_info("core type %u: capacity %u, was %u (the kernel's changed)\n",
@@ -595,7 +599,7 @@ int sbridge_topology_init(void)
 {
 	unsigned int n = nr_cpu_ids, i;
 	bool declared = cpu_types && *skip_spaces(cpu_types);
-	u32 *cap, *khz;
+	u32 *cap, *khz, from = SBRIDGE_TYPES_CAPACITY;
 	u8 *type;
 	int cpu, nt, ret;
 
@@ -629,9 +633,11 @@ int sbridge_topology_init(void)
 		khz[cpu] = c->max_khz;
 	}
 	if (declared) {
+		from = SBRIDGE_TYPES_DECLARED;
 		nt = sbridge_declared_types(cap, n, type, sbridge_topo.type_capacity);
 	} else {
-		sbridge_capacity_proxy(cap, khz, n);
+		if (sbridge_capacity_proxy(cap, khz, n))
+			from = SBRIDGE_TYPES_CPUFREQ;
 		nt = sbridge_group_types(cap, n, type, sbridge_topo.type_capacity,
 					 SBRIDGE_MAX_CORE_TYPES);
 	}
@@ -642,6 +648,7 @@ int sbridge_topology_init(void)
 	sbridge_topo.ntypes = nt;
 	sbridge_topo.ref_type = nt - 1;
 	sbridge_topo.declared = declared;
+	sbridge_topo.from = from;
 	for (i = 0; i < SBRIDGE_MAX_CORE_TYPES; i++) {
 		cpumask_clear(&sbridge_topo.type_mask[i]);
 		sbridge_topo.type_max_khz[i] = 0;
@@ -736,6 +743,20 @@ u32 sbridge_type_factor_user(unsigned int type)
 	if (cpu >= nr_cpu_ids)
 		return 0;
 	return READ_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->factor_override);
+}
+
+/**
+ * sbridge_topo_regroup_pending() - do the kernel's capacities regroup the CPUs?
+ *
+ * True while the capacities the kernel reports now group the CPUs into
+ * other core types than sbridge found at load (the log said to reload).
+ *
+ * Context: any; lock-free.
+ * Return: true if a reload would find other core types.
+ */
+bool sbridge_topo_regroup_pending(void)
+{
+	return READ_ONCE(sbridge_topo_stale);
 }
 
 /**

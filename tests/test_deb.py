@@ -1,20 +1,28 @@
 """The Debian packages for real (debian/, `make deb`): build sbridge-dkms and
 sbridgectl for amd64 and arm64, check them with lintian, install the amd64
-ones with apt on the x86_64 host, boot the 6.1 guest with exactly the
-modules the package's DKMS hook built, then `apt-get purge` must leave
-nothing behind, the host's package set included."""
+ones with apt on the x86_64 host, then a second build of the tree one
+commit on, which must upgrade them (DKMS keeps only the new sources), boot
+the 6.1 kernel on a Debian root with systemd, the second build's
+sbridgectl installed and exactly the modules its DKMS hook built, and
+check that loading the modules (at boot, by hand, after a reload) applies
+the configuration and the rules every time (tests/guest/units.sh); then
+`apt-get purge` must leave nothing behind, the host's package set
+included."""
 import filecmp
 import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 import build
 import harness
-from conftest import boot_load, dkms_modules
+import sysguest
+import vm
+from conftest import dkms_modules, record
 
 TOP = Path(__file__).resolve().parents[1]
 OUT = TOP / "build/deb"
@@ -86,6 +94,22 @@ def _remove_make_installed(rel):
         shutil.rmtree(p)
 
 
+def _dkms_install(upstream, rel, out):
+    """sbridge/@upstream built and installed by the postinst for kernel @rel
+    (asked for if the postinst chose other kernels)."""
+    status = _run(["dkms", "status", f"sbridge/{upstream}", "-k", rel])
+    assert status.strip(), f"the package's postinst did not dkms add sbridge/{upstream}:\n{out}"
+    if "installed" not in status:
+        # the postinst builds for the running kernel and the newest
+        # /boot/config-*; a kernel that is neither needs asking for
+        print(f"postinst did not install for {rel} ({status.strip()}): dkms install")
+        _run(["dkms", "install", f"sbridge/{upstream}", "-k", rel])
+        status = _run(["dkms", "status", f"sbridge/{upstream}", "-k", rel])
+    assert re.search(rf"sbridge/{re.escape(upstream)}, {re.escape(rel)}, .*: installed",
+                     status), f"dkms status: {status!r}"
+    print(f"dkms status: {status.strip()}")
+
+
 def _lintian(changes, allowed):
     r = subprocess.run(["lintian", "--fail-on", "none", str(changes)], text=True,
                        capture_output=True)
@@ -96,6 +120,37 @@ def _lintian(changes, allowed):
         if m and (m.group(1) == "E" or m.group(2) not in allowed):
             bad.append(line)
     return bad
+
+
+def _built(top, arch):
+    """make deb in @top for @arch: the version built and its debs by name."""
+    _run(["make", "-s", "-C", str(top), "deb", f"DEB_ARCH={arch}"])
+    ver = (top / "build/deb/version").read_text().strip()
+    return ver, {p.name: p for p in (top / "build/deb").glob(f"*_{ver}_*.deb")}
+
+
+def _next_commit(dest):
+    """A clone of the tree at @dest whose HEAD is one commit past this
+    tree's, with the same files (the work tree's changes included): the
+    same code built again as the next snapshot."""
+    _run(["git", "clone", "-q", str(TOP), str(dest)])
+    files = subprocess.run(["git", "-C", str(TOP), "ls-files", "-z", "-c", "-o",
+                            "--exclude-standard"], capture_output=True, check=True).stdout
+    for rel in files.decode().split("\0"):
+        src = TOP / rel
+        if not rel or not src.is_file():
+            continue
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest / rel)
+    ident = ["-c", "user.name=sbridge test", "-c", "user.email=test@sbridge.invalid"]
+    _run(["git", "-C", str(dest), "add", "-A"])
+    _run(["git", "-C", str(dest), *ident, "commit", "-q", "--allow-empty", "-m",
+          "test_deb: the next snapshot"])
+
+
+def _dkms_versions():
+    return sorted(set(re.findall(r"^sbridge/([^,\s]+),", subprocess.run(
+        ["dkms", "status", "sbridge"], text=True, capture_output=True).stdout, re.M)))
 
 
 def _elf(path):
@@ -128,23 +183,27 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
         pytest.fail(f"{' '.join(already)} already installed on this host; "
                     f"apt-get purge {' '.join(already)} first")
 
-    # the version: debian/changelog's, which must be the release NEWS describes
-    deb_ver = _run(["dpkg-parsechangelog", "-l", str(TOP / "debian/changelog"),
+    # the release: debian/changelog's newest entry, which NEWS describes
+    rel_ver = _run(["dpkg-parsechangelog", "-l", str(TOP / "debian/changelog"),
                     "-SVersion"]).strip()
-    upstream = deb_ver.rsplit("-", 1)[0]
     news = re.search(r"^(\d+\.\d+\.\d+)\b", (TOP / "NEWS").read_text(), re.M)
-    assert news and news.group(1) == upstream, \
-        f"debian/changelog says {upstream}, NEWS {news and news.group(1)}"
+    assert news and news.group(1) == rel_ver.rsplit("-", 1)[0], \
+        f"debian/changelog says {rel_ver}, NEWS {news and news.group(1)}"
 
-    # build: amd64 (both packages), then arm64 (sbridgectl, cross)
-    for arch in ("amd64", "arm64"):
-        _run(["make", "-s", "-C", str(TOP), "deb", f"DEB_ARCH={arch}"])
+    # build: amd64 (both packages), then arm64 (sbridgectl, cross); the
+    # version is git's, after that release
+    deb_ver, debs = _built(TOP, "amd64")
+    deb_ver_arm, arm = _built(TOP, "arm64")
+    assert deb_ver_arm == deb_ver, f"amd64 built {deb_ver}, arm64 {deb_ver_arm}"
+    debs.update(arm)
+    upstream = deb_ver.rsplit("-", 1)[0]
+    assert re.fullmatch(rf"{re.escape(news.group(1))}(\+git\d+\.g[0-9a-f]+)?(\.dirty\.\d{{14}}|"
+                        rf"\+dirty\.\d{{14}})?-1", deb_ver), f"version {deb_ver} is not git's"
     dkms_deb = OUT / f"sbridge-dkms_{deb_ver}_all.deb"
     ctl_deb = {a: OUT / f"sbridgectl_{deb_ver}_{a}.deb" for a in ("amd64", "arm64")}
     for deb in (dkms_deb, *ctl_deb.values()):
         assert deb.exists(), f"make deb made no {deb.name}"
-    assert not list(TOP.parent.glob(f"sbridge*_{deb_ver}_*")), \
-        "make deb left files next to the clone"
+    assert not list(TOP.parent.glob("sbridge*_*")), "make deb left files next to the clone"
 
     # sbridgectl: the right machine, static (no NEEDED, no interpreter), the
     # package's version
@@ -161,7 +220,10 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
             "usr/share/zsh/vendor-completions/_sbridgectl",
             "lib/systemd/system/sbridge-config.service",
             "lib/systemd/system/sbridge-rules.service",
+            "lib/udev/rules.d/60-sbridge.rules",
+            "usr/share/fish/vendor_completions.d/sbridgectl.fish",
             "usr/share/doc/sbridgectl/rules/README.md",
+            "usr/share/doc/sbridgectl/record-format.md",
             "etc/sbridge/sbridge.conf", "etc/sbridge/rules.d/50-local.rules"] \
         + [f"usr/lib/sbridge/rules.d/{r}" for r in shipped]
     for arch in ("amd64", "arm64"):
@@ -190,6 +252,17 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
               not filecmp.cmp(p, packaged[n], shallow=False)]
     assert not differ, f"package files differ from make dkms-tree's: {differ}"
 
+    # the same tree one commit on: a newer version, to upgrade to
+    t0 = time.time()
+    _next_commit(tmp_path / "next")
+    deb_ver2, debs2 = _built(tmp_path / "next", "amd64")
+    upstream2 = deb_ver2.rsplit("-", 1)[0]
+    assert subprocess.run(["dpkg", "--compare-versions", deb_ver2, "gt", deb_ver]).returncode == 0, \
+        f"the next commit's build {deb_ver2} does not sort above {deb_ver}"
+    dkms_deb2 = debs2[f"sbridge-dkms_{deb_ver2}_all.deb"]
+    ctl_deb2 = debs2[f"sbridgectl_{deb_ver2}_amd64.deb"]
+    print(f"second build {deb_ver2}: {time.time() - t0:.0f} s")
+
     # lintian: no error; a warning only if debian/README.source explains it
     allowed = set(re.findall(r"^\s*lintian-allowed:\s*(\S+)",
                              (TOP / "debian/README.source").read_text(), re.M))
@@ -200,38 +273,52 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
 
     # install on the host, as a board would
     _remove_make_installed(rel)
-    assert not _leftovers(rel, [dkms_deb, ctl_deb["amd64"]]), \
-        "stale sbridge state before the install"
+    all_debs = [dkms_deb, ctl_deb["amd64"], dkms_deb2, ctl_deb2]
+    assert not _leftovers(rel, all_debs), "stale sbridge state before the install"
     before = _host_packages()
     try:
         out = _run(APT + ["install", f"./{dkms_deb.relative_to(TOP)}",
                           f"./{ctl_deb['amd64'].relative_to(TOP)}"], cwd=TOP)
-        status = _run(["dkms", "status", f"sbridge/{upstream}", "-k", rel])
-        assert status.strip(), f"the package's postinst did not dkms add sbridge:\n{out}"
-        if "installed" not in status:
-            # the postinst builds for the running kernel and the newest
-            # /boot/config-*; a kernel that is neither needs asking for
-            print(f"postinst did not install for {rel} ({status.strip()}): dkms install")
-            _run(["dkms", "install", f"sbridge/{upstream}", "-k", rel])
-            status = _run(["dkms", "status", f"sbridge/{upstream}", "-k", rel])
-        assert re.search(rf"sbridge/{re.escape(upstream)}, {re.escape(rel)}, .*: installed",
-                         status), f"dkms status: {status!r}"
-        print(f"dkms status: {status.strip()}")
-        kos = dkms_modules(rel, tmp_path)
-        modinfo = _run(["modinfo", "-F", "version", str(kos[0])]).strip()
-        assert modinfo == upstream, f"module says version {modinfo!r}, package {upstream!r}"
+        _dkms_install(upstream, rel, out)
         ctl = _run(["/usr/sbin/sbridgectl", "--version"])
         assert upstream in ctl, f"installed sbridgectl --version: {ctl!r}"
         for unit in ("sbridge-config.service", "sbridge-rules.service"):
-            assert Path(f"/etc/systemd/system/multi-user.target.wants/{unit}").is_symlink(), \
-                f"{unit} not enabled by the package"
+            assert Path(f"/etc/systemd/system/sys-module-sbridge_core.device.wants/{unit}"
+                        ).is_symlink(), f"{unit} not enabled by the package"
 
-        r = boot_load(k, kos, tmp_path, "deb")
-        assert not r.problems, "package-built modules in the 6.1 guest:\n" + "\n".join(r.problems)
+        # the next build upgrades both; DKMS keeps the new sources only
+        t0 = time.time()
+        out = _run(APT + ["install", str(dkms_deb2), str(ctl_deb2)])
+        for pkg in PACKAGES:
+            got = _run(["dpkg-query", "-W", "-f", "${Version}", pkg])
+            assert got == deb_ver2, f"{pkg} is {got} after installing {deb_ver2}:\n{out}"
+        _dkms_install(upstream2, rel, out)
+        assert _dkms_versions() == [upstream2], f"dkms status after the upgrade: {_dkms_versions()}"
+        assert not Path(f"/usr/src/sbridge-{upstream}").exists(), \
+            f"/usr/src/sbridge-{upstream} left after the upgrade"
+        kos = dkms_modules(rel, tmp_path)
+        modinfo = _run(["modinfo", "-F", "version", str(kos[0])]).strip()
+        assert modinfo == upstream2, f"module says version {modinfo!r}, package {upstream2!r}"
+        print(f"upgrade to {deb_ver2}: {time.time() - t0:.0f} s")
+
+        # a Debian root with systemd and the second build, as a board has it
+        t0 = time.time()
+        initrd = sysguest.image(tmp_path / "systemd.cpio.gz", ctl_deb2, dkms_deb2, kos, rel, {
+            "/etc/sbridge/sbridge.conf": "param act.gain 154\nparam act.hold_ms 700\n",
+            "/etc/sbridge/rules.d/90-pkgtest.rules": "comm=sbtest prefer=big\n"})
+        s = harness.Scenario(path=TOP / "tests/guest/units.sh", name="debs-units",
+                             title="units follow the module", smp=2, timeout=300, mem=1024)
+        cmd = vm.qemu_cmd(k.arch, k.vmlinuz, initrd, s.smp, "smp", mem=s.mem,
+                          append="systemd.show_status=false")
+        r = vm.boot(k, s, initrd, cmd=cmd)
+        record(f"{CELL}(deb)", r)
+        print(f"systemd guest: image and boot {time.time() - t0:.0f} s (boot {r.wall:.0f} s)")
+        assert not r.problems, "the packages in a systemd guest:\n" + "\n".join(r.problems) + \
+            "\n" + r.console[-3000:]
     finally:
         subprocess.run(APT + ["purge", *[p for p in PACKAGES if _installed(p)]],
                        env=ENV, capture_output=True)
-    left = _leftovers(rel, [dkms_deb, ctl_deb["amd64"]])
+    left = _leftovers(rel, all_debs)
     assert not left, "apt-get purge left:\n" + "\n".join(left)
     assert [p for p in PACKAGES if _installed(p)] == [], "purge did not remove the packages"
     after = _host_packages()

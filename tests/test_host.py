@@ -481,6 +481,45 @@ def test_version_without_tags(tmp_path):
     assert version().endswith("-dirty")
 
 
+def test_deb_version_from_git(tmp_path):
+    """make deb's version: git's, Debian-spelt, and each later build sorts higher."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path / "c"), "-c", "user.name=t",
+                               "-c", "user.email=t@t", *args], text=True, check=True,
+                              capture_output=True).stdout.strip()
+
+    def deb():
+        return subprocess.run([str(TOP / "scripts/deb-version.sh"), str(tmp_path / "c")],
+                              text=True, check=True, capture_output=True).stdout.strip()
+
+    def newer(a, b):
+        return subprocess.run(["dpkg", "--compare-versions", a, "gt", b]).returncode == 0
+    (tmp_path / "c").mkdir()
+    git("init", "-q")
+    (tmp_path / "c/NEWS").write_text("1.4.2 (2026-01-02)\n")
+    git("add", "NEWS")
+    git("commit", "-qm", "release")
+    git("tag", "-a", "v1.4.2", "-m", "1.4.2")
+    assert deb() == "1.4.2-1"
+    (tmp_path / "c/x").write_text("x\n")
+    git("add", "x")
+    git("commit", "-qm", "one on")
+    one = deb()
+    assert one == f"1.4.2+git1.g{git('rev-parse', '--short', 'HEAD')}-1" and newer(one, "1.4.2-1")
+    (tmp_path / "c/x").write_text("y\n")
+    os.utime(tmp_path / "c/x", (1_800_000_000, 1_800_000_000))
+    dirty = deb()
+    assert dirty == one[:-2] + ".dirty.20270115080000-1", dirty
+    assert deb() == dirty, "two builds of one tree, two versions"
+    assert newer(dirty, one)
+    os.utime(tmp_path / "c/x", (1_800_000_060, 1_800_000_060))
+    assert newer(deb(), dirty), "a later edit does not sort higher"
+    git("commit", "-qam", "two on")
+    assert newer(deb(), dirty) and "+git2." in deb()
+    git("tag", "-a", "v1.4.3", "-m", "1.4.3")
+    assert deb() == "1.4.3-1" and newer(deb(), dirty)
+
+
 def test_stock_header_narrows_only_stock_cells(tmp_path):
     """stock: x86_64 keeps a scenario off arm64's stock cells, not its debug cell."""
     sys.path.insert(0, str(TOP / "tools" / "testbed"))

@@ -1,6 +1,7 @@
 """tools/sbridge-plot on record files made here (docs/record-format.md):
 the parsed content, the errors for bad files, and that each picture is a PNG."""
 import json
+import os
 import random
 import subprocess
 import sys
@@ -301,7 +302,8 @@ def test_recorder_lines_read_back(tmp_path):
     (tmp_path / "drv.c").write_text(DRIVER)
     cc = subprocess.run(["cc", "-O1", f"-I{ctl}", f"-I{TOP / 'include/uapi'}", "-o",
                          tmp_path / "drv", tmp_path / "drv.c", ctl / "record_parse.c",
-                         ctl / "rules_parse.c"], capture_output=True, text=True)
+                         ctl / "rules_parse.c", ctl / "readfile.c"], capture_output=True,
+                        text=True)
     assert cc.returncode == 0, cc.stderr
     r = subprocess.run([tmp_path / "drv"], input=b"\n".join(PIPE) + b"\n", capture_output=True)
     assert r.returncode == 0, r.stdout
@@ -400,6 +402,30 @@ def test_truncated_file(small, tmp_path):
     # ... but a whole end record without its newline is fine
     p.write_text("\n".join(lines))
     assert record.parse(p).end.reason == "duration"
+
+
+def test_endless_huge_and_silent_input_is_refused(tmp_path):
+    """The record reader is bounded: /dev/zero is binary at once, a file past
+    1 GiB is refused from its size, a FIFO that sends nothing gives up."""
+    with pytest.raises(record.RecordError, match="binary data"):
+        record.parse("/dev/zero")
+    with pytest.raises(record.RecordError, match="binary data|larger than the 1 GiB"):
+        record.parse("/dev/urandom")
+    huge = tmp_path / "huge.rec"
+    with open(huge, "wb") as f:
+        f.truncate(2 << 30)
+    with pytest.raises(record.RecordError, match="larger than the 1 GiB"):
+        record.parse(str(huge))
+    fifo = tmp_path / "never"
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # held open, silent
+    old, record.READ_IDLE_S = record.READ_IDLE_S, 0.2
+    try:
+        with pytest.raises(record.RecordError, match="nothing came through it"):
+            record.parse(str(fifo))
+    finally:
+        record.READ_IDLE_S = old
+        os.close(writer)
 
 
 def test_missing_file_and_bad_arguments(tmp_path):

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "readfile.h"
 #include "rules_parse.h"
 #include "sbridgectl.h"
 
@@ -71,7 +72,9 @@ struct cf_file {
 	size_t n, cap;
 	struct cf_error *err;
 	size_t nerr;
-	int fatal;			/* cannot read the file at all */
+	int fatal;			/* cannot read the file: the exit code ... */
+	char why[512];			/* ... and why */
+	int offline;			/* check: names and ranges from the table */
 };
 
 static void cf_free(struct cf_file *f)
@@ -164,7 +167,9 @@ static void cf_line(struct cf_file *f, const struct rp_line *ln, unsigned int li
 			goto drop;
 		}
 	} else {
-		if (sb_parse_param(t[1].key, t[2].key, &it.value, &pe)) {
+		/* apply asks the loaded module (cf_check_live()) instead */
+		if (sb_parse_param(t[1].key, t[2].key, &it.value, &pe) ||
+		    (f->offline && sb_check_param_table(t[1].key, it.value, &pe))) {
 			cf_bad(f, lineno, (pe.value ? t[2].col : t[1].col) + pe.off,
 			       "%s", pe.msg);
 			return;
@@ -190,62 +195,56 @@ drop:
 /* Reads and checks the whole file; errors land in @f->err. */
 static void cf_parse(struct cf_file *f)
 {
-	int own = strcmp(f->path, "-") != 0;	/* a file we opened, not stdin */
-	FILE *in = own ? fopen(f->path, "r") : stdin;
 	struct rp_line *ln;
-	char *line = NULL;
-	size_t cap = 0, total = 0;
-	ssize_t len;
+	char *buf, *line;
+	size_t len, pos = 0, n;
 	unsigned int lineno = 0, col;
 	const char *why;
+	int ret;
 
-	if (!own)
+	ret = sb_read_path(f->path, SB_READ_MAX, SB_READ_IDLE_MS, &buf, &len);
+	if (!strcmp(f->path, "-"))
 		f->path = "<stdin>";	/* in messages, as the rules parser says */
-	if (!in) {
-		sb_err("cannot open '%s': %s", f->path, strerror(errno));
-		f->fatal = 1;
+	if (ret) {
+		snprintf(f->why, sizeof(f->why), "cannot read '%s': %s", f->path,
+			 sb_read_strerror(ret, SB_READ_MAX, SB_READ_IDLE_MS));
+		f->fatal = ret == -ENOMEM ? SB_EXIT_ERR : SB_EXIT_USAGE;
 		return;
 	}
 	ln = malloc(sizeof(*ln));
 	if (!ln) {
-		sb_err("out of memory");
-		f->fatal = 1;
+		snprintf(f->why, sizeof(f->why), "out of memory");
+		f->fatal = SB_EXIT_ERR;
 		goto out;
 	}
-	while ((len = getline(&line, &cap, in)) >= 0 && f->nerr <= CF_MAX_ERRORS) {
+	/* editors on some systems start UTF-8 files with a byte order mark */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		pos = 3;
+	while (pos < len && f->nerr <= CF_MAX_ERRORS) {
+		char *nl = memchr(buf + pos, '\n', len - pos);
+
+		line = buf + pos;
+		n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
 		lineno++;
-		total += (size_t)len;
-		if (total > RP_MAX_FILE) {
-			cf_bad(f, lineno, 1, "file too large (at most %u bytes)", RP_MAX_FILE);
-			break;
-		}
-		if (len && line[len - 1] == '\n')
-			len--;
-		if (len > RP_MAX_LINE) {
+		if (n > RP_MAX_LINE) {
 			cf_bad(f, lineno, RP_MAX_LINE + 1, "line too long");
 			continue;
 		}
-		if (memchr(line, '\0', (size_t)len)) {
-			cf_bad(f, lineno, (unsigned int)((char *)memchr(line, '\0', (size_t)len) -
-							 line) + 1, "NUL byte in line");
+		if (rp_check_bytes((const unsigned char *)line, n, &col, &why)) {
+			cf_bad(f, lineno, col, "%s", why);
 			continue;
 		}
-		if (rp_tokenize(line, (size_t)len, ln, &col, &why)) {
+		if (rp_tokenize(line, n, ln, &col, &why)) {
 			cf_bad(f, lineno, col, "%s", why);
 			continue;
 		}
 		if (ln->n)
-			cf_line(f, ln, lineno, (unsigned int)len + 1);
-	}
-	if (ferror(in)) {
-		sb_err("cannot read '%s': %s", f->path, strerror(errno));
-		f->fatal = 1;
+			cf_line(f, ln, lineno, (unsigned int)n + 1);
 	}
 out:
 	free(ln);
-	free(line);
-	if (own)
-		fclose(in);
+	free(buf);
 }
 
 static void cf_report(const struct cf_file *f)
@@ -257,23 +256,29 @@ static void cf_report(const struct cf_file *f)
 		       f->err[i].msg);
 }
 
+/* {"ok":..,"file":..,@key:@count,"errors":[...]}: rules check's schema */
 static void cf_json(const struct cf_file *f, const char *key, size_t count)
 {
 	size_t i;
 
 	js_obj_begin(NULL);
+	js_bool("ok", !f->nerr);
 	js_str("file", f->path);
 	js_uint(key, count);
 	js_arr_begin("errors");
-	for (i = 0; i < f->nerr; i++) {
-		js_obj_begin(NULL);
-		js_uint("line", f->err[i].line);
-		js_uint("column", f->err[i].col);
-		js_str("message", f->err[i].msg);
-		js_obj_end();
-	}
+	for (i = 0; i < f->nerr; i++)
+		sb_json_error(f->path, f->err[i].line, f->err[i].col, f->err[i].msg);
 	js_arr_end();
 	js_obj_end();
+}
+
+/* The errors: in the JSON object with --json, else on stderr. */
+static void cf_errors(const struct cf_file *f, const char *key, size_t count)
+{
+	if (sb_json)
+		cf_json(f, key, count);
+	else
+		cf_report(f);
 }
 
 static void cf_format(FILE *out, const struct cf_item *it)
@@ -290,20 +295,19 @@ static void cf_format(FILE *out, const struct cf_item *it)
 
 static int config_check(const char *path, int print)
 {
-	struct cf_file f = { .path = path };
+	struct cf_file f = { .path = path, .offline = 1 };
 	size_t i;
 	int ret;
 
 	cf_parse(&f);
 	if (f.fatal) {
+		sb_err("%s", f.why);
 		cf_free(&f);
-		return SB_EXIT_USAGE;
+		return f.fatal;
 	}
-	cf_report(&f);
 	ret = f.nerr ? SB_EXIT_USAGE : SB_EXIT_OK;
-	if (sb_json)
-		cf_json(&f, "settings", f.nerr ? 0 : f.n);
-	else if (print && !f.nerr)
+	cf_errors(&f, "settings", f.nerr ? 0 : f.n);
+	if (!sb_json && print && !f.nerr)
 		for (i = 0; i < f.n; i++)
 			cf_format(stdout, &f.v[i]);
 	cf_free(&f);
@@ -448,6 +452,12 @@ static void cf_check_live(struct cf_file *f, struct sb_params *p,
 				       "cannot read the CPUs (needed to undo a failed apply)");
 			else if (sb_cpus_unknown(it->cpus, cpus, n, msg, sizeof(msg)))
 				cf_bad(f, it->line, it->acol, "%s", msg);
+			else if (sb_factor_warnings(it->cpus, it->factor, cpus, n, 0)) {
+				/* the line, then what is wrong with it */
+				sb_warn("%s:%u:%u: this cpu-factor does less than it says:",
+					f->path, it->line, it->col);
+				sb_factor_warnings(it->cpus, it->factor, cpus, n, 1);
+			}
 			continue;
 		}
 		if (sb_find_param(p, it->name))
@@ -474,7 +484,8 @@ static int config_apply(const char *path)
 
 	cf_parse(&f);
 	if (f.fatal) {
-		ret = SB_EXIT_USAGE;
+		sb_err("%s", f.why);
+		ret = f.fatal;
 		goto out;
 	}
 	if (f.nerr) {
@@ -547,7 +558,8 @@ static int config_apply(const char *path)
 			       ka ? " (" : "", strerror(-err), ka ? ")" : "");
 			ret = SB_EXIT_ERR;
 		}
-		cf_report(&f);
+		if (!sb_json)
+			cf_report(&f);
 		while (ndone) {
 			struct cf_item *it = &f.v[done[--ndone]];
 			int r = cf_undo(&nl, it, &p, cpus, ncpus);
@@ -568,15 +580,111 @@ static int config_apply(const char *path)
 		goto out;
 	}
 report:
-	cf_report(&f);
-	if (sb_json)
-		cf_json(&f, "applied", 0);
+	cf_errors(&f, "applied", 0);
 out:
 	if (nlopen)
 		sb_nl_close(&nl);
 	free(done);
 	free(cpus);
 	free(p.v);
+	cf_free(&f);
+	return ret;
+}
+
+int sb_config_verify(const char *path, const struct sb_params *p,
+		     const struct sb_cpu *cpus, size_t n,
+		     void (*fn)(void *arg, const char *msg), void *arg,
+		     char *why, size_t whylen)
+{
+	/* without the module, only what config check would say */
+	struct cf_file f = { .path = path, .offline = !fn };
+	struct cpuset *bad = malloc(sizeof(*bad));
+	char msg[700], list[256];
+	uint32_t *want = NULL;
+	unsigned int *line = NULL;
+	size_t i, j, k;
+	int ret;
+
+	cf_parse(&f);
+	if (f.fatal || f.nerr || !bad) {
+		if (f.fatal)
+			snprintf(why, whylen, "%s", f.why);
+		else if (f.nerr)
+			snprintf(why, whylen, "%s:%u:%u: %s", f.path, f.err[0].line,
+				 f.err[0].col, f.err[0].msg);
+		else
+			snprintf(why, whylen, "out of memory");
+		ret = -1;
+		goto out;
+	}
+	ret = (int)f.n;
+	if (!fn)
+		goto out;
+	/* parameters: the last line for a name is the one in force */
+	for (i = 0; i < f.n; i++) {
+		const struct cf_item *it = &f.v[i];
+		const uint64_t *have;
+
+		if (it->cpu)
+			continue;
+		for (j = i + 1; j < f.n && (f.v[j].cpu || strcmp(f.v[j].name, it->name)); j++)
+			;
+		if (j < f.n)
+			continue;
+		have = sb_find_param(p, it->name);
+		if (!have)
+			snprintf(msg, sizeof(msg), "%s:%u: param %s: the loaded module has no such parameter",
+				 f.path, it->line, it->name);
+		else if (*have != it->value)
+			snprintf(msg, sizeof(msg), "%s:%u: param %s is %llu in force, the file says %llu",
+				 f.path, it->line, it->name, (unsigned long long)*have,
+				 (unsigned long long)it->value);
+		else
+			continue;
+		fn(arg, msg);
+	}
+	/* CPU factors: per CPU, the last line naming it */
+	want = calloc(n ? n : 1, sizeof(*want));
+	line = calloc(n ? n : 1, sizeof(*line));
+	if (!want || !line) {
+		snprintf(why, whylen, "out of memory");
+		ret = -1;
+		goto out;
+	}
+	for (i = 0; i < f.n; i++)
+		for (k = 0; f.v[i].cpu && k < n; k++)
+			if (cpuset_has(f.v[i].cpus, cpus[k].id)) {
+				want[k] = f.v[i].factor;
+				line[k] = f.v[i].line;
+			}
+	for (i = 0; i < f.n; i++) {
+		const struct cf_item *it = &f.v[i];
+
+		if (!it->cpu)
+			continue;
+		memset(bad, 0, sizeof(*bad));
+		for (k = 0; k < n; k++)
+			if (line[k] == it->line && cpus[k].override != want[k] &&
+			    cpus[k].id < SB_MAX_CPUS)
+				bad->bits[cpus[k].id / 64] |= 1ULL << (cpus[k].id % 64);
+		if (cpuset_last(bad) < 0)
+			continue;
+		cpulist_format(bad, list, sizeof(list));
+		for (k = 0; k < n && !cpuset_has(bad, cpus[k].id); k++)
+			;
+		if (cpus[k].override)
+			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has override %s in force, the file says %s",
+				 f.path, it->line, list, sb_fp(cpus[k].override),
+				 it->factor ? sb_fp(it->factor) : "clear");
+		else
+			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has no override in force, the file says %s",
+				 f.path, it->line, list, it->factor ? sb_fp(it->factor) : "clear");
+		fn(arg, msg);
+	}
+out:
+	free(want);
+	free(line);
+	free(bad);
 	cf_free(&f);
 	return ret;
 }

@@ -204,6 +204,67 @@ int sb_check_param_name(const char *name, struct sb_perr *e)
 	return 0;
 }
 
+/* The constants params.c's ranges use: the scheduler's capacity scale and
+ * the unit of learn.warm_instr (sbridge-core/speedup.h). */
+#define SCHED_CAPACITY_SCALE	1024
+#define SBRIDGE_WARM_UNIT	1024
+
+/* sbridge_param_tab[] of sbridge-core/params.c, made by gen-params.sh. */
+static const struct sb_param_desc sb_param_tab[] = {
+#include "params_tab.h"
+};
+
+const struct sb_param_desc *sb_param_desc(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < SB_ARRAY_SIZE(sb_param_tab); i++)
+		if (!strcmp(sb_param_tab[i].name, name))
+			return &sb_param_tab[i];
+	return NULL;
+}
+
+const struct sb_param_desc *sb_param_nth(size_t i)
+{
+	return i < SB_ARRAY_SIZE(sb_param_tab) ? &sb_param_tab[i] : NULL;
+}
+
+int sb_check_param_table(const char *name, uint64_t v, struct sb_perr *e)
+{
+	const struct sb_param_desc *d = sb_param_desc(name);
+	char alt[SB_PARAM_NAME_MAX + 1], *c;
+
+	e->off = 0;
+	e->value = 0;
+	if (!d) {
+		/* modprobe.d's spelling: '_' where the name has '.' */
+		snprintf(alt, sizeof(alt), "%s", name);
+		for (c = alt; *c; c++) {
+			if (*c != '_')
+				continue;
+			*c = '.';
+			if (sb_param_desc(alt)) {
+				snprintf(e->msg, sizeof(e->msg),
+					 "unknown parameter '%s': this is its module parameter spelling, here it is '%s'",
+					 name, alt);
+				return -1;
+			}
+			*c = '_';
+		}
+		snprintf(e->msg, sizeof(e->msg),
+			 "unknown parameter '%s' (sbridgectl(8), PARAMETERS, lists them)", name);
+		return -1;
+	}
+	if (v < d->min || v > d->max) {
+		snprintf(e->msg, sizeof(e->msg), "%s %llu out of range (%llu to %llu)", name,
+			 (unsigned long long)v, (unsigned long long)d->min,
+			 (unsigned long long)d->max);
+		e->value = 1;
+		return -1;
+	}
+	return 0;
+}
+
 int sb_parse_param(const char *name, const char *value, uint64_t *v,
 		   struct sb_perr *e)
 {
@@ -251,6 +312,70 @@ int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
 		}
 	}
 	return 0;
+}
+
+int sb_factor_warnings(const struct cpuset *set, uint32_t v, const struct sb_cpu *cpus,
+		       size_t n, int warn)
+{
+	struct cpuset *type = malloc(sizeof(*type)), *in = malloc(sizeof(*in));
+	char tl[256], il[256];
+	unsigned int t, ntypes = 0, nw = 0;
+	size_t i;
+	int first;
+
+	if (!type || !in)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (cpus[i].type + 1 > ntypes)
+			ntypes = cpus[i].type + 1;
+	for (t = 0; t < ntypes && t < SBRIDGE_MAX_CORE_TYPES; t++) {
+		int all = 1, any = 0;
+
+		memset(type, 0, sizeof(*type));
+		memset(in, 0, sizeof(*in));
+		first = -1;
+		for (i = 0; i < n; i++) {
+			const struct sb_cpu *c = &cpus[i];
+
+			if (c->type != t || c->id >= SB_MAX_CPUS)
+				continue;
+			if (first < 0 || (int)c->id < first)
+				first = (int)c->id;
+			type->bits[c->id / 64] |= 1ULL << (c->id % 64);
+			if (cpuset_has(set, c->id)) {
+				in->bits[c->id / 64] |= 1ULL << (c->id % 64);
+				any = 1;
+			} else {
+				all = 0;
+			}
+		}
+		if (!any)
+			continue;
+		cpulist_format(type, tl, sizeof(tl));
+		cpulist_format(in, il, sizeof(il));
+		/* topology.c: a type's factor is its first CPU's */
+		if (!all && !cpuset_has(set, (unsigned int)first)) {
+			nw++;
+			if (warn)
+				sb_warn("CPU %s: this changes nothing: core type %u (CPUs %s) takes the factor of its first CPU, %d; give all of %s",
+					il, t, tl, first, tl);
+		} else if (!all) {
+			nw++;
+			if (warn)
+				sb_warn("CPU %s: core type %u (CPUs %s) takes the factor of its first CPU, %d, so this sets it for all of %s; give all of %s",
+					il, t, tl, first, tl, tl);
+		}
+		if (t == ntypes - 1 && v && v != SBRIDGE_FP_ONE) {
+			nw++;
+			if (warn)
+				sb_warn("CPU %s: core type %u is the reference (biggest)%s type, factor 1 by definition; another factor scales the load of every task there and so every predicted speedup: set the smaller types' factors instead",
+					il, t, ntypes == 1 ? ", and only," : "");
+		}
+	}
+out:
+	free(type);
+	free(in);
+	return (int)nw;
 }
 
 /* Every CPU of @want must be one the module knows. */
@@ -435,6 +560,8 @@ static int set_cpu_factor(char **args)
 		return ret;
 	if (!sb_get_cpus(&nl, &cpus, &n)) {
 		ret = check_cpus_known(&set, cpus, n);
+		if (!ret)
+			sb_factor_warnings(&set, v, cpus, n, 1);
 		free(cpus);
 		if (ret)
 			goto out;

@@ -14,6 +14,7 @@
 
 static const struct sb_cmd commands[] = {
 	{ "status", cmd_status, "module state, counter source, core types" },
+	{ "doctor", cmd_doctor, "check sbridge on this machine, say what to fix" },
 	{ "get", cmd_get, "per-CPU core type, capacity, factor | get param [NAME]" },
 	{ "set", cmd_set, "set cpu-factor CPUS VALUE | set param NAME VALUE" },
 	{ "config", cmd_config, "config apply|check|save FILE: set values at boot" },

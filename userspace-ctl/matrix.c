@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "readfile.h"
 #include "rules_parse.h"
 #include "sbridgectl.h"
 
@@ -429,50 +430,50 @@ static int parse_entry(const char *path, unsigned int lineno,
 /* Reads a saved matrix; every line is checked before anything is sent. */
 static int parse_file(const char *path, struct mxlist *l)
 {
-	int own = strcmp(path, "-") != 0;	/* a file we opened, not stdin */
-	FILE *f = own ? fopen(path, "r") : stdin;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
 	struct rp_line *ln;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	char *buf, *line;
+	size_t len, pos = 0, n;
 	unsigned int lineno = 0, col;
 	const char *why;
 	struct mx e;
-	int ret = 0;
+	int ret;
 
-	if (!f) {
-		sb_err("cannot open '%s': %s", path, strerror(errno));
-		return SB_EXIT_USAGE;
+	ret = sb_read_path(path, SB_READ_MAX, SB_READ_IDLE_MS, &buf, &len);
+	if (ret) {
+		sb_err("cannot read '%s': %s", name,
+		       sb_read_strerror(ret, SB_READ_MAX, SB_READ_IDLE_MS));
+		return ret == -ENOMEM ? SB_EXIT_ERR : SB_EXIT_USAGE;
 	}
 	ln = malloc(sizeof(*ln));
 	if (!ln) {
+		sb_err("out of memory");
 		ret = SB_EXIT_ERR;
 		goto out;
 	}
-	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
+	while (!ret && pos < len) {
+		char *nl = memchr(buf + pos, '\n', len - pos);
+
+		line = buf + pos;
+		n = nl ? (size_t)(nl - line) : len - pos;
+		pos += n + 1;
 		lineno++;
-		if (len && line[len - 1] == '\n')
-			len--;
-		if (len > RP_MAX_LINE)
-			ret = bad(path, lineno, RP_MAX_LINE + 1, "line too long", NULL);
-		else if (memchr(line, '\0', (size_t)len))
-			ret = bad(path, lineno, 1, "NUL byte in line", NULL);
-		else if (rp_tokenize(line, (size_t)len, ln, &col, &why))
-			ret = bad(path, lineno, col, why, NULL);
+		if (n > RP_MAX_LINE)
+			ret = bad(name, lineno, RP_MAX_LINE + 1, "line too long", NULL);
+		else if (memchr(line, '\0', n))
+			ret = bad(name, lineno, 1, "NUL byte in line", NULL);
+		else if (rp_tokenize(line, n, ln, &col, &why))
+			ret = bad(name, lineno, col, why, NULL);
 		else if (ln->n)
-			ret = parse_entry(path, lineno, ln, &e);
-		if (!ret && ln->n && mx_add(l, &e))
+			ret = parse_entry(name, lineno, ln, &e);
+		if (!ret && ln->n && mx_add(l, &e)) {
+			sb_err("out of memory");
 			ret = SB_EXIT_ERR;
-	}
-	if (!ret && ferror(f)) {
-		sb_err("cannot read '%s': %s", path, strerror(errno));
-		ret = SB_EXIT_USAGE;
+		}
 	}
 out:
 	free(ln);
-	free(line);
-	if (own)
-		fclose(f);
+	free(buf);
 	return ret;
 }
 

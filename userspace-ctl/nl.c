@@ -452,3 +452,14 @@ int sb_recv_events(struct sb_nl *nl, int timeout_ms, sb_cb cb, void *arg)
 		return ret;
 	return cb_err ? cb_err : events;
 }
+
+int sb_get(struct sb_nl *nl, uint8_t cmd, int dump, sb_cb cb, void *arg)
+{
+	struct sb_msg m;
+	int ret;
+
+	sb_msg_init(&m, nl, cmd, dump);
+	ret = sb_request(nl, &m, cb, arg);
+	sb_msg_free(&m);
+	return ret;
+}

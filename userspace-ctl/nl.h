@@ -54,6 +54,10 @@ typedef int (*sb_cb)(const struct sb_attrs *at, uint8_t cmd, void *arg);
  * Returns 0 or a negative errno (kernel's or local). */
 int sb_request(struct sb_nl *nl, struct sb_msg *m, sb_cb cb, void *arg);
 
+/* A request without attributes (@dump: a dump), answered into @cb:
+ * sb_msg_init(), sb_request() and sb_msg_free() in one. */
+int sb_get(struct sb_nl *nl, uint8_t cmd, int dump, sb_cb cb, void *arg);
+
 /* Events: join the multicast group, then wait up to @timeout_ms (-1: forever)
  * for messages. Returns >0 events handled, 0 on timeout, <0 errno. */
 int sb_subscribe(struct sb_nl *nl);

@@ -35,15 +35,19 @@ static const char record_help[] =
 "\n"
 "Record sbridge's trace events, the scheduler's context switches and a\n"
 "per-CPU sample (runnable tasks, busy share, frequency) to FILE, in the\n"
-"format of docs/record-format.md, until SECONDS have passed, SIGINT or\n"
-"SIGTERM, or FILE reaches MAX_BYTES. Needs root (tracefs). Without the\n"
-"sbridge module, records switches and samples only.\n"
+"text format sbridgectl(8) (record) describes, until SECONDS have passed,\n"
+"SIGINT, SIGTERM or SIGHUP, or FILE reaches MAX_BYTES; the file then ends\n"
+"with an `end` line naming why, and the exit status is 0. Needs root\n"
+"(tracefs; exit 4 otherwise). Without the sbridge module, records\n"
+"switches and samples only. Works in a tracefs instance of its own,\n"
+"removed on exit, and mounts tracefs if it is not.\n"
 "\n"
 "  -o, --output=FILE       where to write (default sbridge.rec, '-' for\n"
 "                          stdout); an existing FILE is kept unless --force\n"
-"  -d, --duration=SECONDS  stop after SECONDS (default: at a signal)\n"
+"  -d, --duration=SECONDS  stop after SECONDS, 1-2000000 (default: at a\n"
+"                          signal)\n"
 "  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
-"  -s, --max-size=BYTES    size limit, at least 4096, suffix K, M or G\n"
+"  -s, --max-size=BYTES    size limit, 4096 to 1G, suffix K, M or G\n"
 "                          (default 16M); the end line fits within it\n"
 "  --no-switches           leave out sched_switch (the runnable count\n"
 "                          then scans /proc per sample: costlier)\n"
@@ -802,7 +806,8 @@ static int parse_size(const char *s, unsigned long long *out)
 	}
 	if (shift)
 		num[n - 1] = '\0';
-	if (sb_parse_uint(num, (1ULL << 40) >> shift, out))
+	/* at most 1 GiB: what tools/sbridge-plot reads */
+	if (sb_parse_uint(num, (1ULL << 30) >> shift, out))
 		return -1;
 	*out <<= shift;
 	return 0;
@@ -850,7 +855,7 @@ int cmd_record(int argc, char **argv)
 		case 's':
 			if (!parse_size(optarg, &max) && max >= 4096)
 				continue;
-			return sb_usage(record_help, "bad size limit '%s' (bytes, at least 4096; "
+			return sb_usage(record_help, "bad size limit '%s' (bytes, 4096 to 1G; "
 					"K, M, G suffixes)", optarg);
 		case 'S':
 			switches = 0;

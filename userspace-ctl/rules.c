@@ -29,56 +29,82 @@ static const char rules_help[] =
 "       Needs no module.\n"
 "Format: rules/README.md, sbridgectl(8).\n";
 
+/* --system: the layered directories under this root ("" for /), else NULL */
+static const char *sys_root;
+
 /* What a user should know about a set that parsed: on stderr, any mode. */
 static void warn_set(const struct rp_set *set)
 {
-	if (set->skipped)
-		fprintf(stderr, "%s: warning: skipped %u directory entr%s not named *.rules\n",
-			sb_prog, set->skipped, set->skipped == 1 ? "y" : "ies");
+	static const char *const dirs[] = RP_SYSTEM_DIRS;
+	unsigned int i;
+
+	for (i = 0; i < set->skipped && i < RP_SKIPPED_NAMES; i++)
+		sb_warn("skipped '%s': not named *.rules", set->skipped_name[i]);
+	if (set->skipped > RP_SKIPPED_NAMES)
+		sb_warn("skipped %u more directory entries not named *.rules",
+			set->skipped - RP_SKIPPED_NAMES);
+	if (sys_root && !set->dirs)
+		sb_warn("none of the rule directories exists (%s%s, %s%s, %s%s)",
+			sys_root, dirs[0], sys_root, dirs[1], sys_root, dirs[2]);
 	if (!set->n)
-		fprintf(stderr, "%s: warning: no rules: loading this clears the rules in force\n",
-			sb_prog);
-}
-
-/* Calls @fn with each error @err holds, first to last; returns how many. */
-static unsigned int each_error(const struct rp_error *err, void (*fn)(const char *line))
-{
-	char line[sizeof(err->msg)];
-	const char *p, *q;
-	unsigned int n = 1;
-
-	fn(err->msg);
-	for (p = err->more; *p; p = *q ? q + 1 : q, n++) {
-		q = p + strcspn(p, "\n");
-		snprintf(line, sizeof(line), "%.*s", (int)(q - p), p);
-		fn(line);
-	}
-	return n;
-}
-
-static void err_line(const char *line)
-{
-	sb_err("%s", line);
-}
-
-static void json_line(const char *line)
-{
-	js_str(NULL, line);
+		sb_warn("no rules: loading this clears the rules in force");
 }
 
 /* Every error of one parse, one a line, and how many did not fit. */
 static void print_errors(const struct rp_error *err)
 {
-	unsigned int shown = each_error(err, err_line);
+	char line[sizeof(err->msg)];
+	const char *p, *q;
+	unsigned int shown = 1;
 
+	sb_err("%s", err->msg);
+	for (p = err->more; *p; p = *q ? q + 1 : q, shown++) {
+		q = p + strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)(q - p), p);
+		sb_err("%s", line);
+	}
 	if (err->n > shown)
 		sb_err("... and %u more error%s", err->n - shown, err->n - shown == 1 ? "" : "s");
 	if (err->n >= RP_MAX_ERRORS)
 		sb_err("(the parse stops after %d errors)", RP_MAX_ERRORS);
 }
 
-/* --system: the layered directories under this root ("" for /), else NULL */
-static const char *sys_root;
+/* Errors kept for --json, where they follow "ok". */
+struct errs {
+	struct rp_error_at *v;
+	size_t n, cap;
+};
+
+/* The errors of one parse kept in @l (none if memory is short: "ok" and
+ * the exit status still say it failed). */
+static void keep_errors(struct errs *l, const struct rp_error *err)
+{
+	struct rp_error_at *nv;
+	unsigned int i;
+
+	for (i = 0; i < err->n && i < RP_MAX_ERRORS; i++) {
+		nv = sb_grow(l->v, &l->cap, l->n, sizeof(*nv), 8);
+		if (!nv)
+			return;
+		l->v = nv;
+		l->v[l->n++] = err->at[i];
+	}
+}
+
+/* @l as --json's error objects (sb_json_error()), then freed. */
+static void json_errors(struct errs *l)
+{
+	size_t i;
+
+	js_arr_begin("errors");
+	for (i = 0; i < l->n; i++)
+		sb_json_error(l->v[i].file[0] ? l->v[i].file : NULL, l->v[i].line,
+			      l->v[i].col, l->v[i].text);
+	js_arr_end();
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
 
 /* The @k-th of @n sources: a path, or (--system, one source) the layers. */
 static int parse_nth(struct rp_set *set, char **paths, int k, struct rp_error *err)
@@ -87,21 +113,30 @@ static int parse_nth(struct rp_set *set, char **paths, int k, struct rp_error *e
 			  rp_parse_path(set, paths[k], err);
 }
 
-/* Parses every path, reporting the errors of each; a set with any error
- * is refused whole. */
-static int parse_all(struct rp_set *set, int n, char **paths)
+/*
+ * Parses every path, reporting the errors of each (kept in @json for
+ * --json, else on stderr); a set with any error is refused whole.
+ */
+static int parse_all(struct rp_set *set, int n, char **paths, struct errs *json)
 {
 	struct rp_error err;
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
 		if (parse_nth(set, paths, i, &err)) {
-			print_errors(&err);
-			bad = 1;
+			if (json)
+				keep_errors(json, &err);
+			else
+				print_errors(&err);
+			/* out of memory is the system's failure, not the file's */
+			if (err.oom)
+				bad = SB_EXIT_ERR;
+			else if (!bad)
+				bad = SB_EXIT_USAGE;
 		}
 	}
 	if (bad)
-		return SB_EXIT_USAGE;
+		return bad;
 	warn_set(set);
 	return 0;
 }
@@ -133,10 +168,11 @@ static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int nty
 }
 
 /* The RULES_LOAD request for @set on a machine of @ntypes core types
- * (@offs: where each rule starts, for extack; may be NULL). Says why and
- * returns -1 if the set does not fit the one attribute that carries it. */
+ * (@offs: where each rule starts, for extack; may be NULL). Returns -1
+ * with @err saying why if the set does not fit the one attribute that
+ * carries it. */
 static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_set *set,
-		      unsigned int ntypes, size_t *offs)
+		      unsigned int ntypes, size_t *offs, struct rp_error *err)
 {
 	size_t i, nest;
 
@@ -152,9 +188,10 @@ static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_
 	sb_nest_end(m, nest);
 	if (m->err != -EMSGSIZE)
 		return 0;
-	sb_err("%zu rules take %zu bytes with %u core type%s, more than one netlink "
-	       "attribute can carry (65535); split the set or shorten patterns",
-	       set->n, m->len - nest, ntypes, ntypes == 1 ? "" : "s");
+	/* a load replaces the whole set: it cannot be sent in parts */
+	rp_error_text(err, "%zu rules take %zu bytes with %u core type%s, more than one "
+		      "netlink attribute can carry (65535); shorten patterns or drop rules",
+		      set->n, m->len - nest, ntypes, ntypes == 1 ? "" : "s");
 	return -1;
 }
 
@@ -165,12 +202,11 @@ static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_
  * module against the most a machine can have (then a set that fits only
  * fewer types is refused here, and the message says with how many).
  */
-static int check_as_load(const struct rp_set *parsed)
+static int check_as_load(const struct rp_set *parsed, struct rp_error *err)
 {
 	unsigned int ntypes = SBRIDGE_MAX_CORE_TYPES;
 	struct rp_set set = *parsed;
 	struct sb_status st;
-	struct rp_error err;
 	struct sb_nl nl;
 	struct sb_msg m;
 	int ret = 0;
@@ -183,17 +219,16 @@ static int check_as_load(const struct rp_set *parsed)
 	/* rp_resolve() maps "big" in place: work on a copy */
 	set.rules = malloc((set.n ? set.n : 1) * sizeof(*set.rules));
 	if (!set.rules) {
-		sb_err("out of memory");
+		rp_error_text(err, "out of memory");
 		return SB_EXIT_ERR;
 	}
 	if (set.n)
 		memcpy(set.rules, parsed->rules, set.n * sizeof(*set.rules));
-	if (rp_resolve(&set, ntypes, &err)) {
-		sb_err("%s", err.msg);
+	if (rp_resolve(&set, ntypes, err)) {
 		ret = SB_EXIT_USAGE;
 	} else {
 		memset(&nl, 0, sizeof(nl));	/* only measured, never sent */
-		if (build_load(&m, &nl, &set, ntypes, NULL))
+		if (build_load(&m, &nl, &set, ntypes, NULL, err))
 			ret = SB_EXIT_USAGE;
 		sb_msg_free(&m);
 	}
@@ -216,7 +251,7 @@ static int load_refused(struct sb_nl *nl, const struct rp_set *set,
 	}
 	ret = sb_fail(nl, ret, "rules load");
 	if (ret != SB_EXIT_PERM)
-		fprintf(stderr, "%s: the previous rules remain in force\n", sb_prog);
+		sb_err("the previous rules remain in force");
 	return ret;
 }
 
@@ -254,7 +289,7 @@ static int rules_load(int n, char **paths)
 	size_t *offs = NULL;
 	int ret;
 
-	ret = parse_all(&set, n, paths);
+	ret = parse_all(&set, n, paths, NULL);
 	if (ret)
 		goto out_free;
 	ret = sb_connect(&nl);
@@ -266,7 +301,7 @@ static int rules_load(int n, char **paths)
 		goto out;
 	}
 	if (rp_resolve(&set, st.ntypes, &err)) {
-		sb_err("%s", err.msg);
+		print_errors(&err);
 		ret = SB_EXIT_USAGE;
 		goto out;
 	}
@@ -277,7 +312,8 @@ static int rules_load(int n, char **paths)
 		ret = sb_fail(&nl, -ENOMEM, "rules load");
 		goto out;
 	}
-	if (build_load(&m, &nl, &set, st.ntypes, offs)) {
+	if (build_load(&m, &nl, &set, st.ntypes, offs, &err)) {
+		print_errors(&err);
 		sb_msg_free(&m);
 		ret = SB_EXIT_USAGE;
 		goto out;
@@ -289,7 +325,7 @@ static int rules_load(int n, char **paths)
 		goto out;
 	}
 	if (nl.extack[0])
-		fprintf(stderr, "%s: note from the kernel: %s\n", sb_prog, nl.extack);
+		sb_err("note from the kernel: %s", nl.extack);
 	print_loaded(&set, n, paths);
 out:
 	sb_nl_close(&nl);
@@ -302,57 +338,29 @@ out_free:
 static int rules_check(int n, char **paths, int print)
 {
 	struct rp_set set = { .rules = NULL };
+	struct errs errs = { NULL, 0, 0 };
 	struct rp_error err;
 	char line[1024];
 	size_t i;
-	int k;
+	int ret;
 
-	if (sb_json) {
-		/* "error" is the first (as before), "errors" all of them */
-		int first = 1;
-
-		for (k = 0; k < n; k++) {
-			if (!parse_nth(&set, paths, k, &err))
-				continue;
-			if (first) {
-				js_obj_begin(NULL);
-				js_bool("ok", 0);
-				js_str("error", err.msg);
-				js_arr_begin("errors");
-				first = 0;
-			}
-			each_error(&err, json_line);
-		}
-		if (!first) {
-			js_arr_end();
-			js_obj_end();
-			rp_free(&set);
-			return SB_EXIT_USAGE;
-		}
-	} else if (parse_all(&set, n, paths)) {
-		rp_free(&set);
-		return SB_EXIT_USAGE;
+	ret = parse_all(&set, n, paths, sb_json ? &errs : NULL);
+	if (!ret) {
+		ret = check_as_load(&set, &err);
+		if (ret && sb_json)
+			keep_errors(&errs, &err);
+		else if (ret)
+			print_errors(&err);
 	}
-	k = check_as_load(&set);
-	if (k) {
-		if (sb_json) {
-			js_obj_begin(NULL);
-			js_bool("ok", 0);
-			js_str("error", "the set parses but a load would refuse it (see stderr)");
-			js_obj_end();
-		}
-		rp_free(&set);
-		return k;
-	}
-	if (sb_json)
-		warn_set(&set);
+	/* {"ok":..,"count":..,...,"errors":[...]}, as config check has it */
 	if (sb_json) {
 		js_obj_begin(NULL);
-		js_bool("ok", 1);
-		js_uint("count", set.n);
+		js_bool("ok", !ret);
+		js_uint("count", ret ? 0 : set.n);
 		js_uint("skipped", set.skipped);
 		js_uint("overridden", set.overridden);
-		if (print) {	/* the rules only when asked for, as without --json */
+		json_errors(&errs);
+		if (print && !ret) {	/* the rules only when asked for, as without --json */
 			js_arr_begin("rules");
 			for (i = 0; i < set.n; i++) {
 				rp_format_rule(&set.rules[i], line, sizeof(line));
@@ -364,7 +372,7 @@ static int rules_check(int n, char **paths, int print)
 			js_arr_end();
 		}
 		js_obj_end();
-	} else {
+	} else if (!ret) {
 		for (i = 0; print && i < set.n; i++) {
 			rp_format_rule(&set.rules[i], line, sizeof(line));
 			printf("%s\t# %s\n", line, set.rules[i].source);
@@ -376,31 +384,39 @@ static int rules_check(int n, char **paths, int print)
 			printf("%zu rule%s OK\n", set.n, set.n == 1 ? "" : "s");
 	}
 	rp_free(&set);
-	return SB_EXIT_OK;
+	return ret;
+}
+
+/* One SBRIDGE_A_RULE nest's attributes as a rule; returns its factors. */
+static int decode_rule(const struct nlattr *const *tb, struct rp_rule *r)
+{
+	const struct nlattr *f;
+	int rem, t = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->match = sb_u32(tb[SBRIDGE_A_RULE_MATCH], 0);
+	r->cls = sb_u32(tb[SBRIDGE_A_RULE_CLASS], 0);
+	r->pref = sb_u32(tb[SBRIDGE_A_RULE_PREF], 0);
+	snprintf(r->pattern, sizeof(r->pattern), "%s", sb_str(tb[SBRIDGE_A_RULE_PATTERN]));
+	snprintf(r->source, sizeof(r->source), "%s", sb_str(tb[SBRIDGE_A_RULE_SOURCE]));
+	if (tb[SBRIDGE_A_RULE_FACTORS]) {
+		sb_for_each_nested(f, tb[SBRIDGE_A_RULE_FACTORS], rem) {
+			if (t < SBRIDGE_MAX_CORE_TYPES)
+				r->factors[t++] = sb_u32(f, 0);
+		}
+	}
+	return t;
 }
 
 /* Turns one SBRIDGE_A_RULE nest (or loose SBRIDGE_A_RULE_* attributes). */
 static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 {
 	struct rp_rule r;
-	const struct nlattr *f;
 	const struct nlattr *h = tb[SBRIDGE_A_RULE_HITS];
 	unsigned long long hits = sb_u64(h, 0);
 	char line[1024], note[sizeof(r.source) + 40];
-	int rem, t = 0;
+	int rem, t = decode_rule(tb, &r);
 
-	memset(&r, 0, sizeof(r));
-	r.match = sb_u32(tb[SBRIDGE_A_RULE_MATCH], 0);
-	r.cls = sb_u32(tb[SBRIDGE_A_RULE_CLASS], 0);
-	r.pref = sb_u32(tb[SBRIDGE_A_RULE_PREF], 0);
-	snprintf(r.pattern, sizeof(r.pattern), "%s", sb_str(tb[SBRIDGE_A_RULE_PATTERN]));
-	snprintf(r.source, sizeof(r.source), "%s", sb_str(tb[SBRIDGE_A_RULE_SOURCE]));
-	if (tb[SBRIDGE_A_RULE_FACTORS]) {
-		sb_for_each_nested(f, tb[SBRIDGE_A_RULE_FACTORS], rem) {
-			if (t < SBRIDGE_MAX_CORE_TYPES)
-				r.factors[t++] = sb_u32(f, 0);
-		}
-	}
 	if (sb_json) {
 		js_obj_begin(NULL);
 		js_str("match", rp_match_name(r.match));
@@ -434,26 +450,63 @@ static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 		printf("%s\n", line);
 }
 
-static int list_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+/* Each rule of a RULES_GET reply to @fn. */
+static int each_rule(const struct sb_attrs *at,
+		     int (*fn)(const struct nlattr *const *tb, void *arg), void *arg)
 {
 	const struct nlattr *tb[SBRIDGE_A_MAX + 1], *a;
-	unsigned int ntypes = *(unsigned int *)arg;
-	int rem;
+	int rem, ret = 0;
 
-	(void)cmd;
 	if (at->a[SBRIDGE_A_RULES]) {
 		sb_for_each_nested(a, at->a[SBRIDGE_A_RULES], rem) {
 			sb_parse(tb, SBRIDGE_A_MAX, sb_nla_data(a), sb_nla_len(a));
-			list_one(tb, ntypes);
+			ret = fn(tb, arg);
+			if (ret)
+				return ret;
 		}
 	} else if (at->a[SBRIDGE_A_RULE]) {
 		a = at->a[SBRIDGE_A_RULE];
 		sb_parse(tb, SBRIDGE_A_MAX, sb_nla_data(a), sb_nla_len(a));
-		list_one(tb, ntypes);
+		ret = fn(tb, arg);
 	} else if (at->a[SBRIDGE_A_RULE_MATCH]) {
-		list_one(at->a, ntypes);
+		ret = fn(at->a, arg);
 	}
+	return ret;
+}
+
+static int list_rule(const struct nlattr *const *tb, void *arg)
+{
+	list_one(tb, *(unsigned int *)arg);
 	return 0;
+}
+
+static int list_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	(void)cmd;
+	return each_rule(at, list_rule, arg);
+}
+
+static int keep_rule(const struct nlattr *const *tb, void *arg)
+{
+	struct rp_set *set = arg;
+	struct rp_rule *nr = sb_grow(set->rules, &set->cap, set->n, sizeof(*nr), 64);
+
+	if (!nr)
+		return -ENOMEM;
+	set->rules = nr;
+	decode_rule(tb, &set->rules[set->n++]);
+	return 0;
+}
+
+static int keep_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
+{
+	(void)cmd;
+	return each_rule(at, keep_rule, arg);
+}
+
+int sb_rules_get(struct sb_nl *nl, struct rp_set *set)
+{
+	return sb_get(nl, SBRIDGE_CMD_RULES_GET, 1, keep_cb, set);
 }
 
 static int rules_list(void)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "readfile.h"
 #include "rules_parse.h"
 
 struct rp_open {
@@ -42,9 +43,8 @@ struct rp_loc {
 static void set_err(struct rp_error *err, const struct rp_loc *at,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* An error's text; with ":LINE:COL: " and "..." a message still has room
- * for the last 80 bytes of its file name. */
-#define RP_TEXT_LEN	400
+/* With ":LINE:COL: " and "..." a message still has room for the last 80
+ * bytes of its file name. */
 _Static_assert(sizeof(((struct rp_error *)0)->msg) >=
 	       RP_TEXT_LEN + sizeof(":4294967295:4294967295: ") + 3 + 80,
 	       "rp_error.msg too short for a clipped file name");
@@ -90,6 +90,24 @@ static void set_err(struct rp_error *err, const struct rp_loc *at,
 		err_line(line, sizeof(line), at, text);
 	else
 		snprintf(line, sizeof(line), "%s", text);
+	if (err->n < RP_MAX_ERRORS) {
+		struct rp_error_at *e = &err->at[err->n];
+		const char *name = at ? at->name : "";
+		size_t nl = strlen(name);
+
+		/* the tail of a long name, where the file name is */
+		if (nl >= sizeof(e->file)) {
+			name += nl - (sizeof(e->file) - 4);
+			while ((*name & 0xc0) == 0x80)
+				name++;
+			snprintf(e->file, sizeof(e->file), "...%s", name);
+		} else {
+			memcpy(e->file, name, nl + 1);
+		}
+		e->line = at ? at->line : 0;
+		e->col = at && at->line ? at->col : 0;
+		memcpy(e->text, text, sizeof(e->text));
+	}
 	/* the first is @msg; later ones are lines of @more while they fit */
 	if (!err->n++) {
 		memcpy(err->msg, line, sizeof(err->msg));
@@ -105,6 +123,19 @@ static void rp_error_reset(struct rp_error *err)
 	err->msg[0] = '\0';
 	err->more[0] = '\0';
 	err->n = 0;
+	err->oom = 0;
+}
+
+void rp_error_text(struct rp_error *err, const char *fmt, ...)
+{
+	char text[RP_TEXT_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rp_error_reset(err);
+	set_err(err, NULL, "%s", text);
 }
 
 /*
@@ -408,10 +439,34 @@ size_t rp_utf8_len(const unsigned char *s, size_t len)
 	return n + 1;
 }
 
-/* Checks bytes before tokenizing: no NUL or control characters, valid
- * UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
-static int check_bytes(const unsigned char *s, size_t len, unsigned int *col,
-		       const char **why)
+void rp_escape(const char *s, char *out, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = strlen(s), o = 0, n;
+
+	if (!len)
+		return;
+	while (left) {
+		n = *p >= 0x20 && *p != 0x7f ? rp_utf8_len(p, left) : 0;
+		if (n) {
+			if (o + n >= len)
+				break;
+			memcpy(out + o, p, n);
+			o += n;
+		} else {
+			n = 1;
+			if (o + 4 >= len)
+				break;
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p);
+		}
+		p += n;
+		left -= n;
+	}
+	out[o] = '\0';
+}
+
+int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
+		   const char **why)
 {
 	size_t i = 0;
 
@@ -499,6 +554,7 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 	if (!nr) {
 		cx->fatal = 1;
 		set_err(cx->err, at, "out of memory");
+		cx->err->oom = 1;
 		return -1;
 	}
 	set->rules = nr;
@@ -565,18 +621,14 @@ static uint32_t match_kind(const char *key)
 	return 0;
 }
 
-/*
- * A user name to its uid, from the passwd file of the root the rules are
- * read for (not NSS: the tool is static, and an image's users are its own).
- */
-static int user_uid(const struct rp_ctx *cx, const char *user, unsigned long long *uid)
+int rp_user_uid(const char *root, const char *user, unsigned long long *uid)
 {
 	char path[2048];
 	struct passwd *pw;
 	FILE *in;
 	int ret = -1;
 
-	snprintf(path, sizeof(path), "%s/etc/passwd", cx->root ? cx->root : "");
+	snprintf(path, sizeof(path), "%s/etc/passwd", root ? root : "");
 	in = fopen(path, "re");
 	if (!in)
 		return -1;
@@ -606,7 +658,7 @@ static int parse_uid(struct rp_ctx *cx, const char *v, const struct rp_loc *at,
 				clip(v));
 			return -1;
 		}
-	} else if (user_uid(cx, v, &uid)) {
+	} else if (rp_user_uid(cx->root, v, &uid)) {
 		set_err(cx->err, at, "unknown user '%s' (not in %s/etc/passwd; give the number)",
 			clip(v), cx->root ? clip_path(cx->root) : "");
 		return -1;
@@ -924,7 +976,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 		set_err(cx->err, &at, "line too long (more than %d bytes)", RP_MAX_LINE);
 		return -1;
 	}
-	if (check_bytes((const unsigned char *)line, len, &col, &why)) {
+	if (rp_check_bytes((const unsigned char *)line, len, &col, &why)) {
 		at.col = col;
 		set_err(cx->err, &at, "%s", why);
 		return -1;
@@ -933,6 +985,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 	if (!ln) {
 		cx->fatal = 1;
 		set_err(cx->err, &at, "out of memory");
+		cx->err->oom = 1;
 		return -1;
 	}
 	if (rp_tokenize(line, len, ln, &col, &why)) {
@@ -994,46 +1047,6 @@ int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
 	return parse_buf(&cx, name, buf, len);
 }
 
-static int read_all(int fd, char **out, size_t *outlen)
-{
-	size_t cap = 0, len = 0;
-	char *buf = NULL, *nb;
-
-	for (;;) {
-		ssize_t n;
-
-		if (len > RP_MAX_FILE) {
-			free(buf);
-			return -EFBIG;
-		}
-		nb = sb_grow(buf, &cap, len, 1, 65536);
-		if (!nb) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nb;
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			return -e;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	if (len > RP_MAX_FILE) {
-		free(buf);
-		return -EFBIG;
-	}
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1043,6 +1056,40 @@ static int cmp_str(const void *a, const void *b)
 static int rules_name(const char *name, size_t l)
 {
 	return l >= 7 && !strcmp(name + l - 6, ".rules");
+}
+
+/* "DIR/NAME" into @out, one slash between them however DIR ends. */
+static void join_path(char *out, size_t len, const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	snprintf(out, len, "%.*s/%s", (int)dl, dir, name);
+}
+
+/*
+ * A directory entry that is not read: counted, and the first ones named.
+ * A README (README, README.md, ...) is expected next to rules (the
+ * project's rules/ has one) and left out of both.
+ */
+static void skip_entry(struct rp_set *set, const char *dir, const char *name)
+{
+	char path[4096];
+	size_t l;
+
+	if (!strcmp(name, "README") || !strncmp(name, "README.", 7))
+		return;
+	if (set->skipped < RP_SKIPPED_NAMES) {
+		join_path(path, sizeof(path), dir, name);
+		l = strlen(path);
+		if (l < sizeof(set->skipped_name[0]))
+			memcpy(set->skipped_name[set->skipped], path, l + 1);
+		else
+			snprintf(set->skipped_name[set->skipped], sizeof(set->skipped_name[0]),
+				 "...%s", path + l - (sizeof(set->skipped_name[0]) - 4));
+	}
+	set->skipped++;
 }
 
 static int parse_dir(struct rp_ctx *cx, const char *path,
@@ -1066,7 +1113,7 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 		if (de->d_name[0] == '.')
 			continue;
 		if (!rules_name(de->d_name, l)) {
-			cx->set->skipped++;
+			skip_entry(cx->set, path, de->d_name);
 			continue;
 		}
 		nn = sb_grow(names, &cap, n, sizeof(*nn), 16);
@@ -1074,6 +1121,7 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 			ret = -1;
 			cx->fatal = 1;
 			set_err(cx->err, &at, "out of memory");
+			cx->err->oom = 1;
 			goto out;
 		}
 		names = nn;
@@ -1082,9 +1130,10 @@ static int parse_dir(struct rp_ctx *cx, const char *path,
 			ret = -1;
 			cx->fatal = 1;
 			set_err(cx->err, &at, "out of memory");
+			cx->err->oom = 1;
 			goto out;
 		}
-		sprintf(names[n++], "%s/%s", path, de->d_name);
+		join_path(names[n++], strlen(path) + l + 2, path, de->d_name);
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
@@ -1109,9 +1158,12 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 	int fd, i, ret;
 
 	if (!strcmp(path, "-") && !from) {
-		ret = read_all(0, &buf, &len);
+		ret = fstat(0, &st) ? -errno :
+		      sb_read_fd(0, &st, RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
 		if (ret) {
-			set_err(cx->err, NULL, "cannot read standard input: %s", strerror(-ret));
+			set_err(cx->err, NULL, "cannot read standard input: %s",
+				sb_read_strerror(ret, RP_MAX_FILE, SB_READ_IDLE_MS));
+			cx->err->oom |= ret == -ENOMEM;
 			return -1;
 		}
 		cx->open[cx->depth].dev = 0;
@@ -1144,7 +1196,8 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 		close(fd);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode))
+	/* a terminal is read as it types; pipes are polled (sb_read_fd()) */
+	if (S_ISCHR(st.st_mode))
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	for (i = 0; i < cx->depth; i++) {
 		if (cx->open[i].ino && cx->open[i].dev == st.st_dev &&
@@ -1160,11 +1213,12 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 		close(fd);
 		return -1;
 	}
-	ret = read_all(fd, &buf, &len);
+	ret = sb_read_fd(fd, &st, RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
 	close(fd);
 	if (ret) {
 		set_err(cx->err, where, "cannot read '%s': %s", clip_path(path),
-			ret == -EFBIG ? "file larger than 16 MiB" : strerror(-ret));
+			sb_read_strerror(ret, RP_MAX_FILE, SB_READ_IDLE_MS));
+		cx->err->oom |= ret == -ENOMEM;
 		return -1;
 	}
 	cx->open[cx->depth].dev = st.st_dev;
@@ -1229,13 +1283,14 @@ int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
 			ret = -1;
 			goto out;
 		}
+		set->dirs++;
 		while ((de = readdir(d))) {
 			size_t l = strlen(de->d_name);
 
 			if (de->d_name[0] == '.')
 				continue;
 			if (!rules_name(de->d_name, l) || l >= sizeof(f->name)) {
-				set->skipped++;
+				skip_entry(set, dir, de->d_name);
 				continue;
 			}
 			/* a later directory masks the same name in an earlier one */
@@ -1246,6 +1301,7 @@ int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
 				if (!nf) {
 					closedir(d);
 					set_err(err, NULL, "out of memory");
+					err->oom = 1;
 					ret = -1;
 					goto out;
 				}
@@ -1270,6 +1326,31 @@ out:
 	return ret;
 }
 
+/* An error about rule @r after the parse: placed at its "file:line". */
+static void rule_err(struct rp_error *err, const struct rp_rule *r,
+		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rule_err(struct rp_error *err, const struct rp_rule *r,
+		     const char *fmt, ...)
+{
+	char text[RP_TEXT_LEN], file[RP_SRC_LEN];
+	const char *colon = strrchr(r->source, ':');
+	struct rp_loc at = { file, 0, 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(file, sizeof(file), "%.*s", colon ? (int)(colon - r->source) : 0,
+		 r->source);
+	if (colon)
+		at.line = (unsigned int)strtoul(colon + 1, NULL, 10);
+	set_err(err, NULL, "%s: %s", r->source, text);
+	/* "file:line: text", as the message always read, and apart */
+	snprintf(err->at[0].file, sizeof(err->at[0].file), "%s", at.name);
+	err->at[0].line = at.line;
+	memcpy(err->at[0].text, text, sizeof(text));
+}
+
 int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 {
 	size_t i;
@@ -1285,11 +1366,8 @@ int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 
 		for (t = ntypes; t < SBRIDGE_MAX_CORE_TYPES; t++) {
 			if (r->factors[t]) {
-				err->n = 1;
-				snprintf(err->msg, sizeof(err->msg),
-					 "%s: factor for core type %u, but this system has %u core type%s (0-%u)",
-					 r->source, t, ntypes, ntypes > 1 ? "s" : "",
-					 ntypes - 1);
+				rule_err(err, r, "factor for core type %u, but this system has %u core type%s (0-%u)",
+					 t, ntypes, ntypes > 1 ? "s" : "", ntypes - 1);
 				return -1;
 			}
 		}
@@ -1297,10 +1375,8 @@ int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 			/* With one core type "big" and "little" are the same
 			 * type; an explicit little= wins there. */
 			if (r->factors[ntypes - 1] && ntypes > 1) {
-				err->n = 1;
-				snprintf(err->msg, sizeof(err->msg),
-					 "%s: factor for big and for core type %u given, which is the big type here",
-					 r->source, ntypes - 1);
+				rule_err(err, r, "factor for big and for core type %u given, which is the big type here",
+					 ntypes - 1);
 				return -1;
 			}
 			if (!r->factors[ntypes - 1])

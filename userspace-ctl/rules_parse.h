@@ -10,9 +10,11 @@
 #include <stdint.h>
 #include <linux/sbridge.h>
 
+#include "readfile.h"
+
 #define RP_MAX_LINE	4096		/* bytes per line, newline excluded */
 #define RP_MAX_DEPTH	8		/* include nesting */
-#define RP_MAX_FILE	(16 << 20)	/* bytes per file */
+#define RP_MAX_FILE	SB_READ_MAX	/* bytes per file (readfile.h) */
 #define RP_SRC_LEN	128		/* "file:line" sent as SBRIDGE_A_RULE_SOURCE */
 
 /* One parsed rule; factors are fixed point (SBRIDGE_FP_ONE), 0 == learn. */
@@ -27,28 +29,49 @@ struct rp_rule {
 	uint32_t layer;			/* top file of a layered set, 0 if none */
 };
 
+#define RP_SKIPPED_NAMES	8	/* skipped entries named in warnings */
+
 struct rp_set {
 	struct rp_rule *rules;
 	size_t n, cap;
 	unsigned int skipped;	/* directory entries not named *.rules */
 	unsigned int overridden; /* rules a later file of a layered set replaced */
+	/* the first skipped entries, as paths (a long one's tail) */
+	char skipped_name[RP_SKIPPED_NAMES][256];
+	unsigned int dirs;	/* rp_parse_system(): layer directories found */
 };
 
 /* Errors a parse stops after: a file full of mistakes is not a report. */
 #define RP_MAX_ERRORS	20
 
+/* An error's text without its place; its file name's tail past this. */
+#define RP_TEXT_LEN	400
+#define RP_ERR_FILE	256
+
+/* One error, taken apart (for --json): @file "" and @line, @col 0 if none. */
+struct rp_error_at {
+	char file[RP_ERR_FILE];
+	unsigned int line, col;
+	char text[RP_TEXT_LEN];
+};
+
 /*
  * "file:line:column: message", or "file: message" when no line applies.
  * @msg is the first error; a parse goes on past a bad line, and every
- * later error is a line of @more; @n counts them all.
+ * later error is a line of @more; @n counts them all. @at holds the first
+ * RP_MAX_ERRORS of them taken apart. Running out of memory is an error,
+ * never the end of a file, and sets @oom.
  */
 struct rp_error {
 	char msg[512];
 	char more[4096];
 	unsigned int n;
+	int oom;		/* one of them is running out of memory */
+	struct rp_error_at at[RP_MAX_ERRORS];
 };
 
-/* Parse a file, a directory (its *.rules in name order) or "-" (stdin),
+/* Parse a file, a directory (its *.rules in name order; README and
+ * README.* are left alone, other names counted in @set->skipped) or "-" (stdin),
  * appending to @set. Returns 0, or -1 with @err filled (every bad line,
  * up to RP_MAX_ERRORS); on error @set may hold a partial result that the
  * caller must not use (only rp_free it). */
@@ -72,6 +95,10 @@ int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err);
 int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
 		    size_t len, struct rp_error *err);
 
+/* @err emptied, then one error without a place: the text of @fmt. */
+void rp_error_text(struct rp_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* Map "big" to type @ntypes - 1 and check every type index is < @ntypes. */
 int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err);
 
@@ -94,8 +121,29 @@ void sb_format_fp(uint32_t v, char *buf, size_t len);
  * byte, control characters included, is 1. */
 size_t rp_utf8_len(const unsigned char *s, size_t len);
 
+/*
+ * @s into @out (@len bytes with the NUL) as a terminal may show it:
+ * control bytes, DEL and every byte that is not part of valid UTF-8 as
+ * \xNN, the rest as it is; cut short (never inside a sequence) if @out
+ * is full.
+ */
+void rp_escape(const char *s, char *out, size_t len);
+
+/* @len bytes of one line of a rule or configuration file: 0, or -1 with
+ * *@col and *@why at the first NUL, control character (a tab, or a CR
+ * ending the line, is fine) or byte of invalid UTF-8. */
+int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
+		   const char **why);
+
 /* Append @s to @buf, double-quoted and escaped if it needs it. */
 void rp_quote(char *buf, size_t len, const char *s);
+
+/*
+ * A user name to its uid, from @root's /etc/passwd (@root NULL or "" for
+ * /; not NSS: the tool is static, and an image's users are its own).
+ * 0, or -1 if there is no such user.
+ */
+int rp_user_uid(const char *root, const char *user, unsigned long long *uid);
 
 const char *rp_match_name(uint32_t match);
 const char *rp_class_name(uint32_t cls);

@@ -40,6 +40,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /*
  * Option parsing shared by every subcommand: runs getopt_long over @argv
@@ -54,6 +55,8 @@ int sb_getopt(int argc, char **argv, const char *shortopts,
 int sb_usage(const char *help, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "sbridgectl: warning: ..." on stderr; the exit status is not changed. */
+void sb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Connects to the module; returns 0 or an exit code after printing why. */
 int sb_connect(struct sb_nl *nl);
@@ -109,6 +112,13 @@ void js_uint(const char *key, uint64_t v);
 void js_fp(const char *key, uint32_t v);
 void js_bool(const char *key, int v);
 void js_null(const char *key);
+/*
+ * One error of an input file, the one schema every --json error list
+ * uses: {"file":F,"line":N,"column":N,"message":M}, @file NULL, @line or
+ * @col 0 as null where they do not apply.
+ */
+void sb_json_error(const char *file, unsigned int line, unsigned int col,
+		   const char *msg);
 
 
 
@@ -146,6 +156,22 @@ int sb_parse_param(const char *name, const char *value, uint64_t *v,
 /* The NAME half of sb_parse_param(). */
 int sb_check_param_name(const char *name, struct sb_perr *e);
 
+/*
+ * The core's parameter table as this sbridgectl was built with it
+ * (sbridge-core/params.c through gen-params.sh): name, accepted range,
+ * default. The module of the same version has the same table.
+ */
+struct sb_param_desc {
+	const char *name;
+	uint64_t min, max, def;
+};
+const struct sb_param_desc *sb_param_desc(const char *name);
+/* The @i-th entry, NULL past the end. */
+const struct sb_param_desc *sb_param_nth(size_t i);
+/* 0 if the table knows @name and @v is in its range, else -1 with @e
+ * (a name in modprobe.d's spelling, act_gain, is named as such). */
+int sb_check_param_table(const char *name, uint64_t v, struct sb_perr *e);
+
 /* The parameters in force, in the order the module lists them. */
 struct sb_param {
 	char name[SB_PARAM_NAME_MAX + 1];
@@ -172,6 +198,30 @@ int sb_show_params(const char *path, const char *name);
 /* -1 with @msg if a CPU of @want is not in @cpus (the GET_CPUS dump). */
 int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
 		    size_t n, char *msg, size_t len);
+/*
+ * Overrides that do less than they seem to, as warnings on stderr (with
+ * @warn): a set covering part of a core type (the type takes the factor
+ * of its first CPU, topology.c) and a factor other than 1 on the
+ * reference (biggest) type. @v 0 clears. Returns how many there are.
+ */
+int sb_factor_warnings(const struct cpuset *set, uint32_t v, const struct sb_cpu *cpus,
+		       size_t n, int warn);
+/*
+ * doctor: the settings of the configuration file @path against what is in
+ * force (@p from SB_PARAMS_PATH, @cpus the GET_CPUS dump), as `tuned-adm
+ * verify` does: @fn gets one message per setting that differs (the last
+ * line for a parameter or a CPU is the one that counts); with @fn NULL
+ * the file is only checked, as `config check` does. Returns how many
+ * settings the file holds, or -1 with @why if it cannot be read or parsed.
+ */
+int sb_config_verify(const char *path, const struct sb_params *p,
+		     const struct sb_cpu *cpus, size_t n,
+		     void (*fn)(void *arg, const char *msg), void *arg,
+		     char *why, size_t whylen);
+/* The rules in force (RULES_GET) appended to @set, factors per type
+ * index as the kernel has them: 0 or a negative errno. */
+struct rp_set;
+int sb_rules_get(struct sb_nl *nl, struct rp_set *set);
 /* SET_CPU_FACTOR / SET_PARAM requests; 0 or a negative errno. */
 int sb_set_cpu_factor(struct sb_nl *nl, const struct cpuset *set, uint32_t v);
 int sb_set_param(struct sb_nl *nl, const char *name, uint64_t v);

@@ -15,7 +15,7 @@ static const char status_help[] =
 
 struct status {
 	char version[64], source[64], message[256], mode[256];
-	uint32_t api, events, matrix, rules, ntypes;
+	uint32_t api, events, matrix, rules, ntypes, from;
 	int learning, has_source;
 	uint64_t tasks, allocs, frees, switches;
 };
@@ -48,6 +48,7 @@ static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	s->rules = sb_u32(at->a[SBRIDGE_A_STATUS_RULES], 0);
 	s->ntypes = sb_u32(at->a[SBRIDGE_A_STATUS_NTYPES], 0);
 	s->switches = sb_u64(at->a[SBRIDGE_A_STATUS_SWITCHES], 0);
+	s->from = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_FROM], 0);
 	return 0;
 }
 
@@ -111,6 +112,10 @@ int cmd_status(int argc, char **argv)
 		js_uint("matrix", s.matrix);
 		js_uint("core_types", s.ntypes);
 		js_bool("core_types_declared", ncpus && cpus[0].declared);
+		/* API 5: how they were found; null from an older module */
+		js_str("core_types_from", s.from == SBRIDGE_TYPES_CAPACITY ? "capacity" :
+			s.from == SBRIDGE_TYPES_CPUFREQ ? "cpufreq" :
+			s.from == SBRIDGE_TYPES_DECLARED ? "declared" : NULL);
 		js_str("message", s.message);
 		js_str("mode", s.mode);
 		sb_json_cpus(cpus, ncpus, NULL);
@@ -129,6 +134,8 @@ int cmd_status(int argc, char **argv)
 	printf("core types:       %u", s.ntypes);
 	if (ncpus && cpus[0].declared)
 		printf(" (declared with cpu_types=)");
+	else if (s.from == SBRIDGE_TYPES_CPUFREQ)
+		printf(" (by maximum frequency: every CPU reports one capacity)");
 	else if (s.ntypes == 1)
 		printf(" (every CPU reports one capacity: nothing is steered;\n"
 		       "                  declare core types with the cpu_types= module parameter)");

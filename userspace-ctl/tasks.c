@@ -12,7 +12,7 @@
 
 static const char tasks_help[] =
 "usage: sbridgectl tasks [--sort=KEY] [--reverse] [--pid=PID] [--comm=NAME]\n"
-"                        [--uid=UID] [--class=CLASS] [--limit=N] [--json]\n"
+"                        [--uid=UID|USER] [--class=CLASS] [--limit=N] [--json]\n"
 "\n"
 "List the tasks sbridge tracks: last CPU, class in force, phase, CPI, stall\n"
 "CPI, CPI_B share (how compute-bound, 0..1), big/little speedup predicted\n"
@@ -20,8 +20,10 @@ static const char tasks_help[] =
 "own warm windows and its workload's earlier runs, '-' until one ran on\n"
 "both) and the estimate in force (SPEEDUP) with its standard error (ERR)\n"
 "and where it comes from (SRC: pred, meas, matrix, blend, rule, user:\n"
-"a CPU factor you set), the decision layer's hint (PLACE: fast, slow or '-'; in parentheses while\n"
-"the placement actuator is off: advice nothing acts on), factor per core\n"
+"a CPU factor you set), the decision layer's hint (PLACE: fast, slow or\n"
+"'-'; in parentheses while the placement actuator is off: advice nothing\n"
+"acts on; a '*' while the task's affinity is sbridge's narrowing, not its\n"
+"own), factor per core\n"
 "type, its runtime and the rule (file:line) in force on it, '-' if none.\n"
 "Counter columns of other users' tasks show '-' without CAP_PERFMON or\n"
 "CAP_SYS_ADMIN.\n"
@@ -50,6 +52,7 @@ struct task {
 	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
 	uint64_t runtime, delta;
 	int has_cpi, has_speedup, has_meas, has_own, has_err;
+	int steered;	/* placement holds the task's mask: 1, 0, -1 not said */
 	char comm[SBRIDGE_KEY_LEN + 1];
 	char rule[128];
 };
@@ -99,6 +102,8 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	t->stall = sb_u32(at->a[SBRIDGE_A_TASK_CPI_STALL], 0);
 	t->cpib = sb_u32(at->a[SBRIDGE_A_TASK_CPIB_SHARE], 0);
 	t->hint = sb_u32(at->a[SBRIDGE_A_TASK_HINT], 0);
+	t->steered = at->a[SBRIDGE_A_TASK_STEERED] ?
+		     (int)sb_u32(at->a[SBRIDGE_A_TASK_STEERED], 0) : -1;
 	t->has_speedup = at->a[SBRIDGE_A_TASK_SPEEDUP] != NULL;
 	t->speedup = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP], 0);
 	t->pred = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_PRED], 0);
@@ -282,6 +287,8 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			js_arr_end();
 			js_str("hint", hint_name(t->hint));
 			js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
+			if (t->steered >= 0)
+				js_bool("mask_narrowed", t->steered);
 			js_uint("runtime_ns", t->runtime);
 			if (interval_ns)
 				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
@@ -300,9 +307,10 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 		       t->has_cpi ? sb_fp(t->cpi) : "-",
 		       t->has_cpi ? sb_fp(t->stall) : "-",
 		       t->has_cpi ? sb_fp(t->cpib) : "-");
+		/* '*': the mask taskset -p shows is sbridge's narrowing */
 		snprintf(place, sizeof(place),
-			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s" : "(%s)",
-			 hint_name(t->hint));
+			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s%s" : "(%s)%s",
+			 hint_name(t->hint), t->steered > 0 ? "*" : "");
 		printf(" %5s %5s %7s",
 		       t->has_speedup ? sb_fp(t->pred) : "-",
 		       t->has_meas ? sb_fp(t->meas) : "-",
@@ -357,8 +365,10 @@ static int filter_opt(int c, const char *arg, struct filter *f, const char *help
 		f->comm = arg;
 		return 0;
 	case 'u':
-		if (sb_parse_uint(arg, 0xffffffffULL, &v))
-			return sb_usage(help, "bad UID '%s'", arg);
+		/* a number or a user name, as rules take uid= */
+		if (sb_parse_uint(arg, 0xffffffffULL, &v) && rp_user_uid(NULL, arg, &v))
+			return sb_usage(help, "bad UID '%s' (a number or a user in /etc/passwd)",
+					arg);
 		f->uid = (long long)v;
 		return 0;
 	case 'C':
@@ -494,6 +504,7 @@ static int top_key(int c, struct top_ui *ui, struct filter *f,
 {
 	char line[SBRIDGE_KEY_LEN + 1];
 	char *end;
+	unsigned long long u;
 	long v;
 
 	ui->msg[0] = '\0';
@@ -521,8 +532,10 @@ static int top_key(int c, struct top_ui *ui, struct filter *f,
 		v = strtol(line, &end, 10);
 		if (!line[0])
 			f->uid = -1;
+		else if ((*end || v < 0) && !rp_user_uid(NULL, line, &u))
+			f->uid = (long long)u;
 		else if (*end || v < 0)
-			snprintf(ui->msg, sizeof(ui->msg), "not a uid: '%s'", line);
+			snprintf(ui->msg, sizeof(ui->msg), "not a uid or user: '%s'", line);
 		else
 			f->uid = v;
 		return 1;

@@ -12,13 +12,20 @@
 int sb_json;
 const char *sb_prog = "sbridgectl";
 
-/* "sbridgectl: message\n" on stderr, after whatever stdout holds */
-static void vmsg(const char *fmt, va_list ap)
+/*
+ * "sbridgectl: [warning: ]message\n" on stderr, after whatever stdout
+ * holds. Messages quote file contents, paths and names a user chose:
+ * control bytes and invalid UTF-8 come out as \xNN, never raw to a
+ * terminal.
+ */
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char text[4096], shown[4 * sizeof(text)];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	rp_escape(text, shown, sizeof(shown));
 	fflush(stdout);
-	fprintf(stderr, "%s: ", sb_prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s%s\n", sb_prog, prefix, shown);
 }
 
 void sb_err(const char *fmt, ...)
@@ -26,7 +33,16 @@ void sb_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void sb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -42,7 +58,7 @@ int sb_usage(const char *help, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg("", fmt, ap);
 	va_end(ap);
 	if (help)
 		usage_line(help);
@@ -80,7 +96,11 @@ int sb_getopt(int argc, char **argv, const char *shortopts,
 			return '?';
 		}
 		if (c == '?') {
-			if (optopt)
+			/* "set cpu-factor 1-3 -1": a value, not an option */
+			if (optopt >= '0' && optopt <= '9')
+				sb_usage(help, "'-%c...' is a negative number: no value here is below 0",
+					 optopt);
+			else if (optopt)
 				sb_usage(help, "unknown option '-%c'", optopt);
 			else
 				sb_usage(help, "unknown option '%s'", argv[optind - 1]);
@@ -235,7 +255,8 @@ int sb_connect(struct sb_nl *nl)
 
 		if (sb_module_installed() == 0 && !uname(&u))
 			sb_err("the sbridge module is not installed for kernel %s "
-			       "(install sbridge-dkms, or see README.md: make dkms-install)",
+			       "(install the sbridge-dkms package and this kernel's headers, "
+			       "or from a source tree: make dkms-install)",
 			       u.release);
 		else
 			sb_err("the sbridge module is not loaded (try: modprobe sbridge_core)");
@@ -404,4 +425,21 @@ void js_null(const char *key)
 {
 	js_key(key);
 	fputs("null", stdout);
+}
+
+void sb_json_error(const char *file, unsigned int line, unsigned int col,
+		   const char *msg)
+{
+	js_obj_begin(NULL);
+	js_str("file", file);
+	if (line)
+		js_uint("line", line);
+	else
+		js_null("line");
+	if (col)
+		js_uint("column", col);
+	else
+		js_null("column");
+	js_str("message", msg);
+	js_obj_end();
 }

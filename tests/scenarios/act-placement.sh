@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: arm64 1b3s placement: a spinner on a little core is steered to the big one, never outside the user's affinity, a stopped task is released, a user affinity change wins, unload restores masks
+# scenario: arm64 1b3s placement: a spinner on a little core is steered to the big one, never outside the user's affinity, a stopped task is released, a user affinity change wins (and tasks stops calling the mask sbridge's), unload restores masks
 # arch: arm64
 # trixie: no
 # topology: 1b3s
@@ -26,7 +26,7 @@ why() {
 	diag "tasks: $(nltest tasks | awk -v p=$1 '$1 == p')"
 	diag "steered: $(for t in /proc/[0-9]*; do m=$(mask_of ${t#/proc/} 2>/dev/null); [ "$m" = "$bigmask" ] && echo -n "${t#/proc/}:$(cat $t/comm) "; done)"
 }
-plan 23
+plan 24
 
 check "sbridge loads" load_sbridge
 # No PMU here: the classes come from rules (a task sbridge knows nothing
@@ -58,10 +58,11 @@ check "spinner steered to the big core type (mask $bigmask)" test "$(mask_of $p)
 sleep 1
 check "and runs on big cpu$big (cpu $(cpu_of $p))" test "$(cpu_of $p)" = "$big"
 
-# 1a. PLACE is the decision; in parentheses while placement is off, when
-# nothing acts on it.
+# 1a. PLACE is the decision, with a '*' while the task's mask is sbridge's
+# narrowing; in parentheses while placement is off, when nothing acts on it.
 place_of() { sbridgectl tasks --pid="$1" | awk 'NR == 2 { print $15 }'; }
-check "tasks shows PLACE fast for it ($(place_of $p))" test "$(place_of $p)" = fast
+check "tasks shows PLACE fast* for it, the mask sbridge's ($(place_of $p))" \
+	test "$(place_of $p)" = "fast*"
 sbridgectl set param act.placement 0
 check "with placement off PLACE is advice: ($(place_of $p))" test "$(place_of $p)" = "(fast)"
 check "and --json says the hint is not in force" \
@@ -92,6 +93,8 @@ taskset -p -c $lit $p >/dev/null
 sleep 2
 check "user affinity change while steered wins (mask $(mask_of $p))" test "$(mask_of $p)" = "$(printf '%x' $((1 << lit)))"
 check "placement counted the user's win" test "$(val placement_user_wins)" -ge 1
+check "PLACE has no '*' now: the mask is the user's ($(place_of $p))" \
+	sh -c "sbridgectl --json tasks --pid=$p | grep -q '\"mask_narrowed\":false'"
 kill $p; wait $p 2>/dev/null || true
 
 # 3. Affinity excluding the big core: never moved there.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: sbridgectl config: a boot file of set values applies all or nothing (a refused last line puts every earlier change back), save writes what is in force and applies back to the same state, bad files and unprivileged users change nothing
+# scenario: sbridgectl config: a boot file of set values applies all or nothing (a refused last line puts every earlier change back), save writes what is in force and applies back to the same state, bad files and unprivileged users change nothing; doctor compares the file and the layered rules with what is in force
 # arch: any
 # board: yes
 # trixie: no
@@ -11,7 +11,7 @@
 
 P=/sys/module/sbridge_core/parameters
 state() { cat /sys/kernel/sbridge/params; sbridgectl get cpu-factor | awk 'NR > 1 { print $1, $8 }'; }
-plan 15
+plan 17
 
 check "sbridge loads" load_sbridge
 before=$(state)
@@ -40,6 +40,27 @@ sbridgectl set param act.gain 102 >/dev/null
 sbridgectl set param act.hold_ms 1000 >/dev/null
 sbridgectl config apply /tmp/saved.conf >/dev/null
 check "save then apply gives back the same state" test "$(state)" = "$mid"
+# doctor compares the configuration and the layered rules with what is in
+# force, as tuned-adm verify does (--root: the files under /tmp/r)
+mkdir -p /tmp/r/etc/sbridge/rules.d
+cp /tmp/good.conf /tmp/r/etc/sbridge/sbridge.conf
+printf 'comm=dr-a prefer=big\ncomm=dr-b class=memory\n' > /tmp/r/etc/sbridge/rules.d/a.rules
+sbridgectl config apply /tmp/good.conf > /dev/null 2>&1
+sbridgectl rules load --system --root=/tmp/r > /dev/null
+sbridgectl --json doctor --root=/tmp/r > /tmp/d1.json
+check "doctor: the file's settings and the rules are in force" sh -c \
+	"grep -q '\"area\":\"config\",\"status\":\"ok\"' /tmp/d1.json &&
+	 grep -q '\"area\":\"rules\",\"status\":\"ok\",\"message\":\"2 rules in force' /tmp/d1.json ||
+	 { cat /tmp/d1.json; exit 1; }"
+sbridgectl set param act.gain 200 > /dev/null
+sbridgectl rules clear > /dev/null
+sbridgectl doctor --root=/tmp/r > /tmp/d2.txt
+rc=$?
+check "doctor: a parameter set since and cleared rules, by line, with the fix (exit $rc)" sh -c \
+	"test $rc = 1 &&
+	 grep -q 'sbridge.conf:2: param act.gain is 200 in force, the file says 154' /tmp/d2.txt &&
+	 grep -q '2 rules of the files are not in force' /tmp/d2.txt &&
+	 grep -q -- '-> systemctl restart sbridge-config.service' /tmp/d2.txt || { cat /tmp/d2.txt; exit 1; }"
 # get param reads what is in force: the module's own list, one by name
 check "get param lists what sysfs lists" sh -c \
 	'test "$(sbridgectl get param | awk "{ print \$1, \$2 }")" = "$(cat /sys/kernel/sbridge/params)"'

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: rule and matrix files mutated (tests/progs/mutate.c: bit flips, hostile tokens, cut and doubled spans, swapped lines) and loaded through sbridgectl: a file refused (exit 2 by sbridgectl, 1 by the module) says why and changes nothing, an accepted one is taken and the base goes back in, sbridgectl never dies of a signal, a user's load changes nothing
+# scenario: rule and matrix files mutated (tests/progs/mutate.c: bit flips, hostile tokens, cut and doubled spans, swapped lines) and loaded through sbridgectl: a file refused (exit 2 by sbridgectl, 1 by the module) says why and changes nothing, an accepted one is taken and the base goes back in, sbridgectl never dies of a signal, a user's load changes nothing; /dev/zero, /dev/urandom, a 2 GB file, a FIFO that never closes and a memory limit get a clear error and leave rules, matrix and parameters as they were
 # arch: any
 # suite: backports
 # topology: smp
@@ -9,7 +9,7 @@
 
 N=${FILES_N:-150}
 S=/sys/kernel/sbridge
-plan 7
+plan 11
 
 # base files: every rule form the shipped sets use, and a matrix of three
 # workloads (one type: this board has one)
@@ -60,6 +60,41 @@ done
 diag "rel: fuzzed=$((N * 2))"
 rules_state | cmp -s - /tmp/rules0 && matrix_state | cmp -s - /tmp/matrix0
 check "the base state is in force at the end" test $? = 0
+# endless, huge and silent inputs (sbridgectl's bounded reader): each is a
+# clear error before anything is sent, and nothing changes
+cat $S/params > /tmp/params0
+mkfifo /tmp/never
+sleep 60 > /tmp/never &	# a writer that holds it open and sends nothing
+writer=$!
+sbridgectl matrix load /tmp/never > /dev/null 2> /tmp/err.fifo &
+fifo=$!
+truncate -s 2G /tmp/huge
+hostile=""
+for src in /dev/zero /dev/urandom /tmp/huge; do
+	for k in "rules load" "matrix load" "config apply"; do
+		sbridgectl $k $src > /dev/null 2> /tmp/err
+		rc=$?
+		grep -q "cannot read '$src': larger than 16 MiB" /tmp/err ||
+			hostile="$hostile [$k $src: exit $rc: $(head -c 120 /tmp/err)]"
+		[ $rc = 2 ] || hostile="$hostile [$k $src: exit $rc]"
+	done
+done
+check "/dev/zero, /dev/urandom, a 2 GB file: exit 2, 'larger than 16 MiB', for rules, matrix and config" \
+	test -z "$hostile"
+(ulimit -v 12000; exec sbridgectl matrix load /dev/zero) > /dev/null 2> /tmp/err.mem
+rc=$?
+check "under ulimit -v 12000: exit 1, out of memory, not the end of the file (exit $rc: $(cat /tmp/err.mem))" \
+	sh -c "test $rc = 1 && grep -q 'out of memory' /tmp/err.mem"
+wait $fifo
+rc=$?
+kill $writer 2>/dev/null
+check "a FIFO that never closes: exit 2 after 10 s silent (exit $rc: $(cat /tmp/err.fifo))" \
+	sh -c "test $rc = 2 && grep -q 'nothing came through it for 10 s' /tmp/err.fifo"
+rules_state | cmp -s - /tmp/rules0 && matrix_state | cmp -s - /tmp/matrix0 &&
+	cat $S/params | cmp -s - /tmp/params0
+check "after all of them the rules, the matrix and the parameters are unchanged" test $? = 0
+rm -f /tmp/huge /tmp/never
+
 # a user's load of any file changes nothing
 chmod 644 /tmp/base.rules /tmp/base.matrix
 as_user sbridgectl rules load /tmp/base.rules >/dev/null 2>&1

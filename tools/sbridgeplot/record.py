@@ -6,7 +6,10 @@ task classes, decisions) live here too, so the tests check them without
 matplotlib.
 """
 import bisect
+import os
 import re
+import select
+import stat
 import statistics
 from collections import Counter, defaultdict
 from typing import NamedTuple
@@ -432,10 +435,53 @@ class _Parser:
         self.rec.end = End(ts, f[2], counts)
 
 
+# The most a record file may hold: what `sbridgectl record --max-size`
+# allows. A larger file, endless input (/dev/zero) or a pipe silent for
+# READ_IDLE_S is an error, as sbridgectl's own reader has it.
+MAX_BYTES = 1 << 30
+READ_IDLE_S = 10
+
+
+def _read(path):
+    """The bytes of @path, at most MAX_BYTES; RecordError past that."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_BYTES:
+            raise RecordError(path, 0, f"{st.st_size} bytes, larger than the 1 GiB a record "
+                              "file may hold (sbridgectl record --max-size)")
+        stream = stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
+        if not stream:
+            os.set_blocking(fd, True)
+        chunks, n = [], 0
+        while True:
+            if stream and not select.select([fd], [], [], READ_IDLE_S)[0]:
+                raise RecordError(path, 0, f"nothing came through it for {READ_IDLE_S} s "
+                                  "(a pipe or FIFO whose writer never closes it?)")
+            try:
+                b = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not b:
+                break
+            nul = b.find(b"\0")
+            if nul >= 0:  # binary: said at once, not after a gigabyte of it
+                line = sum(c.count(b"\n") for c in chunks) + b.count(b"\n", 0, nul) + 1
+                raise RecordError(path, line,
+                                  "binary data (a NUL byte), not an sbridge record file")
+            n += len(b)
+            if n > MAX_BYTES:
+                raise RecordError(path, 0, "larger than the 1 GiB a record file may hold "
+                                  "(sbridgectl record --max-size)")
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def parse(path, allow_truncated=False):
     """Parse a record file; raises RecordError (or OSError) on bad input."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = _read(path)
     if not data:
         raise RecordError(path, 1, "empty file, not an sbridge record file")
     nul = data.find(b"\0")

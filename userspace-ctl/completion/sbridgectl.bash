@@ -11,7 +11,7 @@ _sbridgectl()
 		cword=$COMP_CWORD
 	}
 
-	local cmds="status get set config tasks top rules matrix check events record help version"
+	local cmds="status doctor get set config tasks top rules matrix check events record help version"
 	local cmd="" sub="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
@@ -21,16 +21,20 @@ _sbridgectl()
 	done
 
 	case $prev in
-	--sort) COMPREPLY=($(compgen -W "pid comm cpu cpi stall cpib runtime uid" -- "$cur")); return ;;
+	--sort) COMPREPLY=($(compgen -W "pid comm cpu cpi stall cpib speedup runtime uid" -- "$cur")); return ;;
 	--class) COMPREPLY=($(compgen -W "auto compute memory" -- "$cur")); return ;;
-	--pid|--uid|--limit|--interval|--iterations|--count|--timeout|--comm) return ;;
+	--pid|--limit|--interval|--iterations|--count|--timeout|--comm) return ;;
+	--uid) COMPREPLY=($(compgen -u -- "$cur")); return ;;
+	--root) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
 	-d|--duration|-r|--rate|-s|--max-size) [[ $cmd == record ]] && return ;;
 	-o|--output) [[ $cmd == record ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
 	esac
 	if [[ $cur == --*=* ]]; then
 		case ${cur%%=*} in
 		--output) COMPREPLY=($(compgen -P "--output=" -f -- "${cur#*=}")) ;;
-		--sort) COMPREPLY=($(compgen -P "--sort=" -W "pid comm cpu cpi stall cpib runtime uid" -- "${cur#*=}")) ;;
+		--sort) COMPREPLY=($(compgen -P "--sort=" -W "pid comm cpu cpi stall cpib speedup runtime uid" -- "${cur#*=}")) ;;
+		--uid) COMPREPLY=($(compgen -P "--uid=" -u -- "${cur#*=}")) ;;
+		--root) COMPREPLY=($(compgen -P "--root=" -d -- "${cur#*=}")) ;;
 		--class) COMPREPLY=($(compgen -P "--class=" -W "auto compute memory" -- "${cur#*=}")) ;;
 		esac
 		return
@@ -42,7 +46,11 @@ _sbridgectl()
 	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
 	events) opts+=" --count= --timeout=" ;;
 	record) opts+=" --output= --duration= --rate= --max-size= --no-switches --force" ;;
-	rules|config) [[ $sub == check ]] && opts+=" --print" ;;
+	rules)
+		[[ $sub == check ]] && opts+=" --print"
+		[[ $sub == check || $sub == load ]] && opts+=" --system --root=" ;;
+	config) [[ $sub == check ]] && opts+=" --print" ;;
+	doctor) opts+=" --root=" ;;
 	"") opts+=" --version" ;;
 	esac
 	if [[ $cur == -* ]]; then

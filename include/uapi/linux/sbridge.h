@@ -260,6 +260,9 @@ enum sbridge_attr {
 	SBRIDGE_A_MX_WARM,		/* u32: warm windows folded into the cell (saturating) */
 	SBRIDGE_A_MX_SPREAD,		/* u32: relative spread between folds, 1/64 */
 	SBRIDGE_A_MX_VISITS,		/* u32: stays on the type folded into the cell */
+	SBRIDGE_A_STATUS_TYPES_FROM,	/* u32: enum sbridge_types_from */
+	SBRIDGE_A_STATUS_TYPES_STALE,	/* u8: 1 if the kernel's capacities now group the CPUs otherwise */
+	SBRIDGE_A_TASK_STEERED,		/* u8: 1 while placement holds the task's affinity mask */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
@@ -311,6 +314,22 @@ enum sbridge_est_src {
 
 /* Matrix phase index of a workload's start-up (SBRIDGE_A_MX_PHASE). */
 #define SBRIDGE_PHASE_STARTUP		SBRIDGE_MAX_PHASES
+
+/**
+ * enum sbridge_types_from - how the core types were found
+ *	(SBRIDGE_A_STATUS_TYPES_FROM)
+ * @SBRIDGE_TYPES_CAPACITY: the capacities the scheduler reports
+ *	(cpu_capacity: the device tree's capacity-dmips-mhz, ACPI, or the
+ *	kernel's hybrid capacities); one type if they are all equal
+ * @SBRIDGE_TYPES_CPUFREQ: every CPU reports one capacity, so each CPU's
+ *	maximum frequency (cpufreq) stood in for it
+ * @SBRIDGE_TYPES_DECLARED: declared with the cpu_types= module parameter
+ */
+enum sbridge_types_from {
+	SBRIDGE_TYPES_CAPACITY = 1,
+	SBRIDGE_TYPES_CPUFREQ,
+	SBRIDGE_TYPES_DECLARED,
+};
 
 enum sbridge_event {
 	SBRIDGE_EVENT_SOURCE = 1,
