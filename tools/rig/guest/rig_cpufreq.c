@@ -194,17 +194,23 @@ static void rig_cf_fie_start(struct cpufreq_policy *policy)
 	topology_set_scale_freq_source(&rig_cf_sfd, policy->related_cpus);
 }
 
-/* Unregister the source (waits for ticks using it), back to full scale. */
+/*
+ * Unregister the source (waits for ticks using it). Every rig CPU back to
+ * full scale: the clocks return to the top OPP once the driver is gone,
+ * and without the source the cpufreq core would have left its last
+ * request there.
+ */
 static void rig_cf_fie_stop(void)
 {
 	unsigned int cpu;
 
-	if (cpumask_empty(&rig_cf_fie_cpus))
-		return;
-	topology_clear_scale_freq_source(SCALE_FREQ_SOURCE_CPPC, &rig_cf_fie_cpus);
-	for_each_cpu(cpu, &rig_cf_fie_cpus)
-		per_cpu(arch_freq_scale, cpu) = SCHED_CAPACITY_SCALE;
+	if (!cpumask_empty(&rig_cf_fie_cpus))
+		topology_clear_scale_freq_source(SCALE_FREQ_SOURCE_CPPC,
+						 &rig_cf_fie_cpus);
 	cpumask_clear(&rig_cf_fie_cpus);
+	for_each_possible_cpu(cpu)
+		if (cpu < rig_cf_nr_cpus)
+			per_cpu(arch_freq_scale, cpu) = SCHED_CAPACITY_SCALE;
 }
 #else
 static void rig_cf_fie_start(struct cpufreq_policy *policy)
@@ -359,8 +365,8 @@ static void rig_cf_teardown(void)
 {
 	if (!rig_cf_registered)
 		return;
-	rig_cf_fie_stop();
 	cpufreq_unregister_driver(&rig_cf_driver);
+	rig_cf_fie_stop();
 	rig_cf_registered = false;
 }
 
