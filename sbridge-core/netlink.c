@@ -12,7 +12,6 @@
 #include <linux/module.h>
 #include <linux/bitmap.h>
 #include <linux/capability.h>
-#include <linux/cpu.h>
 #include <linux/cpufreq.h>
 #include <linux/cpumask.h>
 #include <linux/slab.h>
@@ -126,7 +125,6 @@ static u32 sbridge_status_clock(char *name, size_t len)
 	int cpu;
 
 	strscpy(name, "", len);
-	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		kind = sbridge_cpu_clock(cpu, n, sizeof(n));
 		if (kind >= ARRAY_SIZE(rank))
@@ -137,7 +135,6 @@ static u32 sbridge_status_clock(char *name, size_t len)
 			first = false;
 		}
 	}
-	cpus_read_unlock();
 	return best;
 }
 
