@@ -719,6 +719,18 @@ EXPORT_SYMBOL_GPL(rig_pmu_hdr);
 
 /* ------------------------------------------------------------------- PCI */
 
+/*
+ * 6.1 lets one perf_hw_context PMU have task events and warns at the next
+ * (this one again, after a reload) unless its CPUs are heterogeneous, as
+ * the rig's core types are; from 6.2 (6.12, 7.x) the flag and the check
+ * are gone.
+ */
+#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#define RIG_PMU_CAPS	PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#else
+#define RIG_PMU_CAPS	0
+#endif
+
 static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct rig_dev *r;
@@ -771,6 +783,7 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	r->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
 		.task_ctx_nr	= perf_hw_context,
+		.capabilities	= RIG_PMU_CAPS,
 		.event_init	= rig_event_init,
 		.add		= rig_event_add,
 		.del		= rig_event_del,
