@@ -7,7 +7,8 @@
 #
 # From the host: BOARD, BIG, LITTLE (CPU lists), CONFIGS (of sym cap eas
 # hmp sbridge), ROUNDS, MIXES ("name:prog,prog,..." ...), SWEEP_MIX,
-# FACTORS, FREQS (little MHz for the frequency sweep, "" = none),
+# FACTORS, FREQS (little MHz for the frequency sweep, OPPs of the little
+# type in rig.conf, "" = none),
 # SHORT_N (short processes per overhead run, 0 = none), OVH_ROUNDS,
 # RECORD_MIX, CPU_TYPES (cpu_types= for boards the kernel sees as one
 # capacity), PERIOD_MS.
@@ -98,11 +99,15 @@ run_one() {
 	echo "$1 $2 $(( $(now_cs) - _t0 )) $_rc" >> $3
 }
 
+# energy_uj: the rig's modelled energy of every CPU so far (uJ)
+energy_uj() { sed -n 's/^total energy_uj //p' "$(rig_dev)/energy"; }
+
 # mix KIND CONFIG MIX ROUND: run every program of MIX at once
 mix() {
 	_progs=$(echo "$MIXES" | tr ' ' '\n' | sed -n "s/^$3://p" | tr ',' ' ')
 	rm -f /tmp/mixres
 	set -- "$1" "$2" "$3" "$4" $(jiffies "$BIG") $(jiffies "$BIG $LITTLE")
+	_e0=$(energy_uj)
 	_t0=$(now_cs)
 	_i=0 _pids=
 	for _p in $_progs; do
@@ -112,6 +117,7 @@ mix() {
 	done
 	wait $_pids	# not a bare wait: a recorder may run in the background
 	_mk=$(( $(now_cs) - _t0 ))
+	_ej=$(awk -v a="$_e0" -v b="$(energy_uj)" 'BEGIN { printf "%.3f", (b - a) / 1e6 }')
 	set -- "$@" $(jiffies "$BIG") $(jiffies "$BIG $LITTLE")
 	# big share: busy on big / busy on all; big busy: of the big CPUs' time
 	_share=$(awk -v a=$9 -v b=$5 -v c=${11} -v d=$7 'BEGIN { printf "%.3f", (c - d) ? (a - b) / (c - d) : 0 }')
@@ -120,19 +126,21 @@ mix() {
 		echo "$BOARD,$1,$2,$3,$4,$_i,$_p,$(awk -v c=$_cs 'BEGIN { printf "%.2f", c / 100 }'),$_rc" >> $O/$RUNS
 		[ "$_rc" = 0 ] || echo "$_p" >> /tmp/failed
 	done
-	echo "$BOARD,$1,$2,$3,$4,$(awk -v c=$_mk 'BEGIN { printf "%.2f", c / 100 }'),$_share,$_bbusy" >> $O/$MIXCSV
-	log "$1 $2 $3 round $4: makespan $(awk -v c=$_mk 'BEGIN { printf "%.2f", c / 100 }') s, big share $_share, big busy $_bbusy"
+	echo "$BOARD,$1,$2,$3,$4,$(awk -v c=$_mk 'BEGIN { printf "%.2f", c / 100 }'),$_share,$_bbusy,$_ej" >> $O/$MIXCSV
+	log "$1 $2 $3 round $4: makespan $(awk -v c=$_mk 'BEGIN { printf "%.2f", c / 100 }') s, big share $_share, big busy $_bbusy, energy $_ej J"
 }
 
 plan 1
 # inputs first: the rig paces the guest once its PMU driver loads
 wl_prepare $D || { not_ok "workload inputs prepared"; exit 0; }
-# EAS boards: cpufreq-dt turns the tree's OPPs into policies, and the
-# kernel scales the capacities by the clocks then, so before sbridge
-# reads them. EAS starts by itself with schedutil: every configuration
-# but eas runs with it off and the performance governor (the clock the
-# rig runs; schedutil's choice would not change the rig's speed anyway,
-# only what the kernel believes).
+# The rig's clocks (rig_cpufreq): the kernel, its governors and sbridge see
+# the clocks the rig runs (x86: there is no other way to know them). Every
+# configuration but eas runs the performance governor: each type at its
+# top clock, as the rig without a driver. On EAS boards the kernel scales
+# the capacities by the clocks once the driver registers, so before
+# sbridge reads them; EAS starts by itself with schedutil, which then
+# really sets the clocks (and the energy) of its configuration.
+rig_clocks performance || { not_ok "the rig's cpufreq driver loads"; exit 0; }
 case " $CONFIGS " in
 *" eas "*)
 	if eas_setup; then gov performance; eas_set 0
@@ -155,7 +163,7 @@ sbridgectl status | grep -e 'counter source' -e 'core types' -e 'in force' | sed
 # main rounds in runs.csv/mixes.csv, the rest in runs-extra.csv and
 # mixes-extra.csv: each is handed over once, when its phase is done
 for f in runs runs-extra; do echo "board,kind,config,mix,round,slot,prog,secs,rc" > $O/$f.csv; done
-for f in mixes mixes-extra; do echo "board,kind,config,mix,round,makespan,big_share,big_busy" > $O/$f.csv; done
+for f in mixes mixes-extra; do echo "board,kind,config,mix,round,makespan,big_share,big_busy,energy_j" > $O/$f.csv; done
 RUNS=runs.csv MIXCSV=mixes.csv
 echo "board,prog,type,secs,rc" > $O/alone.csv
 
@@ -223,15 +231,19 @@ if [ -n "$FACTORS" ]; then
 	sbridgectl set param learn.measured 1 > /dev/null
 fi
 
-# 5. Frequency-ratio sweep: the rig runs the little CPUs at other clocks;
-# the kernel's capacities stay what the board declared.
+# 5. Frequency-ratio sweep: the little cluster's policy is capped at each
+# clock (an OPP; the performance governor runs it there), so the rig runs
+# it and the kernel and sbridge see it (cpufreq, the rig's counters); the
+# kernel's capacities stay what the board declared.
 if [ -n "$FREQS" ]; then
+	_lp=$CPUFREQ/policy$(echo $LITTLE | cut -d' ' -f1)
 	for mhz in $FREQS; do
-		for c in $LITTLE; do rig_freq $c $mhz; done
+		echo ${mhz}000 > $_lp/scaling_max_freq
+		diag "freq sweep: little policy at $(cat $_lp/scaling_cur_freq) kHz"
 		cfg $STOCK; mix freq-$mhz $STOCK $SWEEP_MIX 1
 		cfg sbridge; mix freq-$mhz sbridge $SWEEP_MIX 1
 	done
-	for c in $LITTLE; do rig_freq $c 0; done
+	cat $_lp/cpuinfo_max_freq > $_lp/scaling_max_freq
 fi
 cfg $STOCK
 save_file $O/runs-extra.csv

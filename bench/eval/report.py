@@ -157,6 +157,15 @@ def makespans(mixes, kind, config):
     return {m: tuple(statistics.mean(x[i] for x in v) for i in range(3)) for m, v in acc.items()}
 
 
+def energies(mixes, kind, config):
+    """{mix: mean modelled energy (J) over rounds}, {} for runs before the rig had it."""
+    acc = defaultdict(list)
+    for r in mixes:
+        if r["kind"] == kind and r["config"] == config and r.get("energy_j"):
+            acc[r["mix"]].append(float(r["energy_j"]))
+    return {m: statistics.mean(v) for m, v in acc.items()}
+
+
 def analyse(d):
     """Everything summary.md says about one board."""
     res = {"board": d.name, "files": d}
@@ -195,6 +204,7 @@ def analyse(d):
     # makespan, throughput, big share, oracle
     ms = {c: makespans(mixes, "main", c) for c in configs}
     res["makespan"] = ms
+    res["energy"] = {c: energies(mixes, "main", c) for c in configs}
     orc, orc_ends = {}, {}
     mixprogs = defaultdict(dict)
     for r in runs:
@@ -369,6 +379,13 @@ def summary(res, pics, out):
                   ", ".join(f"{c} {fmt(statistics.mean(len(r['mixprogs'][m]) / v[0] for m, v in r['makespan'][c].items()), 3)}"
                             for c in r["configs"] if r["makespan"][c])]
         del n
+        en = r.get("energy", {})
+        if any(en.values()):
+            L += ["", "Energy per mix (J, the rig's model: the energy model's power at the OPP in "
+                  "force x busy time, plus idle power; mean over rounds): " +
+                  "; ".join(f"{m}: " + ", ".join(f"{c} {fmt(en[c].get(m), 2)}" for c in r["configs"]
+                                                  if en.get(c))
+                            for m in sorted(en.get("sbridge", {})))]
         if r["pred"]:
             L += ["", "| program | alone big s | alone little s | measured speedup | sbridge predicted | error | sbridge measured |",
                   "| --- | --- | --- | --- | --- | --- | --- |"]
