@@ -8,7 +8,7 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie test-rename demo bench \
+.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie test-rename test-clocks demo bench \
 	eval eval-quick \
 	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
@@ -85,6 +85,16 @@ test-fuzz:
 test-rename:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 tools/testbed/harness.py rules-rename-storm --cell arm64-backports -v
+
+# The rig's clocks (tools/rig/README.md, "Clocks") in every cell their
+# scenarios are for: the default suite runs rig-clocks on x86_64 only and
+# rig-inversion on arm64-bookworm.
+CLOCK_CELLS = x86_64-bookworm arm64-bookworm x86_64-backports arm64-backports
+test-clocks:
+	tools/testbed/setup-host.sh
+	for s in rig-clocks rig-inversion; do \
+		/usr/bin/python3 tools/testbed/harness.py $$s $(addprefix --cell ,$(CLOCK_CELLS)) || exit 1; \
+	done
 
 # Every scenario on the trixie (6.12) cells, "# trixie: no" ones included:
 # those exercise nothing of the kernel that 6.1 and 7.x do not, so the

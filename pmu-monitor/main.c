@@ -4,8 +4,9 @@
  *
  * Load order: parameters are checked, memory latency is calibrated (or
  * taken from mem_latency_ns=), counters are created on every online CPU
- * (CPU hotplug state), what exists is reported, frequency sampling starts,
- * and only then the source is registered with the core. Unload undoes it
+ * (CPU hotplug state), what exists is reported, frequency sampling starts
+ * (with the rig's clock counters where its PMU is there), and only then the
+ * source is registered with the core. Unload undoes it
  * in reverse: unregister first (the core waits for its readers), then
  * stop sampling, then release the counters.
  *
@@ -106,6 +107,7 @@ static struct sbridge_source_ops sbridge_pmu_ops = {
 	.owner		= THIS_MODULE,
 	.read_delta	= sbridge_pmu_read_delta,
 	.effective_khz	= sbridge_pmu_effective_khz,
+	.clock		= sbridge_pmu_clock,
 };
 
 static u32 sbridge_pmu_ev_all(void)
@@ -210,7 +212,11 @@ static int __init sbridge_pmu_init(void)
 	sbridge_pmu_set_status(ev);
 	pr_info("%s\n", sbridge_pmu_status);
 
-	sbridge_pmu_freq_init();
+	ret = sbridge_pmu_freq_init();
+	if (ret) {
+		sbridge_pmu_counters_exit();
+		return ret;
+	}
 	sbridge_pmu_ops.events = ev;
 	sbridge_pmu_ops.mem_latency_ns = mem_latency_ns;
 	ret = sbridge_register_source(&sbridge_pmu_ops);

@@ -36,9 +36,10 @@ int sbridge_pmu_format_counts(char *buf, size_t len);
 void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta);
 
 /* freq.c */
-void sbridge_pmu_freq_init(void);
+int sbridge_pmu_freq_init(void);
 void sbridge_pmu_freq_exit(void);
 u32 sbridge_pmu_effective_khz(unsigned int cpu);
+u32 sbridge_pmu_clock(unsigned int cpu, const char **name);
 const char *sbridge_pmu_freq_source(void);
 
 /* latency.c */

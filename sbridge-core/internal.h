@@ -30,6 +30,7 @@ extern const struct sbridge_source_ops __rcu *sbridge_source;
 extern atomic_t sbridge_source_gen;
 u32 sbridge_source_describe(char *name, size_t len);
 u32 sbridge_source_effective_khz(unsigned int cpu);
+u32 sbridge_source_clock(unsigned int cpu, char *name, size_t len);
 const char *sbridge_status_message(u32 events, bool has_source);
 int sbridge_source_init(void);
 void sbridge_source_exit(void);

@@ -89,15 +89,65 @@ static int sbridge_nl_pre_doit(const SBRIDGE_GENL_PRE_DOIT_OPS *ops,
 	return -EPERM;
 }
 
+/*
+ * The clock @cpu's CUR_KHZ is: the counter source's, else cpufreq's
+ * current frequency, which the core reads itself; "" / NONE if neither.
+ */
+static u32 sbridge_cpu_clock(int cpu, char *name, size_t len)
+{
+	u32 kind = sbridge_source_clock(cpu, name, len);
+
+	if (kind == SBRIDGE_CLOCK_NONE && cpufreq_quick_get(cpu)) {
+		strscpy(name, "cpufreq", len);
+		kind = SBRIDGE_CLOCK_CPUFREQ;
+	}
+	return kind;
+}
+
+/*
+ * The best measured clock of the online CPUs (none < cpufreq < FIE <
+ * counters, emulated counters): the source in force, for the status line.
+ * A CPU that has not run since the source came keeps a lesser one until
+ * it does (each CPU's is in SBRIDGE_A_CPU_CLOCK_KIND).
+ */
+static u32 sbridge_status_clock(char *name, size_t len)
+{
+	static const u8 rank[] = {
+		[SBRIDGE_CLOCK_NONE]	 = 0,
+		[SBRIDGE_CLOCK_CPUFREQ]	 = 1,
+		[SBRIDGE_CLOCK_FIE]	 = 2,
+		[SBRIDGE_CLOCK_COUNTERS] = 3,
+		[SBRIDGE_CLOCK_EMULATED] = 3,
+	};
+	u32 best = SBRIDGE_CLOCK_NONE, kind;
+	bool first = true;
+	char n[32];
+	int cpu;
+
+	strscpy(name, "", len);
+	for_each_online_cpu(cpu) {
+		kind = sbridge_cpu_clock(cpu, n, sizeof(n));
+		if (kind >= ARRAY_SIZE(rank))
+			kind = SBRIDGE_CLOCK_NONE;
+		if (first || rank[kind] > rank[best]) {
+			best = kind;
+			strscpy(name, n, len);
+			first = false;
+		}
+	}
+	return best;
+}
+
 static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 {
-	char src[32], mode[160];
+	char src[32], mode[160], clock[32];
 	struct sk_buff *skb;
+	u32 events, clock_kind;
 	u64 switches;
-	u32 events;
 	void *hdr;
 
 	events = sbridge_source_describe(src, sizeof(src));
+	clock_kind = sbridge_status_clock(clock, sizeof(clock));
 	switches = sbridge_sample_switches(NULL);
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
@@ -128,7 +178,9 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 			   sbridge_actuators_mode(mode, sizeof(mode))) ||
 	    nla_put_u32(skb, SBRIDGE_A_STATUS_TYPES_FROM, sbridge_topo.from) ||
 	    nla_put_u8(skb, SBRIDGE_A_STATUS_TYPES_STALE,
-		       sbridge_topo_regroup_pending()))
+		       sbridge_topo_regroup_pending()) ||
+	    nla_put_string(skb, SBRIDGE_A_STATUS_CLOCK, clock[0] ? clock : "none") ||
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_CLOCK_KIND, clock_kind))
 		goto nomem;
 	genlmsg_end(skb, hdr);
 	return genlmsg_reply(skb, info);
@@ -150,6 +202,7 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 
 	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
 		const struct sbridge_cpu *c;
+		char clock[32];
 		void *hdr;
 
 		if (!cpu_possible(cpu))
@@ -178,7 +231,9 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		    (c->cache_kb[1] &&
 		     nla_put_u32(skb, SBRIDGE_A_CPU_L2_KB, c->cache_kb[1])) ||
 		    (c->cache_kb[2] &&
-		     nla_put_u32(skb, SBRIDGE_A_CPU_L3_KB, c->cache_kb[2]))) {
+		     nla_put_u32(skb, SBRIDGE_A_CPU_L3_KB, c->cache_kb[2])) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_CLOCK_KIND,
+				sbridge_cpu_clock(cpu, clock, sizeof(clock)))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}

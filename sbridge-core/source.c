@@ -142,6 +142,31 @@ u32 sbridge_source_effective_khz(unsigned int cpu)
 	return khz;
 }
 
+/**
+ * sbridge_source_clock() - where the source's effective clock of @cpu comes from
+ * @cpu: CPU number
+ * @name: buffer of @len bytes for the source's name of it, "" if none
+ * @len: size of @name
+ *
+ * Context: any; the source callback is called under RCU.
+ * Return: enum sbridge_clock, SBRIDGE_CLOCK_NONE without a source or a
+ *	source that does not say.
+ */
+u32 sbridge_source_clock(unsigned int cpu, char *name, size_t len)
+{
+	const struct sbridge_source_ops *ops;
+	const char *n = NULL;
+	u32 kind = SBRIDGE_CLOCK_NONE;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sbridge_source);
+	if (ops && ops->clock)
+		kind = ops->clock(cpu, &n);
+	strscpy(name, n && kind != SBRIDGE_CLOCK_NONE ? n : "", len);
+	rcu_read_unlock();
+	return kind;
+}
+
 /*
  * A source module that forgets to unregister (or whose init fails after
  * registering) would leave the core calling freed code. The module

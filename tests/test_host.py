@@ -579,3 +579,76 @@ def test_reliability_leaves_out_scenarios_a_cell_no_longer_runs(tmp_path, monkey
     assert rows["arm64-debug"][3] == ["kept: stray move"]
     assert rows["arm64-bookworm"][2]["runs"] == 2
     assert sorted(rows["arm64-bookworm"][3]) == ["gone: stray move", "kept: stray move"]
+
+
+def _rigtest(tmp_path):
+    """tests/host/rig/rigtest.c linked with the rig's plugin (its QEMU API stubbed)."""
+    subprocess.run(["make", "-s", "-C", str(TOP / "tools/rig")], check=True,
+                   capture_output=True)  # fetches qemu-plugin.h if needed
+    glib = subprocess.run(["pkg-config", "--cflags", "--libs", "glib-2.0"], text=True,
+                          capture_output=True, check=True).stdout.split()
+    exe = tmp_path / "rigtest"
+    r = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter",
+                        f"-I{TOP / 'build/rig'}", f"-I{TOP / 'tools/rig/guest'}",
+                        str(TOP / "tools/rig/plugin/rig.c"),
+                        str(TOP / "tests/host/rig/rigtest.c"), "-o", str(exe), "-lm", *glib],
+                       text=True, capture_output=True)
+    assert r.returncode == 0 and "warning:" not in r.stderr, r.stderr
+    return exe
+
+
+def _rig_conf(tmp_path, name, edit=lambda s: s):
+    p = tmp_path / name
+    p.write_text(edit((TOP / "tools/rig/rig.conf").read_text()))
+    return p
+
+
+def test_rig_plugin_model(tmp_path):
+    """The rig's timing model off QEMU: class counts, reference cycles,
+    dynamic and idle energy from the energy model, the DVFS latency and
+    ramp (wall time = model x slowdown), low clocks after a wakeup
+    (tools/rig/README.md, "The model")."""
+    exe = _rigtest(tmp_path)
+    conf = _rig_conf(tmp_path, "t.conf", lambda s: s.replace("slowdown = 50", "slowdown = 10")
+                     .replace("dvfs_latency_us = 100", "dvfs_latency_us = 1000")
+                     .replace("dvfs_ramp_mhz_per_us = 10", "dvfs_ramp_mhz_per_us = 1"))
+    r = subprocess.run([str(exe), str(conf), str(tmp_path / "shm")], text=True,
+                       capture_output=True)
+    assert r.returncode == 0 and "not ok" not in r.stdout, r.stdout + r.stderr
+    assert r.stdout.count("\nok - ") >= 18, r.stdout
+
+
+@pytest.mark.parametrize("what,edit,topology", [
+    ("an OPP voltage missing", lambda s: s.replace("opp_mv = 900 950 1000 1050 1100",
+                                                    "opp_mv = 900 950 1000 1050"), "1b1s"),
+    ("the top OPP not freq_mhz", lambda s: s.replace("opp_mhz = 800 1000 1200 1400 1600",
+                                                      "opp_mhz = 800 1000 1200 1400 1500"), "1b1s"),
+    ("OPPs not ascending", lambda s: s.replace("opp_mhz = 800 1000 1200 1400 1600",
+                                                "opp_mhz = 800 1200 1000 1400 1600"), "1b1s"),
+    ("a domain spanning two types", lambda s: s + "\n[domains]\n1b1s = 0 0\n", "1b1s"),
+    ("a negative DVFS latency", lambda s: s.replace("dvfs_latency_us = 100",
+                                                     "dvfs_latency_us = -5"), "1b1s"),
+    ("low_clock_pct above 100", lambda s: s.replace("low_clock_pct = 75",
+                                                     "low_clock_pct = 150"), "1b1s"),
+])
+def test_rig_plugin_refuses_bad_clocks(tmp_path, what, edit, topology):
+    """A configuration with bad clocks, OPPs or domains is refused at load."""
+    exe = _rigtest(tmp_path)
+    r = subprocess.run([str(exe), str(_rig_conf(tmp_path, "bad.conf", edit)),
+                        str(tmp_path / "shm"), topology], text=True, capture_output=True)
+    assert r.returncode == 1, f"{what}: accepted\n{r.stderr}"
+    assert r.stderr.startswith("rig: "), r.stderr
+
+
+def test_rig_plugin_takes_every_topology(tmp_path):
+    """rig.conf's own topologies all load (two vCPUs of each)."""
+    import configparser
+    exe = _rigtest(tmp_path)
+    ini = configparser.ConfigParser()
+    ini.read(TOP / "tools/rig/rig.conf")
+    for topo in ini["topology"]:
+        if topo == "default":
+            continue
+        r = subprocess.run([str(exe), str(TOP / "tools/rig/rig.conf"), str(tmp_path / "shm"),
+                            topo], text=True, capture_output=True)
+        assert r.returncode == 0, f"{topo}: {r.stderr}"

@@ -58,8 +58,28 @@ static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	c->cur_khz = sb_u32(at->a[SBRIDGE_A_CPU_CUR_KHZ], 0);
 	c->max_khz = sb_u32(at->a[SBRIDGE_A_CPU_MAX_KHZ], 0);
 	c->cluster = sb_u32(at->a[SBRIDGE_A_CPU_CLUSTER], 0);
+	c->clock = sb_u32(at->a[SBRIDGE_A_CPU_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
 	snprintf(c->model, sizeof(c->model), "%s", sb_str(at->a[SBRIDGE_A_CPU_MODEL]));
 	return 0;
+}
+
+const char *sb_clock_kind(uint32_t kind)
+{
+	static const char *const words[] = {
+		[SBRIDGE_CLOCK_NONE]	 = "none",
+		[SBRIDGE_CLOCK_COUNTERS] = "counters",
+		[SBRIDGE_CLOCK_FIE]	 = "fie",
+		[SBRIDGE_CLOCK_CPUFREQ]	 = "cpufreq",
+		[SBRIDGE_CLOCK_EMULATED] = "emulated",
+	};
+
+	return kind < sizeof(words) / sizeof(words[0]) ? words[kind] : "unknown";
+}
+
+int sb_clock_real(uint32_t kind)
+{
+	return kind == SBRIDGE_CLOCK_COUNTERS || kind == SBRIDGE_CLOCK_FIE ||
+	       kind == SBRIDGE_CLOCK_CPUFREQ;
 }
 
 int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n)
@@ -138,6 +158,7 @@ void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 		else
 			js_null("override");
 		js_uint("cur_khz", c->cur_khz);
+		js_str("clock", sb_clock_kind(c->clock));
 		js_uint("max_khz", c->max_khz);
 		js_str("model", c->model);
 		js_obj_end();

@@ -126,9 +126,15 @@ void sb_json_error(const char *file, unsigned int line, unsigned int col,
 struct sb_cpu {
 	uint32_t id, type, capacity, orig_capacity, factor, override;
 	uint32_t factor_nominal, cur_khz, max_khz, cluster;
+	uint32_t clock;	/* enum sbridge_clock of cur_khz */
 	int declared;	/* core types declared by the user (cpu_types=) */
 	char model[32];
 };
+
+/* enum sbridge_clock as a word ("emulated"), and whether it is the
+ * machine's own clock information (counters, FIE, cpufreq). */
+const char *sb_clock_kind(uint32_t kind);
+int sb_clock_real(uint32_t kind);
 
 /* Dumps the CPUs; *out is malloc'ed. Returns 0 or a negative errno. */
 int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n);

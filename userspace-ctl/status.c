@@ -9,13 +9,15 @@ static const char status_help[] =
 "usage: sbridgectl status [--json]\n"
 "\n"
 "Show the module version, the counter source and the events it delivers,\n"
+"where the CPUs' clock comes from (the best source any CPU has; `get`\n"
+"shows each CPU's) and whether it is real,\n"
 "whether CPI learning is possible (and why not), tracked tasks, rules,\n"
 "matrix size, core types, what sbridge changes in the scheduler now and\n"
 "why (actuators on, the last decision), and every CPU's capacity and factor.\n";
 
 struct status {
-	char version[64], source[64], message[256], mode[256];
-	uint32_t api, events, matrix, rules, ntypes, from;
+	char version[64], source[64], message[256], mode[256], clock[64];
+	uint32_t api, events, matrix, rules, ntypes, from, clock_kind;
 	int learning, has_source;
 	uint64_t tasks, allocs, frees, switches;
 };
@@ -49,7 +51,27 @@ static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	s->ntypes = sb_u32(at->a[SBRIDGE_A_STATUS_NTYPES], 0);
 	s->switches = sb_u64(at->a[SBRIDGE_A_STATUS_SWITCHES], 0);
 	s->from = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_FROM], 0);
+	/* a module before API 5 does not say: none known */
+	snprintf(s->clock, sizeof(s->clock), "%s", sb_str(at->a[SBRIDGE_A_STATUS_CLOCK]));
+	s->clock_kind = sb_u32(at->a[SBRIDGE_A_STATUS_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
 	return 0;
+}
+
+/* What a clock kind means, for the status line. */
+static const char *clock_meaning(uint32_t kind)
+{
+	switch (kind) {
+	case SBRIDGE_CLOCK_COUNTERS:
+		return "measured by the CPUs' cycle counters";
+	case SBRIDGE_CLOCK_FIE:
+		return "the kernel's frequency-invariance scale";
+	case SBRIDGE_CLOCK_CPUFREQ:
+		return "what the cpufreq driver set";
+	case SBRIDGE_CLOCK_EMULATED:
+		return "measured by the emulation rig's counters, not hardware";
+	default:
+		return "nothing measures it: CPU factors stay nominal";
+	}
 }
 
 int cmd_status(int argc, char **argv)
@@ -118,6 +140,11 @@ int cmd_status(int argc, char **argv)
 			s.from == SBRIDGE_TYPES_DECLARED ? "declared" : NULL);
 		js_str("message", s.message);
 		js_str("mode", s.mode);
+		js_obj_begin("clock");
+		js_str("source", s.clock_kind ? s.clock : NULL);
+		js_str("kind", sb_clock_kind(s.clock_kind));
+		js_bool("real", sb_clock_real(s.clock_kind));
+		js_obj_end();
 		sb_json_cpus(cpus, ncpus, NULL);
 		js_obj_end();
 		goto out;
@@ -130,6 +157,8 @@ int cmd_status(int argc, char **argv)
 			printf("%s%s", i && (s.events & ((1u << i) - 1)) ? " " : " (",
 			       ev_names[i]);
 	printf("%s\n", s.events ? ")" : "");
+	printf("clock:            %s (%s)\n", s.clock_kind ? s.clock : "none",
+	       clock_meaning(s.clock_kind));
 	printf("CPI learning:     %s\n", s.learning ? "yes" : "no");
 	printf("core types:       %u", s.ntypes);
 	if (ncpus && cpus[0].declared)

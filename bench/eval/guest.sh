@@ -67,13 +67,20 @@ gov_all() {
 	return 0
 }
 
+# The rig's clocks (tools/rig/guest/rig_cpufreq.c): the kernel, its
+# governors and sbridge see the clocks the rig runs. Every configuration
+# but eas runs the performance governor (each type at its top clock); on
+# EAS boards the kernel scales the capacities by the clocks once the driver
+# registers, so before sbridge reads them, and schedutil then really sets
+# the clocks (and the energy) of the eas configuration.
+rig_clocks performance || { not_ok "the rig's cpufreq driver loads"; exit 0; }
 HAS_EAS=0
 case " $CONFIGS " in
 *" eas "*)
 	if eas_setup; then gov_all performance 2>/dev/null; eas_set 0 && HAS_EAS=1; fi ;;
 esac
-insmod $MODDIR/rig_pmu.ko || { not_ok "rig_pmu loads"; exit 0; }
 CTR=$(rig_dev)/counters
+ENERGY=$(rig_dev)/energy	# modelled energy of every CPU (uJ)
 insmod $MODDIR/sbridge_schedwatch.ko big=$BIGL || diag "sbridge_schedwatch did not load: no overutilized or migration counts"
 grep -qs ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
 [ -w /sys/kernel/debug/sched/verbose ] && echo Y > /sys/kernel/debug/sched/verbose
@@ -178,9 +185,11 @@ run() {
 	shift 4
 	echo "run $_k $_c $_r $_m" >> $RUNS
 	[ -r $SWF ] && echo "sw0 $(cat $SWF)" >> $RUNS
+	[ -r $ENERGY ] && echo "en0 $(sed -n 's/^total energy_uj //p' $ENERGY)" >> $RUNS
 	/sbridge/bin/evalrun -d $D -r $CTR -o /tmp/evalrun.out "$@" || echo "$_k $_c $_r $_m" >> /tmp/failed
 	cat /tmp/evalrun.out >> $RUNS
 	[ -r $SWF ] && echo "sw1 $(cat $SWF)" >> $RUNS
+	[ -r $ENERGY ] && echo "en1 $(sed -n 's/^total energy_uj //p' $ENERGY)" >> $RUNS
 	echo "end" >> $RUNS
 	log "$_k $_c round $_r $_m: $(awk '$1 == "mix" { printf "makespan %.2f s, %d processes, %d failed", $3 / 1e9, $4, $5 }' /tmp/evalrun.out)"
 }

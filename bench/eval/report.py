@@ -53,7 +53,7 @@ def parse_runs(text):
         if f[0] in ("run", "alone"):
             cur = dict(head=f[0], kind=f[1], config=f[2], round=f[3], mix=f[4] if len(f) > 4 else "",
                        procs=[], ctr={0: {}, 1: {}}, stat={0: {}, 1: {}}, sys={0: {}, 1: {}},
-                       sw={}, pids=[])
+                       sw={}, en={}, pids=[])
             if f[0] == "alone":   # alone PROG TYPE CPU
                 cur.update(prog=f[1], type=f[2], cpu=int(f[3]))
             continue
@@ -68,6 +68,8 @@ def parse_runs(text):
             cur["stat"][int(f[0][4])][int(f[1])] = (int(f[2]), int(f[3]))
         elif f[0] in ("sys0", "sys1"):
             cur["sys"][int(f[0][3])][f[1]] = int(f[2])
+        elif f[0] in ("en0", "en1") and len(f) > 1:
+            cur["en"][int(f[0][2])] = int(f[1])
         elif f[0] in ("sw0", "sw1"):
             kv = dict(zip(f[1::2], f[2::2]))
             cur["sw"][int(f[0][2])] = {k: int(v) for k, v in kv.items()}
@@ -94,6 +96,8 @@ def _finish(r):
     r["forks"] = r["sys"][1].get("processes", 0) - r["sys"][0].get("processes", 0)
     if 0 in r["sw"] and 1 in r["sw"]:
         r["swd"] = {k: r["sw"][1][k] - r["sw"][0].get(k, 0) for k in r["sw"][1]}
+    # the rig's modelled energy of the run (J), where the rig has it
+    r["energy"] = (r["en"][1] - r["en"][0]) / 1e6 if 0 in r["en"] and 1 in r["en"] else float("nan")
     ends = [p["end"] for p in r["procs"]]
     r["makespan"] = max(ends) if ends else r.get("wall", 0.0)
     span = r.get("wall") or r["makespan"] or 1e-9
@@ -454,7 +458,7 @@ def analyse(d):
                 migrations=sw.get("migrations", float("nan")), up=sw.get("up", float("nan")),
                 active_up=sw.get("active_up", float("nan")),
                 instr=sum(r["d_instr"].values()), cycles=sum(r["d_cycles"].values()),
-                ctxt=r["ctxt"], forks=r["forks"]))
+                ctxt=r["ctxt"], forks=r["forks"], energy=r["energy"]))
     res["units"] = unit_rows
 
     # paired comparisons: sbridge (and warm, nomodel) against every other
@@ -931,6 +935,20 @@ def summary(r, pics, out):
         for c, v in sorted(by.items()):
             L.append(f"| {c} | {fmt(statistics.mean(u['makespan'] / u['bound'] for u in v))} | "
                      f"{fmt(statistics.mean(u['makespan'] / u['oracle'] for u in v if math.isfinite(u['oracle'])))} | {len(v)} |")
+    # modelled energy (the rig's: the energy model's power at the OPP in
+    # force x busy time, plus idle power)
+    en = defaultdict(list)
+    for u in us:
+        if math.isfinite(u.get("energy", float("nan"))):
+            en[(u["kind"], u["config"])].append(u["energy"])
+    if en:
+        L += ["", "## Modelled energy per mix", "",
+              "The rig's energy model (tools/rig/README.md, \"Clocks\"): each CPU's dynamic power "
+              "at the OPP in force x busy time, plus idle power; an input of the model, not a "
+              "measurement of any board.", "",
+              "| boot | config | mean J per mix | mixes |", "| --- | --- | --- | --- |"]
+        for (kind, c), v in sorted(en.items()):
+            L.append(f"| {kind} | {c} | {fmt(statistics.mean(v), 2)} | {len(v)} |")
     # baselines' evidence
     if r["evidence"]:
         L += ["", "## What each configuration was (recorded in every run)", "",

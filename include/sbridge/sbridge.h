@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <uapi/linux/sbridge.h>
 
-#define SBRIDGE_API_VERSION	2
+#define SBRIDGE_API_VERSION	3
 
 struct task_struct;
 struct module;
@@ -51,13 +51,21 @@ struct sbridge_counts {
  *	calls it on every switch, also when the idle task or an untracked
  *	task leaves @cpu (and discards that delta), so that no delta ever
  *	spans two tasks.
- * @effective_khz: effective frequency of @cpu in kHz (APERF/MPERF, AMU,
- *	cpufreq...), 0 if unknown. Same context rules as @read_delta.
+ * @effective_khz: the clock @cpu measurably runs at, in kHz (APERF/MPERF,
+ *	AMU or the rig's counters, arch_freq_scale where a FIE keeps it,
+ *	cpufreq's current frequency), 0 if only a nominal one is known. Same
+ *	context rules as @read_delta.
  * @mem_latency_ns: memory latency used for the CPI_stall penalty
+ * @clock: where @effective_khz() of @cpu comes from now: an enum
+ *	sbridge_clock, and in *@name a short static string naming the source
+ *	(e.g. "APERF/MPERF"; the source's memory). May be NULL: the core then
+ *	reports SBRIDGE_CLOCK_NONE. Same context rules as @read_delta.
  *
  * The core reaches the ops only under RCU; sbridge_unregister_source()
  * waits for every reader to finish before returning, so the source may be
  * unloaded at any moment after it returns.
+ *
+ * Version 3 added @clock and made @effective_khz measured-only.
  */
 struct sbridge_source_ops {
 	const char *name;
@@ -66,6 +74,7 @@ struct sbridge_source_ops {
 	void (*read_delta)(unsigned int cpu, struct sbridge_counts *delta);
 	u32 (*effective_khz)(unsigned int cpu);
 	u32 mem_latency_ns;
+	u32 (*clock)(unsigned int cpu, const char **name);
 };
 
 /**

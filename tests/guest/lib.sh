@@ -282,12 +282,14 @@ topo_check() {
 # provides. The emulated speed does not follow the OPP schedutil picks.
 CPUFREQ=/sys/devices/system/cpu/cpufreq
 # eas_setup: sched_verbose on (the kernel then logs when EAS starts and
-# stops, which eas_active reads), cpufreq-dt loaded, schedutil on every
+# stops, which eas_active reads), cpufreq-dt loaded unless a cpufreq driver
+# is there already (the rig's, rig_clocks: then EAS's clocks are the ones
+# the rig runs, and it registered the energy model), schedutil on every
 # policy. Non-zero with a message when any of it is impossible.
 eas_setup() {
 	grep -qs ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
 	[ -w /sys/kernel/debug/sched/verbose ] && echo Y > /sys/kernel/debug/sched/verbose
-	if ! grep -q '^cpufreq_dt ' /proc/modules; then
+	if ! grep -q '^cpufreq_dt ' /proc/modules && ! ls -d $CPUFREQ/policy* > /dev/null 2>&1; then
 		insmod /sbridge/kmod/cpufreq-dt.ko || { echo "eas_setup: cpufreq-dt.ko does not load"; return 1; }
 	fi
 	_i=0
@@ -326,3 +328,33 @@ eas_set() {
 	echo "eas_set $1: EAS did not follow: $(dmesg | grep EAS | tail -n 3 | tr '\n' ';')"
 	return 1
 }
+
+# The rig's clocks (tools/rig/guest/rig_cpufreq.c): a cpufreq driver whose
+# policies (one per clock domain: a core type, on most boards) set the
+# modelled clock, through the OPPs of rig.conf. Governors Debian builds as
+# modules are in /sbridge/kmod (kernels.GOVERNORS).
+# rig_gov GOVERNOR [POLICY...]: GOVERNOR on POLICY (policy0 ...; default
+# every policy), its module loaded first if it is one. Non-zero with a
+# message if it cannot be.
+rig_gov() {
+	_g=$1; shift
+	if ! grep -qw "$_g" $CPUFREQ/policy0/scaling_available_governors 2>/dev/null &&
+		[ -f /sbridge/kmod/cpufreq_$_g.ko ]; then
+		insmod /sbridge/kmod/cpufreq_$_g.ko || { echo "rig_gov: cpufreq_$_g.ko does not load"; return 1; }
+	fi
+	for _p in ${*:-$(cd $CPUFREQ && echo policy*)}; do
+		echo "$_g" > $CPUFREQ/$_p/scaling_governor ||
+			{ echo "rig_gov: $_p refuses $_g ($(cat $CPUFREQ/$_p/scaling_available_governors))"; return 1; }
+	done
+}
+# rig_clocks [GOVERNOR]: rig_pmu and rig_cpufreq loaded, GOVERNOR
+# (performance by default: every clock at its type's freq_mhz, as without
+# the driver) on every policy.
+rig_clocks() {
+	on_rig || { echo "rig_clocks: no rig device"; return 1; }
+	grep -q '^rig_pmu ' /proc/modules || insmod $MODDIR/rig_pmu.ko || return 1
+	grep -q '^rig_cpufreq ' /proc/modules || insmod $MODDIR/rig_cpufreq.ko || return 1
+	rig_gov "${1:-performance}"
+}
+# rig_mhz CPU: the clock the rig runs CPU at now (its freq table)
+rig_mhz() { awk -v c="$1" '$1 == c { print $6 }' "$(rig_dev)/freq"; }

@@ -28,19 +28,11 @@ CONFIG = RIG / "rig.conf"
 # QEMU's -cpu of run-rig.sh: the dumped tree must match the machine
 QEMU_CPU = "cortex-a57,pmu=off"
 
-# Energy model of '# eas: yes' boards, per core type: dynamic-power-coefficient
-# (uW/MHz/V^2) and the OPP voltages (mV), lowest first. The OPPs are evenly
-# spaced from half the type's freq_mhz up to freq_mhz, so cpufreq's maximum
-# is the frequency the rig models. A15/A7-like: voltages in the 0.9-1.1 V
-# range of the A15/A7 boards (vexpress TC2, Exynos 5422); the coefficients
-# are the ones Arm's Juno device tree gives its out-of-order A57 (530) and
-# in-order A53 (140), the same kind of pair one generation later (A15/A7
-# have no upstream coefficients). The emulated speed does not follow the OPP
-# cpufreq picks (the clock is fixed, the plugin keeps freq_mhz).
-ENERGY = {
-    "big": (530, (900, 950, 1000, 1050, 1100)),
-    "little": (140, (900, 950, 1000, 1050)),
-}
+# The energy model of '# eas: yes' boards comes from rig.conf, per core
+# type: opp_mhz (ascending, up to freq_mhz), opp_mv (the voltage at each)
+# and dyn_power (the dynamic-power-coefficient, uW/MHz/V^2), the same
+# numbers the rig's plugin accounts energy with and its cpufreq driver
+# (guest/rig_cpufreq.c) offers as OPPs.
 
 
 def energy_model(config, topology, smp):
@@ -62,15 +54,19 @@ def energy_model(config, topology, smp):
     ref = max(spec.values())[1]  # freq_mhz of the biggest capacity
     caps, opps, power = [], {}, {}
     for t in types:
-        if t not in ENERGY:
-            raise ValueError(f"core type {t}: no energy model in rig_launch.ENERGY")
+        sec = ini[f"type.{t}"]
+        if not all(k in sec for k in ("opp_mhz", "opp_mv", "dyn_power")):
+            raise ValueError(f"core type {t}: no energy model (opp_mhz, opp_mv, "
+                             "dyn_power) in the configuration")
         cap, mhz = spec[t]
         dmips = round(cap * ref / mhz)
-        coef, mv = ENERGY[t]
-        lo, n = mhz // 2, len(mv)
-        opps[dmips] = tuple((lo + i * (mhz - lo) // (n - 1), v * 1000)
-                            for i, v in enumerate(mv))
-        power[dmips] = coef
+        f = [int(x) for x in sec["opp_mhz"].split()]
+        mv = [int(x) for x in sec["opp_mv"].split()]
+        if len(f) != len(mv) or f[-1] != mhz:
+            raise ValueError(f"core type {t}: opp_mhz and opp_mv must pair up, "
+                             "the last clock being freq_mhz")
+        opps[dmips] = tuple((a, v * 1000) for a, v in zip(f, mv))
+        power[dmips] = int(sec["dyn_power"])
         caps.append(dmips)
     return caps, opps, power
 

@@ -33,6 +33,11 @@ GCC = {"bookworm": "12", "trixie": "14"}
 # to the guest's /sbridge/kmod (decompressed: busybox insmod reads plain .ko).
 # cpufreq-dt turns the OPP tables of "# cpufreq: yes" and "# eas: yes" trees into policies.
 DISTRO_MODULES = {"arm64": ("cpufreq-dt",), "x86_64": ()}
+# The cpufreq governors Debian builds as modules (schedutil and performance
+# are built in), for the rig's cpufreq driver (tools/rig/guest/rig_cpufreq.c);
+# stock cells only: the debug kernels build them in.
+GOVERNORS = ("cpufreq_powersave", "cpufreq_ondemand", "cpufreq_conservative",
+             "cpufreq_userspace")
 
 
 def log(msg):
@@ -207,7 +212,7 @@ def modules_package(k):
 def fetch(k):
     """Download and unpack @k's image and headers (idempotent)."""
     stamp = k.dir / ".complete"
-    kmods = [k.dir / "kmod" / f"{m}.ko" for m in DISTRO_MODULES[k.arch]]
+    kmods = [k.dir / "kmod" / f"{m}.ko" for m in DISTRO_MODULES[k.arch] + GOVERNORS]
     if stamp.exists() and (k.root / k.headers.lstrip("/")).exists() \
             and all(m.exists() for m in kmods):
         return k

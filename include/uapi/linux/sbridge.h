@@ -263,9 +263,35 @@ enum sbridge_attr {
 	SBRIDGE_A_STATUS_TYPES_FROM,	/* u32: enum sbridge_types_from */
 	SBRIDGE_A_STATUS_TYPES_STALE,	/* u8: 1 if the kernel's capacities now group the CPUs otherwise */
 	SBRIDGE_A_TASK_STEERED,		/* u8: 1 while placement holds the task's affinity mask */
+	SBRIDGE_A_STATUS_CLOCK,		/* string: source of the CPUs' effective clock, e.g. "APERF/MPERF" */
+	SBRIDGE_A_STATUS_CLOCK_KIND,	/* u32: enum sbridge_clock of it (the best any online CPU has) */
+	SBRIDGE_A_CPU_CLOCK_KIND,	/* u32: enum sbridge_clock of this CPU's CUR_KHZ */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
+};
+
+/**
+ * enum sbridge_clock - where a CPU's effective clock comes from
+ * @SBRIDGE_CLOCK_NONE: nothing measures it: the counter source reports no
+ *	clock (never a nominal one), and the CPU factor stays nominal
+ * @SBRIDGE_CLOCK_COUNTERS: the CPU's own cycle counters (x86 APERF/MPERF)
+ * @SBRIDGE_CLOCK_FIE: the kernel's frequency-invariance scale (arm64
+ *	arch_freq_scale, kept by AMU or CPPC counters or by the cpufreq
+ *	driver's last request) x the maximum frequency
+ * @SBRIDGE_CLOCK_CPUFREQ: the cpufreq driver's current frequency
+ * @SBRIDGE_CLOCK_EMULATED: the emulation rig's cycle counters (tools/rig),
+ *	a test double of APERF/MPERF and AMU: measured, but not hardware
+ *
+ * COUNTERS, FIE and CPUFREQ are the machine's own clock information;
+ * EMULATED is the rig's; NONE is none.
+ */
+enum sbridge_clock {
+	SBRIDGE_CLOCK_NONE = 0,
+	SBRIDGE_CLOCK_COUNTERS,
+	SBRIDGE_CLOCK_FIE,
+	SBRIDGE_CLOCK_CPUFREQ,
+	SBRIDGE_CLOCK_EMULATED,
 };
 
 /**

@@ -15,6 +15,16 @@
  * number them the same way).  Counting events only: no sampling, and
  * exclude_user/kernel are ignored (the model counts every mode).
  *
+ * Raw events (the PMU's own type, and PERF_TYPE_RAW, which no other PMU
+ * owns here) take the Arm PMUv3 common event numbers where the rig counts
+ * what one means, and rig-specific numbers in PMUv3's IMPLEMENTATION
+ * DEFINED range 0xc0-0xff otherwise (rig_events[] below; README "PMU").
+ * Module parameters hide events and cap the counters in use, so that a
+ * counter source's fallbacks can be exercised.
+ *
+ * The rig's clocks: the companion module rig_cpufreq claims them through
+ * rig_pmu_clock_claim(); while it holds them the freq file refuses writes.
+ *
  * This is test equipment, not part of the sbridge product.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -22,6 +32,8 @@
 #include <linux/cpu.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -33,10 +45,19 @@
 #include <linux/workqueue.h>
 
 #include "rig_pmu_abi.h"
+#include "rig_pmu.h"
 
 static bool pace = true;
 module_param(pace, bool, 0444);
 MODULE_PARM_DESC(pace, "Ask the rig to pace vCPUs in wall-clock time while loaded (default 1)");
+
+static char *hide;
+module_param(hide, charp, 0444);
+MODULE_PARM_DESC(hide, "Comma-separated rig counters whose events are refused (-ENOENT), as a PMU without them: instructions, cycles, llc_refs, llc_misses, stall_cycles, l1_refs, ref_cycles, alu, ldst, branch, mul, idiv, fdiv, vfp, ase");
+
+static unsigned int counters;
+module_param(counters, uint, 0444);
+MODULE_PARM_DESC(counters, "At most this many events count at once on a CPU (0: no limit); more fail to schedule, as on a PMU with fewer counters");
 
 /**
  * struct rig_dev - the one rig device this driver binds to.
@@ -44,13 +65,15 @@ MODULE_PARM_DESC(pace, "Ask the rig to pace vCPUs in wall-clock time while loade
  * @base: BAR2 mapping (struct rig_pmu_hdr followed by per-CPU records).
  * @nr_cpus: number of per-CPU records published by the plugin.
  * @pmu: the registered perf PMU.
- *
- * @freq_lock: serialises frequency requests (read-modify-wait in freq_store).
+ * @freq_lock: serialises frequency requests (read-modify-wait in freq_store)
+ *	and the clock claim.
+ * @clock: the module that holds the clocks (rig_cpufreq), NULL if none.
  *
  * Locking: set up once in probe before the PMU is registered and torn down
  * in remove after it is unregistered; read-only in between, so the perf
  * callbacks (IRQs off, any CPU) need no lock.  The shared page's
- * freq_req_mhz words are written only under @freq_lock.
+ * freq_req_mhz words are written by freq_store only under @freq_lock and
+ * only while @clock is NULL; otherwise only by @clock's owner.
  */
 struct rig_dev {
 	struct pci_dev *pdev;
@@ -58,9 +81,18 @@ struct rig_dev {
 	u32 nr_cpus;
 	struct pmu pmu;
 	struct mutex freq_lock;
+	const struct rig_pmu_clock_ops *clock;
 };
 
+/* The bound device; rig_mutex serialises it against the clock claim. */
 static struct rig_dev *rig;
+static DEFINE_MUTEX(rig_mutex);
+/* The device whose clocks are claimed: the claimant's page until it ends. */
+static struct rig_dev *rig_claimed;
+/* rig counters (BIT(enum rig_pmu_counter)) whose events are refused */
+static u32 rig_hidden;
+/* events counting on each CPU now (add/del run on that CPU, IRQs off) */
+static DEFINE_PER_CPU(unsigned int, rig_active);
 
 static void __iomem *rig_cpu_rec(struct rig_dev *r, unsigned int cpu)
 {
@@ -74,46 +106,139 @@ static u64 rig_read_ctr(struct rig_dev *r, unsigned int cpu, unsigned int ctr)
 	return readq(rig_cpu_rec(r, cpu) + ctr * sizeof(u64));
 }
 
+/* Sum of the counters in @mask (BIT(enum rig_pmu_counter)) of @cpu. */
+static u64 rig_read_sum(struct rig_dev *r, unsigned int cpu, u32 mask)
+{
+	u64 sum = 0;
+
+	while (mask) {
+		unsigned int ctr = __ffs(mask);
+
+		sum += rig_read_ctr(r, cpu, ctr);
+		mask &= mask - 1;
+	}
+	return sum;
+}
+
 /* ------------------------------------------------------------------ perf */
 
-static int rig_hw_event(u64 config)
+#define C(x)	BIT(RIG_CTR_##x)
+
+/*
+ * Raw event numbers. Arm PMUv3 common events (arch/arm64's perf_event.h
+ * names) where the rig counts what the event means; 0xc0-0xff
+ * (IMPLEMENTATION DEFINED in PMUv3) for the rig's own; 0xe0 + n is rig
+ * counter n, whatever it is. The rig's caches are a private L1 and a
+ * private L2 that is the last level; its only backend stall is the memory
+ * latency of an LLC miss.
+ */
+static const struct rig_event {
+	u16 config;
+	u32 mask;		/* counters summed */
+	const char *name;	/* what the rig counts, for the README */
+} rig_events[] = {
+	{ 0x0003, C(LLC_REFS),		"L1D_CACHE_REFILL: L1 data misses" },
+	{ 0x0004, C(L1_REFS),		"L1D_CACHE: L1 data accesses" },
+	{ 0x0008, C(INSTRUCTIONS),	"INST_RETIRED" },
+	{ 0x0011, C(CYCLES),		"CPU_CYCLES: at the clock in force" },
+	{ 0x0016, C(LLC_REFS),		"L2D_CACHE: last-level accesses" },
+	{ 0x0017, C(LLC_MISSES),	"L2D_CACHE_REFILL: last-level misses" },
+	{ 0x0021, C(CLS_BRANCH),	"BR_RETIRED: branch class" },
+	{ 0x0024, C(STALL_CYCLES),	"STALL_BACKEND: memory stall cycles" },
+	{ 0x0032, C(LLC_REFS),		"LL_CACHE" },
+	{ 0x0033, C(LLC_MISSES),	"LL_CACHE_MISS" },
+	{ 0x0072, C(CLS_LDST),		"LDST_SPEC: load/store class" },
+	{ 0x0073, C(CLS_ALU) | C(CLS_MUL) | C(CLS_IDIV),
+					"DP_SPEC: integer ALU, multiply, divide" },
+	{ 0x0074, C(CLS_ASE),		"ASE_SPEC: SIMD" },
+	{ 0x0075, C(CLS_VFP) | C(CLS_FDIV), "VFP_SPEC: scalar FP incl. divide" },
+	{ 0x4004, C(REF_CYCLES),	"CNT_CYCLES: constant 1 GHz while busy" },
+	{ 0x4005, C(STALL_CYCLES),	"STALL_BACKEND_MEM" },
+	{ 0x00c0, C(CLS_ALU),		"rig: ALU class" },
+	{ 0x00c1, C(CLS_LDST),		"rig: load/store class" },
+	{ 0x00c2, C(CLS_BRANCH),	"rig: branch class" },
+	{ 0x00c3, C(CLS_MUL),		"rig: multiply class" },
+	{ 0x00c4, C(CLS_IDIV) | C(CLS_FDIV), "rig: divide class" },
+	{ 0x00c5, C(CLS_VFP) | C(CLS_ASE), "rig: FP/SIMD class" },
+	{ 0x00c6, C(CLS_IDIV),		"rig: integer divide" },
+	{ 0x00c7, C(CLS_FDIV),		"rig: FP divide/sqrt" },
+};
+
+/* Counter names of the hide= parameter, in enum rig_pmu_counter order. */
+static const char *const rig_ctr_names[RIG_NR_COUNTERS] = {
+	[RIG_CTR_INSTRUCTIONS]	= "instructions",
+	[RIG_CTR_CYCLES]	= "cycles",
+	[RIG_CTR_LLC_REFS]	= "llc_refs",
+	[RIG_CTR_LLC_MISSES]	= "llc_misses",
+	[RIG_CTR_STALL_CYCLES]	= "stall_cycles",
+	[RIG_CTR_L1_REFS]	= "l1_refs",
+	[RIG_CTR_REF_CYCLES]	= "ref_cycles",
+	[RIG_CTR_CLS_ALU]	= "alu",
+	[RIG_CTR_CLS_LDST]	= "ldst",
+	[RIG_CTR_CLS_BRANCH]	= "branch",
+	[RIG_CTR_CLS_MUL]	= "mul",
+	[RIG_CTR_CLS_IDIV]	= "idiv",
+	[RIG_CTR_CLS_FDIV]	= "fdiv",
+	[RIG_CTR_CLS_VFP]	= "vfp",
+	[RIG_CTR_CLS_ASE]	= "ase",
+};
+
+static u32 rig_raw_event(u64 config)
+{
+	unsigned int i;
+
+	if (config >= 0xe0 && config < 0xe0 + RIG_NR_COUNTERS)
+		return BIT(config - 0xe0);
+	for (i = 0; i < ARRAY_SIZE(rig_events); i++)
+		if (rig_events[i].config == config)
+			return rig_events[i].mask;
+	return 0;
+}
+
+static u32 rig_hw_event(u64 config)
 {
 	switch (config) {
 	case PERF_COUNT_HW_CPU_CYCLES:
-		return RIG_CTR_CYCLES;
+		return C(CYCLES);
 	case PERF_COUNT_HW_INSTRUCTIONS:
-		return RIG_CTR_INSTRUCTIONS;
+		return C(INSTRUCTIONS);
 	case PERF_COUNT_HW_CACHE_REFERENCES:
-		return RIG_CTR_LLC_REFS;
+		return C(LLC_REFS);
 	case PERF_COUNT_HW_CACHE_MISSES:
-		return RIG_CTR_LLC_MISSES;
+		return C(LLC_MISSES);
 	case PERF_COUNT_HW_STALLED_CYCLES_BACKEND:
-		return RIG_CTR_STALL_CYCLES;
+		return C(STALL_CYCLES);
+	case PERF_COUNT_HW_BRANCH_INSTRUCTIONS:
+		return C(CLS_BRANCH);
+	case PERF_COUNT_HW_REF_CPU_CYCLES:
+		return C(REF_CYCLES);
 	default:
-		return -ENOENT;
+		return 0;
 	}
 }
 
-static int rig_cache_event(u64 config)
+static u32 rig_cache_event(u64 config)
 {
 	unsigned int id = config & 0xff, op = (config >> 8) & 0xff;
 	unsigned int res = (config >> 16) & 0xff;
 
 	if (op != PERF_COUNT_HW_CACHE_OP_READ)
-		return -ENOENT;
+		return 0;
 	if (id == PERF_COUNT_HW_CACHE_LL)
-		return res == PERF_COUNT_HW_CACHE_RESULT_ACCESS ? RIG_CTR_LLC_REFS :
-		       RIG_CTR_LLC_MISSES;
+		return res == PERF_COUNT_HW_CACHE_RESULT_ACCESS ? C(LLC_REFS) :
+		       C(LLC_MISSES);
 	if (id == PERF_COUNT_HW_CACHE_L1D && res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
-		return RIG_CTR_L1_REFS;
-	return -ENOENT;
+		return C(L1_REFS);
+	return 0;
 }
+
+#undef C
 
 static int rig_event_init(struct perf_event *event)
 {
 	struct rig_dev *r = container_of(event->pmu, struct rig_dev, pmu);
 	u64 config = event->attr.config;
-	int ctr;
+	u32 mask;
 
 	if (event->attr.type == PERF_TYPE_HARDWARE ||
 	    event->attr.type == PERF_TYPE_HW_CACHE) {
@@ -121,22 +246,26 @@ static int rig_event_init(struct perf_event *event)
 		if ((config >> 32) && (config >> 32) != r->pmu.type)
 			return -ENOENT;
 		config &= 0xffffffffULL;
-		ctr = event->attr.type == PERF_TYPE_HARDWARE ?
-		      rig_hw_event(config) : rig_cache_event(config);
-		if (ctr < 0)
-			return ctr;
-	} else if (event->attr.type == r->pmu.type) {
-		if (config >= RIG_NR_COUNTERS)
-			return -EINVAL;
-		ctr = config;
+		mask = event->attr.type == PERF_TYPE_HARDWARE ?
+		       rig_hw_event(config) : rig_cache_event(config);
+		if (!mask)
+			return -ENOENT;
+	} else if (event->attr.type == r->pmu.type ||
+		   event->attr.type == PERF_TYPE_RAW) {
+		mask = rig_raw_event(config);
+		if (!mask)
+			return event->attr.type == PERF_TYPE_RAW ? -ENOENT : -EINVAL;
 	} else {
 		return -ENOENT;
 	}
+	/* a PMU without that counter: it does not have the event */
+	if (mask & rig_hidden)
+		return -ENOENT;
 	if (is_sampling_event(event))
 		return -EOPNOTSUPP;
 	if (event->cpu >= 0 && event->cpu >= r->nr_cpus)
 		return -ENODEV;
-	event->hw.config = ctr;
+	event->hw.config = mask;
 	return 0;
 }
 
@@ -146,7 +275,7 @@ static void rig_event_update(struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 	u64 now, prev;
 
-	now = rig_read_ctr(r, hwc->idx, hwc->config);
+	now = rig_read_sum(r, hwc->idx, hwc->config);
 	prev = local64_xchg(&hwc->prev_count, now);
 	local64_add(now - prev, &event->count);
 }
@@ -157,7 +286,7 @@ static void rig_event_start(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	hwc->idx = smp_processor_id();
-	local64_set(&hwc->prev_count, rig_read_ctr(r, hwc->idx, hwc->config));
+	local64_set(&hwc->prev_count, rig_read_sum(r, hwc->idx, hwc->config));
 	hwc->state = 0;
 }
 
@@ -171,8 +300,14 @@ static void rig_event_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
+/* add/del run on the event's CPU with IRQs off (the perf context lock). */
 static int rig_event_add(struct perf_event *event, int flags)
 {
+	unsigned int *active = this_cpu_ptr(&rig_active);
+
+	if (counters && *active >= counters)
+		return -EAGAIN;		/* no free counter: perf multiplexes */
+	(*active)++;
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		rig_event_start(event, PERF_EF_RELOAD);
@@ -182,12 +317,43 @@ static int rig_event_add(struct perf_event *event, int flags)
 static void rig_event_del(struct perf_event *event, int flags)
 {
 	rig_event_stop(event, PERF_EF_UPDATE);
+	this_cpu_dec(rig_active);
 }
 
 static void rig_event_read(struct perf_event *event)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED))
 		rig_event_update(event);
+}
+
+/* hide=: names of rig counters, comma-separated; -EINVAL on a bad one. */
+static int rig_parse_hide(const char *spec)
+{
+	char *buf, *p, *tok;
+	int ret = 0, i;
+
+	if (!spec || !*spec)
+		return 0;
+	buf = kstrdup(spec, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	p = buf;
+	while ((tok = strsep(&p, ",")) != NULL) {
+		tok = strim(tok);
+		if (!*tok)
+			continue;
+		for (i = 0; i < RIG_NR_COUNTERS; i++)
+			if (rig_ctr_names[i] && !strcmp(tok, rig_ctr_names[i]))
+				break;
+		if (i == RIG_NR_COUNTERS) {
+			pr_err("hide: no rig counter '%s'\n", tok);
+			ret = -EINVAL;
+			break;
+		}
+		rig_hidden |= BIT(i);
+	}
+	kfree(buf);
+	return ret;
 }
 
 /* ----------------------------------------------------------------- sysfs */
@@ -201,13 +367,14 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *attr,
 	u32 cpu;
 
 	len += sysfs_emit_at(buf, len,
-			     "cpu type freq_mhz instructions cycles llc_refs llc_misses stall_cycles l1_refs lag_ns\n");
+			     "cpu type freq_mhz instructions cycles llc_refs llc_misses stall_cycles l1_refs lag_ns ref_cycles alu ldst branch mul idiv fdiv vfp ase\n");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		void __iomem *rec = rig_cpu_rec(r, cpu);
+		unsigned int k;
 
 		memcpy_fromio(name, rec + offsetof(struct rig_pmu_cpu, type_name), 16);
 		name[16] = '\0';
-		len += sysfs_emit_at(buf, len, "%u %s %u %llu %llu %llu %llu %llu %llu %llu\n",
+		len += sysfs_emit_at(buf, len, "%u %s %u %llu %llu %llu %llu %llu %llu %llu %llu",
 				     cpu, name,
 				     readl(rec + offsetof(struct rig_pmu_cpu, freq_mhz)),
 				     rig_read_ctr(r, cpu, RIG_CTR_INSTRUCTIONS),
@@ -216,11 +383,63 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *attr,
 				     rig_read_ctr(r, cpu, RIG_CTR_LLC_MISSES),
 				     rig_read_ctr(r, cpu, RIG_CTR_STALL_CYCLES),
 				     rig_read_ctr(r, cpu, RIG_CTR_L1_REFS),
-				     rig_read_ctr(r, cpu, RIG_CTR_LAG_NS));
+				     rig_read_ctr(r, cpu, RIG_CTR_LAG_NS),
+				     rig_read_ctr(r, cpu, RIG_CTR_REF_CYCLES));
+		for (k = RIG_CTR_CLS_ALU; k <= RIG_CTR_CLS_ASE; k++)
+			len += sysfs_emit_at(buf, len, " %llu", rig_read_ctr(r, cpu, k));
+		len += sysfs_emit_at(buf, len, "\n");
 	}
 	return len;
 }
 static DEVICE_ATTR_RO(counters);
+
+static void rig_nop(void *arg)
+{
+}
+
+/*
+ * Energy and clock accounting per CPU, in model time. The plugin folds a
+ * vCPU's idle stretch when it leaves idle: wake every online CPU first so
+ * that the idle energy is up to date (an IPI is the least work that makes
+ * a vCPU run).
+ */
+static ssize_t energy_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct rig_dev *r = pci_get_drvdata(to_pci_dev(dev));
+	u64 tot = 0, e;
+	u32 cpu;
+	int len;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (cpu < r->nr_cpus)
+			smp_call_function_single(cpu, rig_nop, NULL, 1);
+	cpus_read_unlock();
+	len = sysfs_emit(buf, "cpu domain freq_mhz busy_us idle_us dyn_uj idle_uj energy_uj low_us wake_low_us wakeups\n");
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		u64 dyn = rig_read_ctr(r, cpu, RIG_CTR_ENERGY_DYN_PJ);
+		u64 idle = rig_read_ctr(r, cpu, RIG_CTR_ENERGY_IDLE_PJ);
+
+		e = dyn + idle;
+		tot += e;
+		len += sysfs_emit_at(buf, len, "%u %u %u %llu %llu %llu %llu %llu %llu %llu %llu\n",
+				     cpu, readl(rig_cpu_rec(r, cpu) +
+						offsetof(struct rig_pmu_cpu, domain)),
+				     readl(rig_cpu_rec(r, cpu) +
+					   offsetof(struct rig_pmu_cpu, freq_mhz)),
+				     div_u64(rig_read_ctr(r, cpu, RIG_CTR_REF_CYCLES), 1000),
+				     div_u64(rig_read_ctr(r, cpu, RIG_CTR_IDLE_NS), 1000),
+				     div_u64(dyn, 1000000), div_u64(idle, 1000000),
+				     div_u64(e, 1000000),
+				     div_u64(rig_read_ctr(r, cpu, RIG_CTR_LOW_NS), 1000),
+				     div_u64(rig_read_ctr(r, cpu, RIG_CTR_WAKE_LOW_NS), 1000),
+				     rig_read_ctr(r, cpu, RIG_CTR_WAKEUPS));
+	}
+	len += sysfs_emit_at(buf, len, "total energy_uj %llu\n", div_u64(tot, 1000000));
+	return len;
+}
+static DEVICE_ATTR_RO(energy);
 
 static void rig_set_pace(struct rig_dev *r, bool on)
 {
@@ -368,6 +587,13 @@ static ssize_t freq_store(struct device *dev, struct device_attribute *attr,
 	    (mhz && (mhz < RIG_PMU_FREQ_MIN_MHZ || mhz > RIG_PMU_FREQ_MAX_MHZ)))
 		return -EINVAL;
 	mutex_lock(&r->freq_lock);
+	if (r->clock) {
+		/* a cpufreq driver sets the clocks: use its policies */
+		mutex_unlock(&r->freq_lock);
+		dev_info_ratelimited(dev, "freq: the clocks belong to %s (cpufreq)\n",
+				     r->clock->name);
+		return -EBUSY;
+	}
 	old = RIG_FREQ(r, cpu, freq_req_mhz);
 	ret = rig_freq_set(r, cpu, mhz);
 	if (ret) {
@@ -385,11 +611,125 @@ static struct attribute *rig_attrs[] = {
 	&dev_attr_counters.attr,
 	&dev_attr_pace.attr,
 	&dev_attr_freq.attr,
+	&dev_attr_energy.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(rig);
 
+/* ------------------------------------------------------- clock ownership */
+
+/* Every CPU back to its configured clock (the caller owns the requests). */
+static void rig_withdraw_requests(struct rig_dev *r)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		writel(0, rig_cpu_rec(r, cpu) +
+		       offsetof(struct rig_pmu_cpu, freq_req_mhz));
+}
+
+/**
+ * rig_pmu_clock_claim() - take the rig's clocks for a cpufreq driver
+ * @ops: the claimant; @ops->gone is called (process context) if the rig
+ *	device goes away while claimed, before the page is unmapped, and
+ *	the claim ends then
+ *
+ * From then on the freq file refuses writes and the claimant alone writes
+ * the page's clock requests, through rig_pmu_cpu_rec().
+ *
+ * Context: process context; sleeps.
+ * Return: the number of rig CPUs, -ENODEV if no rig is bound, -EBUSY if
+ *	the clocks are claimed already.
+ */
+int rig_pmu_clock_claim(const struct rig_pmu_clock_ops *ops)
+{
+	int ret;
+
+	mutex_lock(&rig_mutex);
+	if (!rig) {
+		ret = -ENODEV;
+	} else {
+		mutex_lock(&rig->freq_lock);
+		if (rig->clock) {
+			ret = -EBUSY;
+		} else {
+			rig->clock = ops;
+			rig_claimed = rig;
+			ret = rig->nr_cpus;
+		}
+		mutex_unlock(&rig->freq_lock);
+	}
+	mutex_unlock(&rig_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rig_pmu_clock_claim);
+
+/**
+ * rig_pmu_clock_release() - end a claim; every CPU back to its configured clock
+ * @ops: what was passed to rig_pmu_clock_claim()
+ *
+ * Nothing happens if the claim already ended (the device went away).
+ *
+ * Context: process context; sleeps.
+ */
+void rig_pmu_clock_release(const struct rig_pmu_clock_ops *ops)
+{
+	mutex_lock(&rig_mutex);
+	if (rig) {
+		mutex_lock(&rig->freq_lock);
+		if (rig->clock == ops) {
+			rig->clock = NULL;
+			rig_claimed = NULL;
+			rig_withdraw_requests(rig);
+		}
+		mutex_unlock(&rig->freq_lock);
+	}
+	mutex_unlock(&rig_mutex);
+}
+EXPORT_SYMBOL_GPL(rig_pmu_clock_release);
+
+/**
+ * rig_pmu_cpu_rec() - the page's record of @cpu, for the clock's owner
+ * @cpu: a rig CPU (below what rig_pmu_clock_claim() returned)
+ *
+ * Valid while the claim lasts.
+ *
+ * Context: any.
+ * Return: the mapped struct rig_pmu_cpu of @cpu.
+ */
+void __iomem *rig_pmu_cpu_rec(unsigned int cpu)
+{
+	return rig_cpu_rec(rig_claimed, cpu);
+}
+EXPORT_SYMBOL_GPL(rig_pmu_cpu_rec);
+
+/**
+ * rig_pmu_hdr() - the page's header, for the clock's owner
+ *
+ * Valid while the claim lasts.
+ *
+ * Context: any.
+ * Return: the mapped struct rig_pmu_hdr.
+ */
+void __iomem *rig_pmu_hdr(void)
+{
+	return rig_claimed->base;
+}
+EXPORT_SYMBOL_GPL(rig_pmu_hdr);
+
 /* ------------------------------------------------------------------- PCI */
+
+/*
+ * 6.1 lets one perf_hw_context PMU have task events and warns at the next
+ * (this one again, after a reload) unless its CPUs are heterogeneous, as
+ * the rig's core types are; from 6.2 (6.12, 7.x) the flag and the check
+ * are gone.
+ */
+#ifdef PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#define RIG_PMU_CAPS	PERF_PMU_CAP_HETEROGENEOUS_CPUS
+#else
+#define RIG_PMU_CAPS	0
+#endif
 
 static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
@@ -426,7 +766,9 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	version = readl(r->base + offsetof(struct rig_pmu_hdr, version));
 	r->nr_cpus = readl(r->base + offsetof(struct rig_pmu_hdr, nr_cpus));
 	if (magic != RIG_PMU_MAGIC || version != RIG_PMU_VERSION ||
-	    !r->nr_cpus || r->nr_cpus > RIG_PMU_MAX_CPUS) {
+	    !r->nr_cpus || r->nr_cpus > RIG_PMU_MAX_CPUS ||
+	    readl(r->base + offsetof(struct rig_pmu_hdr, cpu_stride)) !=
+	    RIG_PMU_CPU_STRIDE) {
 		/* an ivshmem device that is not a rig: leave it alone */
 		dev_info(&pdev->dev, "no rig counters (magic %#x version %u)\n",
 			 magic, version);
@@ -441,6 +783,7 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	r->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
 		.task_ctx_nr	= perf_hw_context,
+		.capabilities	= RIG_PMU_CAPS,
 		.event_init	= rig_event_init,
 		.add		= rig_event_add,
 		.del		= rig_event_del,
@@ -455,7 +798,9 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = perf_pmu_register(&r->pmu, "rig_pmu", -1);
 	if (ret)
 		goto err_unmap;
+	mutex_lock(&rig_mutex);
 	rig = r;
+	mutex_unlock(&rig_mutex);
 	if (pace)
 		rig_set_pace(r, true);
 	dev_info(&pdev->dev, "rig PMU for %u CPUs, perf type %d, pacing %s\n",
@@ -474,16 +819,25 @@ err_free:
 static void rig_remove(struct pci_dev *pdev)
 {
 	struct rig_dev *r = pci_get_drvdata(pdev);
-	u32 cpu;
+	const struct rig_pmu_clock_ops *clock;
 
-	perf_pmu_unregister(&r->pmu);
+	mutex_lock(&rig_mutex);
 	rig = NULL;
+	mutex_lock(&r->freq_lock);
+	clock = r->clock;
+	r->clock = NULL;
+	mutex_unlock(&r->freq_lock);
+	mutex_unlock(&rig_mutex);
+	/* the clocks' owner stops using the page before it goes */
+	if (clock) {
+		clock->gone(clock);
+		rig_claimed = NULL;
+	}
+	perf_pmu_unregister(&r->pmu);
 	if (pace)
 		rig_set_pace(r, false);
 	/* sysfs is gone: no request can race; hand back the configured clocks */
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		writel(0, rig_cpu_rec(r, cpu) +
-		       offsetof(struct rig_pmu_cpu, freq_req_mhz));
+	rig_withdraw_requests(r);
 	pci_iounmap(pdev, r->base);
 	pci_disable_device(pdev);
 	kfree(r);
@@ -502,7 +856,22 @@ static struct pci_driver rig_driver = {
 	.remove		= rig_remove,
 	.dev_groups	= rig_groups,
 };
-module_pci_driver(rig_driver);
+static int __init rig_init(void)
+{
+	int ret = rig_parse_hide(hide);
+
+	if (ret)
+		return ret;
+	return pci_register_driver(&rig_driver);
+}
+
+static void __exit rig_exit(void)
+{
+	pci_unregister_driver(&rig_driver);
+}
+
+module_init(rig_init);
+module_exit(rig_exit);
 
 MODULE_DESCRIPTION("sbridge rig: perf PMU serving modelled counters from a QEMU TCG plugin");
 MODULE_LICENSE("GPL");
