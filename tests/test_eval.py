@@ -169,9 +169,11 @@ def test_workloads_commands_are_known_for_every_name():
 
 # -------- synthetic measurements through the parsers and the report
 
-def _run_block(kind, config, rnd, mix, procs, lag=0, cycles=10 ** 9, ou=None):
+def _run_block(kind, config, rnd, mix, procs, lag=0, cycles=10 ** 9, ou=None, energy=None):
     """One block as guest.sh's run() writes it; procs: [(slot, prog, secs)]."""
     L = [f"run {kind} {config} {rnd} {mix}"]
+    if energy is not None:
+        L.append("en0 1000000")
     if ou is not None:
         L.append("sw0 overutilized_ns 0 observed_ns 0 ou_events 0 migrations 0 up 0 down 0 "
                  "active_up 0 active_down 0")
@@ -186,6 +188,8 @@ def _run_block(kind, config, rnd, mix, procs, lag=0, cycles=10 ** 9, ou=None):
         L.append(f"ctr1 {c} {1000 + cycles} {1000 + cycles} {int(lag * mk * 1e9) if c == 0 else 0} 1600")
         L.append(f"stat1 {c} {50 if c == 0 else 40} 100")
     L += ["sys1 ctxt 600", "sys1 processes 20", f"mix 0 {int(mk * 1e9)} {len(procs)} 0"]
+    if energy is not None:
+        L.append(f"en1 {1000000 + int(energy * 1e6)}")
     if ou is not None:
         L.append(f"sw1 overutilized_ns {int(ou * 1e9)} observed_ns 1000000000 ou_events 5 "
                  "migrations 9 up 3 down 2 active_up 1 active_down 0")
@@ -219,12 +223,16 @@ def _board(tmp_path):
     runs = ""
     # cap: a on little; sbridge: a on big (gains); b about the same
     for rnd in (1, 2, 3):
-        runs += _run_block("main", "cap", rnd, "n2", [(0, "a", 4.0), (1, "b", 2.0)], ou=0.9)
-        runs += _run_block("main", "sbridge", rnd, "n2", [(0, "a", 2.0), (1, "b", 2.2)], ou=0.1)
+        runs += _run_block("main", "cap", rnd, "n2", [(0, "a", 4.0), (1, "b", 2.0)], ou=0.9,
+                           energy=3.0)
+        runs += _run_block("main", "sbridge", rnd, "n2", [(0, "a", 2.0), (1, "b", 2.2)], ou=0.1,
+                           energy=2.5)
         runs += _run_block("main", "hmp", rnd, "n2", [(0, "a", 4.0), (1, "b", 2.0)],
                            lag=0.5 if rnd == 3 else 0)   # round 3 rejected
     runs += _run_block("sweep", "cap", 1, "n2", [(0, "a", 4.0), (1, "b", 2.0)])
     runs += _run_block("sweep", "p200", 1, "n2", [(0, "a", 2.0), (1, "b", 2.2)])
+    runs += _run_block("freq", "cap@600", 1, "n2", [(0, "a", 4.0), (1, "b", 4.0)])
+    runs += _run_block("freq", "sbridge@600", 1, "n2", [(0, "a", 2.0), (1, "b", 4.0)])
     for c, cyc in (("off", 10 ** 9), ("core", 10 ** 9 + 10 ** 6), ("on", 10 ** 9 + 5 * 10 ** 6)):
         runs += _run_block("ovh-short", c, 1, "short", [(0, "short", 1.0)], cycles=cyc)
         runs += _run_block("ovh-pp", c, 1, "pingpong", [(0, "pingpong", 1.0)], cycles=cyc)
@@ -292,6 +300,13 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert r["comps"][("cap", "hmp", "sbridge")]["n_units"] == 2
     assert ("sym", "sym", "sbridge") in r["comps"]
     assert r["sweep"][("cap", 200)]["n"] == 1
+    # frequency sweep: paired per round, the makespan equal (4 s both)
+    assert r["freq_sweep"][("cap", 600)]["n"] == 1
+    fr = r["freq_sweep"][("cap", 600)]["makespan"][0]
+    assert fr == pytest.approx(1.0)
+    # the rig's modelled energy per run
+    assert [u["energy"] for u in r["units"] if u["config"] == "sbridge" and u["kind"] == "cap"
+            and u["phase"] == "main"] == [pytest.approx(2.5)] * 3
     # estimation: the stress-ng-like child (101) is the program's task
     rows = {(x["t"], x["kind"], x["prog"]): x["est"] for x in r["est"]["rows"]}
     assert rows[(2.0, "blend", "a")] == pytest.approx(1.85)
@@ -306,6 +321,7 @@ def test_report_on_synthetic_measurements(tmp_path):
     text = (d / "summary.md").read_text()
     assert "STP ratio" in text and "R|pmtn|Cmax" in text and "Leave one program out" in text
     assert "held out" in text.lower() and "**missed**" in text
+    assert "Modelled energy per mix" in text and "Frequency sweep" in text
     for f in ("units.csv", "alone.csv", "estimation.csv", "comparisons.csv", "summary.json",
               "ratios.png", "estimation.png"):
         assert (d / f).exists() and (d / f).stat().st_size > 100, f

@@ -15,7 +15,7 @@
 #   BOOT               index of this boot (rotates the configuration order)
 #   CONFIGS            the main configurations, rotated every round
 #   MIXES              "ROUND:MIX:prog,prog,..." ... fresh mixes per round
-#   PHASES             of: alone warm est sweep mt lat ovh
+#   PHASES             of: alone warm est sweep freq mt lat ovh
 #   ALONE_REPS         repetitions of each program alone on each core type
 #   CAL_SECS           warm-up (calibration inputs) seconds per group
 #   EST_GROUPS EST_SECS EST_AT   estimation groups "G:prog,...", loop
@@ -328,6 +328,38 @@ case " $PHASES " in *" sweep "*)
 			for m in $(mix_names "$SWEEP" $r); do
 				spec $S/mix.spec cmd - $(mix_progs "$SWEEP" $r $m)
 				run sweep $c $r $m $S/mix.spec
+			done
+		done
+	done
+	cfg_off
+	;;
+esac
+
+# 5b. Frequency sweep (the rig's clocks): the little cluster's cpufreq
+# policy capped at a lower OPP (its lowest, and the one halfway to the top;
+# the top is the main phase), so the rig runs it there and the kernel and
+# sbridge see it (cpufreq, the rig's cycle counters); stock against sbridge
+# cold on the sweep's mixes at each clock, in rotated order.
+case " $PHASES " in *" freq "*)
+	_stock=cap
+	[ "$BOOTKIND" = sym ] && _stock=sym
+	_lp=$CPUFREQ/policy$l1
+	_opps=$(tr ' ' '\n' < $_lp/scaling_available_frequencies 2>/dev/null | grep . | sort -un)
+	_n=$(echo "$_opps" | grep -c .)
+	_pts=$(echo "$_opps" | awk -v n=$_n 'NR < n && (NR == 1 || NR == int((n + 1) / 2))')
+	[ -n "$_pts" ] || diag "freq sweep: policy$l1 offers no lower OPP ($(echo $_opps))"
+	for khz in $_pts; do
+		for r in $(echo "$SWEEP" | tr ' ' '\n' | cut -d: -f1 | sort -un); do
+			for c in $(rotate "$_stock sbridge" $((r + BOOT))); do
+				cfg $c $r || { echo "switch_failed $c freq$r" >> $O/evidence.txt; switch_fail=$((switch_fail + 1)); continue; }
+				echo $khz > $_lp/scaling_max_freq
+				nap 0.5
+				log "freq sweep: little policy at $(cat $_lp/scaling_cur_freq) kHz (asked $khz), rig runs cpu$l1 at $(rig_mhz $l1) MHz"
+				for m in $(mix_names "$SWEEP" $r); do
+					spec $S/mix.spec cmd - $(mix_progs "$SWEEP" $r $m)
+					run freq $c@$((khz / 1000)) $r $m $S/mix.spec
+				done
+				cat $_lp/cpuinfo_max_freq > $_lp/scaling_max_freq
 			done
 		done
 	done

@@ -395,7 +395,7 @@ def analyse(d):
     nruns = 0
     for bt in boots:
         for r in bt["runs"]:
-            if r["kind"] not in ("main", "sweep", "mt"):
+            if r["kind"] not in ("main", "sweep", "freq", "mt"):
                 continue
             nruns += r["kind"] == "main"
             key = (bt["boot"], bt["kind"], r["kind"], r["round"], r["mix"])
@@ -565,6 +565,21 @@ def analyse(d):
                     makespan=boot_ci(pp, lambda us: gmean([u[1]["makespan"] / u[2]["makespan"] for u in us])),
                     n=sum(len(v) for v in pp.values()))
     res["sweep"] = sweep
+
+    # frequency sweep: stock vs sbridge with the little cluster capped at
+    # a lower clock (config NAME@MHz), paired per sweep round
+    fsw = {}
+    for kind in ("cap", "sym"):
+        mhzs = sorted({int(c.split("@")[1]) for k, cfgs in main.items() if k[2] == "freq" and k[1] == kind
+                       for c in cfgs if "@" in c})
+        for mhz in mhzs:
+            pp = pairs("freq", f"{STOCK[kind]}@{mhz}", f"sbridge@{mhz}", (kind,))
+            if any(pp.values()):
+                fsw[(kind, mhz)] = dict(
+                    stp=boot_ci(pp, lambda us: gmean([stp_antt(u[2])[0] / stp_antt(u[1])[0] for u in us])),
+                    makespan=boot_ci(pp, lambda us: gmean([u[1]["makespan"] / u[2]["makespan"] for u in us])),
+                    n=sum(len(v) for v in pp.values()))
+    res["freq_sweep"] = fsw
 
     # multithreaded: completion time of each program, config / sbridge
     mt = defaultdict(dict)
@@ -977,6 +992,13 @@ def summary(r, pics, out):
               "| boot | period | STP sbridge / stock | makespan ratio | units |", "| --- | --- | --- | --- | --- |"]
         for (kind, per), v in sorted(r["sweep"].items()):
             L.append(f"| {kind} | {per} | {ci(v['stp'])} | {ci(v['makespan'])} | {v['n']} |")
+    if r.get("freq_sweep"):
+        L += ["", "## Frequency sweep (the little cluster's policy capped at a lower OPP)", "",
+              "The rig runs the little CPUs at the clock cpufreq sets (rig_cpufreq); the kernel "
+              "and sbridge see it. The main phase is the top clock.", "",
+              "| boot | little MHz | STP sbridge / stock | makespan ratio | units |", "| --- | --- | --- | --- | --- |"]
+        for (kind, mhz), v in sorted(r["freq_sweep"].items()):
+            L.append(f"| {kind} | {mhz} | {ci(v['stp'])} | {ci(v['makespan'])} | {v['n']} |")
     # estimation
     em = r["est"]["metrics"]
     if em:

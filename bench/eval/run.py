@@ -66,7 +66,7 @@ PERIODS = [50, 100, 200, 400]
 MODES = {
     "quick": dict(
         boards=["1b3s"], rounds=2, sym_rounds=0,
-        boots=[("cap", "alone warm est sweep mt lat ovh")],
+        boots=[("cap", "alone warm est sweep freq mt lat ovh")],
         alone_reps=1, cal_secs=8, est_secs=12, est_at="2,10", sweep_rounds=1,
         mt_rounds=1, lat_rounds=1, lat_loops=400, ovh_rounds=1, ovh_n=200,
         ovh_spin=40, pp_trips=2000, timeout=3600),
@@ -74,7 +74,7 @@ MODES = {
         boards=list(BOARDS), rounds=5, sym_rounds=5,
         boots=[("cap", "alone warm est sweep mt lat ovh"), ("sym", ""),
                ("cap", "alone warm est lat"), ("sym", ""),
-               ("cap", "sweep mt", ["cap", "eas", "hmp", "sbridge"]), ("sym", "")],
+               ("cap", "sweep freq mt", ["cap", "eas", "hmp", "sbridge"]), ("sym", "")],
         alone_reps=1, cal_secs=15, est_secs=60, est_at="2,10,60", sweep_rounds=1,
         mt_rounds=1, lat_rounds=1, lat_loops=1000, ovh_rounds=2, ovh_n=1000,
         ovh_spin=120, pp_trips=5000, timeout=3600),
