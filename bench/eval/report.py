@@ -1126,6 +1126,8 @@ def headline(r):
             per_program=c3(m["per_program"]), worst=m["worst"], headroom=c3(m["headroom"]),
             units=m["n_units"], boots=m["n_boots"])
     h["lat"] = r["lat"]
+    # runs on the rig's clocks (rig_cpufreq) record its modelled energy
+    h["clocks"] = any(math.isfinite(u.get("energy", float("nan"))) for u in r["units"])
     return h
 
 
