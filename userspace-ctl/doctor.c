@@ -95,9 +95,9 @@ static char *dr_read(const char *path, char *buf, size_t len)
 /* ---- modules ------------------------------------------------------------ */
 
 struct dr_status {
-	char version[64], source[64], message[256], mode[256];
-	uint32_t api, events, ntypes, from, rules;
-	int learning, has_source, has_from, stale;
+	char version[64], source[64], message[256], mode[256], clock[64];
+	uint32_t api, events, ntypes, from, rules, clock_kind;
+	int learning, has_source, has_from, stale, has_clock;
 };
 
 static int dr_status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
@@ -119,6 +119,9 @@ static int dr_status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	s->has_from = at->a[SBRIDGE_A_STATUS_TYPES_FROM] != NULL;
 	s->from = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_FROM], 0);
 	s->stale = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_STALE], 0) != 0;
+	s->has_clock = at->a[SBRIDGE_A_STATUS_CLOCK_KIND] != NULL;
+	s->clock_kind = sb_u32(at->a[SBRIDGE_A_STATUS_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
+	snprintf(s->clock, sizeof(s->clock), "%s", sb_str(at->a[SBRIDGE_A_STATUS_CLOCK]));
 	return 0;
 }
 
@@ -375,7 +378,7 @@ static void dr_events_line(struct doctor *d, char *line)
 static void dr_counters(struct doctor *d, const struct dr_status *s, const struct sb_cpu *cpus,
 			size_t n)
 {
-	char buf[8192], lat[32], src[128], list[256], *line, *rest;
+	char buf[8192], lat[32], list[256], *line, *rest;
 	struct cpuset none;
 	size_t i;
 
@@ -399,21 +402,35 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 		       "CPI learning %s%s%s", s->learning ? "on" : "off",
 		       s->message[0] ? ": " : "", s->message);
 
-	/* the clock: where the effective frequency comes from */
-	dr_read(DR_PMU "/parameters/freq_source", src, sizeof(src));
-	if (!strncmp(src, "APERF/MPERF", 11))
+	/* the clock: the best source any CPU has, as the core says */
+	switch (s->has_clock ? s->clock_kind : SBRIDGE_CLOCK_NONE) {
+	case SBRIDGE_CLOCK_COUNTERS:
 		dr_add(d, "clock", DR_OK, NULL,
-		       "effective frequency measured (APERF/MPERF): the factors follow the real clock");
-	else if (!strncmp(src, "arch_freq_scale", 15))
+		       "effective frequency measured (%s): the factors follow the real clock",
+		       s->clock);
+		break;
+	case SBRIDGE_CLOCK_FIE:
 		dr_add(d, "clock", DR_INFO, NULL,
-		       "effective frequency from arch_freq_scale: measured where the CPUs have activity monitors (AMU), else the frequency cpufreq asked for, which a throttled or fixed clock does not follow");
-	else if (src[0])
+		       "effective frequency from %s: measured where the CPUs have activity monitors (AMU), else the frequency cpufreq asked for, which a throttled or fixed clock does not follow",
+		       s->clock);
+		break;
+	case SBRIDGE_CLOCK_CPUFREQ:
 		dr_add(d, "clock", DR_INFO, NULL,
 		       "effective frequency from %s: what cpufreq asked for, not measured; a throttled or fixed clock is not seen",
-		       src);
-	else
+		       s->clock);
+		break;
+	case SBRIDGE_CLOCK_EMULATED:
 		dr_add(d, "clock", DR_INFO, NULL,
-		       "without sbridge_pmu the frequency is cpufreq's, not measured");
+		       "effective frequency from %s: the emulation rig's counters, measured but not a machine's own",
+		       s->clock);
+		break;
+	default:
+		if (!s->has_clock && s->has_source)
+			dr_add(d, "clock", DR_INFO, NULL,
+			       "this module does not say where the clock comes from (API %u)",
+			       s->api);
+		break;
+	}
 	memset(&none, 0, sizeof(none));
 	for (i = 0; i < n; i++)
 		if (!cpus[i].cur_khz && cpus[i].id < SB_MAX_CPUS)

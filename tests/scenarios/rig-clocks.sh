@@ -140,6 +140,8 @@ clock_said() {
 		sbridgectl --json status | grep -q '"real": *false'
 }
 check "status: the clock is the rig's counters, emulated, not real" clock_said
+check "doctor: the clock is the rig's counters, not a machine's own" sh -c \
+	"sbridgectl doctor | grep -q 'clock.*the emulation rig.s counters, measured but not a machine.s own'"
 # both F0 F2: sbridge reads cpu0 at F0 and cpu2 at F2 MHz
 both() { wait_cur 0 $1 && wait_cur 2 $2; }
 check "performance: sbridge reads cpu0 at 3200 and cpu2 at 1600 MHz, from the rig's counters" both 3200 1600
