@@ -114,6 +114,7 @@ void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours);
 u32 sbridge_type_factor(unsigned int type);
 u32 sbridge_type_factor_nominal(unsigned int type);
 u32 sbridge_type_factor_user(unsigned int type);
+u32 sbridge_type_reach(unsigned int type);
 bool sbridge_topo_regroup_pending(void);
 
 static inline unsigned int sbridge_cpu_type(int cpu)

@@ -255,6 +255,26 @@ static u8 sbridge_policy_want(struct task_struct *p, const struct sbridge_task *
 	return p->policy == SCHED_IDLE ? SBRIDGE_PW_IDLE : SBRIDGE_PW_AUTO;
 }
 
+/*
+ * @v, a speedup (or its error) at the types' maximum clocks, at the clocks
+ * their busy work can reach now (sbridge_type_reach(): a capped or held
+ * cluster): the compute part, @share of the time on the fast type, scales
+ * with the clock ratio, stalls on memory do not.
+ */
+static u32 sbridge_policy_at_clocks(u32 v, unsigned int fast, u32 share)
+{
+	u64 q = div_u64((u64)sbridge_type_reach(fast) << SBRIDGE_FP_SHIFT,
+			max_t(u32, sbridge_type_reach(0), 1));
+	s64 f;
+
+	if (q == SBRIDGE_FP_ONE)
+		return v;
+	f = SBRIDGE_FP_ONE + ((((s64)q - SBRIDGE_FP_ONE) *
+			       min_t(u32, share, SBRIDGE_FP_ONE)) >> SBRIDGE_FP_SHIFT);
+	return (u32)clamp_t(s64, ((s64)v * f) >> SBRIDGE_FP_SHIFT, 0,
+			    SBRIDGE_FACTOR_MAX);
+}
+
 /* Fills the plan task and the hint of collected task @i. */
 static void sbridge_policy_fill(struct sbridge_decision *d, unsigned int i,
 				struct task_struct *p, struct sbridge_task *t,
@@ -265,9 +285,12 @@ static void sbridge_policy_fill(struct sbridge_decision *d, unsigned int i,
 	struct sbridge_task_est e;
 
 	sbridge_task_estimate(t, d->fast_type, 0, &e);
-	h->speedup = flat ?: e.est.val;
-	h->err = flat ? 0 : e.est.err;
 	h->share = sbridge_task_share(t);
+	/* the estimate is at full clocks: the decision is for these ones */
+	h->speedup = flat ?: max_t(u32, sbridge_policy_at_clocks(e.est.val,
+					d->fast_type, h->share), SBRIDGE_FACTOR_MIN);
+	h->err = flat ? 0 : sbridge_policy_at_clocks(e.est.err, d->fast_type,
+						     h->share);
 	h->known = READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
 		   READ_ONCE(t->est.ph.nphases);
 	h->busy = busy;

@@ -57,6 +57,8 @@ MODULE_PARM_DESC(cpu_types,
  * under sbridge_topo_lock, read locklessly with READ_ONCE().
  */
 static u32 sbridge_type_eff[SBRIDGE_MAX_CORE_TYPES];
+/* Clock a type's busy work can reach over its maximum (fp), 0 unknown. */
+static u32 sbridge_type_reach_ratio[SBRIDGE_MAX_CORE_TYPES];
 /*
  * The kernel's capacities regroup the CPUs (warned once): written under
  * the lock, read locklessly by sbridge_topo_regroup_pending().
@@ -222,6 +224,63 @@ static u32 sbridge_cpu_freq_ratio(int cpu)
 			    SBRIDGE_FP_ONE);
 }
 
+/*
+ * The clock busy work on @cpu can reach, over its maximum (fp), 0 if no
+ * cpufreq policy: the policy's upper limit (scaling_max_freq, thermal and
+ * boost caps) under a governor that raises the clock with load
+ * (schedutil, ondemand, performance; and drivers that pick the clock
+ * themselves, such as intel_pstate's), the lower one under powersave, the
+ * set one under userspace. Not the clock the CPU sits at now: an idle
+ * cluster at its lowest OPP ramps up when work comes (frequency
+ * inversion if that were taken for its speed). Process context: takes
+ * the policy's rwsem.
+ */
+static u32 sbridge_cpu_reach_ratio(int cpu)
+{
+	struct cpufreq_policy *pol;
+	u32 max, reach;
+
+	if (!cpu_online(cpu))
+		return 0;
+	pol = cpufreq_cpu_get(cpu);
+	if (!pol)
+		return 0;
+	down_read(&pol->rwsem);
+	max = cpufreq_get_hw_max_freq(cpu) ?: pol->cpuinfo.max_freq;
+	reach = pol->max;
+	if (pol->governor && !strcmp(pol->governor->name, "powersave"))
+		reach = pol->min;
+	else if (pol->governor && !strcmp(pol->governor->name, "userspace"))
+		reach = pol->cur;
+	up_read(&pol->rwsem);
+	cpufreq_cpu_put(pol);
+	if (!reach || !max)
+		return 0;
+	return (u32)clamp_t(u64, div_u64((u64)reach << SBRIDGE_FP_SHIFT, max), 1,
+			    SBRIDGE_FP_ONE);
+}
+
+/**
+ * sbridge_type_reach() - the clock a core type's busy work can reach
+ * @type: core type index
+ *
+ * Over the type's maximum, the mean of its online CPUs with a cpufreq
+ * policy (sbridge_cpu_reach_ratio()), refreshed with the effective
+ * factors.
+ *
+ * Context: any; lock-free.
+ * Return: fixed point, SBRIDGE_FP_ONE (the maximum) if unknown.
+ */
+u32 sbridge_type_reach(unsigned int type)
+{
+	u32 r;
+
+	if (type >= sbridge_topo.ntypes)
+		return SBRIDGE_FP_ONE;
+	r = READ_ONCE(sbridge_type_reach_ratio[type]);
+	return r ?: SBRIDGE_FP_ONE;
+}
+
 /* @nominal x @ref_ratio / @ratio, clamped; nominal if a ratio is unknown. */
 static u32 sbridge_scale_factor(u32 nominal, u32 ref_ratio, u32 ratio)
 {
@@ -265,7 +324,8 @@ u32 sbridge_type_factor_nominal(unsigned int type)
 static bool sbridge_topo_refresh_eff_locked(void)
 {
 	u32 sum[SBRIDGE_MAX_CORE_TYPES] = {}, cnt[SBRIDGE_MAX_CORE_TYPES] = {};
-	u32 ratio[SBRIDGE_MAX_CORE_TYPES], ref;
+	u32 rsum[SBRIDGE_MAX_CORE_TYPES] = {}, rcnt[SBRIDGE_MAX_CORE_TYPES] = {};
+	u32 ratio[SBRIDGE_MAX_CORE_TYPES], ref, reach;
 	unsigned int i, nt = sbridge_topo.ntypes;
 	bool moved = false;
 	int cpu;
@@ -278,9 +338,22 @@ static bool sbridge_topo_refresh_eff_locked(void)
 			sum[c->type] += c->freq_ratio;
 			cnt[c->type]++;
 		}
+		reach = sbridge_cpu_reach_ratio(cpu);
+		if (reach && c->type < nt) {
+			rsum[c->type] += reach;
+			rcnt[c->type]++;
+		}
 	}
-	for (i = 0; i < nt; i++)
+	for (i = 0; i < nt; i++) {
+		u32 old = READ_ONCE(sbridge_type_reach_ratio[i]);
+
 		ratio[i] = cnt[i] ? sum[i] / cnt[i] : 0;
+		reach = rcnt[i] ? rsum[i] / rcnt[i] : 0;
+		if ((reach > old ? reach - old : old - reach) >
+		    old >> SBRIDGE_TOPO_EFF_NOTIFY_SHIFT)
+			moved = true;
+		WRITE_ONCE(sbridge_type_reach_ratio[i], reach);
+	}
 	ref = ratio[sbridge_topo.ref_type];
 	for (i = 0; i < nt; i++) {
 		u32 old = READ_ONCE(sbridge_type_eff[i]);
