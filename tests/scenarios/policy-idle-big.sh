@@ -39,11 +39,15 @@ spin 120 >/dev/null & b=$!
 chase 16 120 >/dev/null & c=$!
 check "spin $a gets the big CPU" on_big $a 15
 check "spin $b gets it too: equal tasks take turns" on_big $b 15
-# never both at once, never chase while they want it: 20 looks
+# never both at once, never chase while they want it: 20 looks, each
+# reading the three masks in one process (two taskset runs under TCG are
+# far enough apart for a turn to pass between them)
+masks() { cat /proc/$a/status /proc/$b/status /proc/$c/status | sed -n 's/^Cpus_allowed:[[:space:]]*//p' | tr -d ','; }
 both=0 chased=0 k=0
 while [ $k -lt 20 ]; do
-	[ "$(mask_of $a)" = "$bigmask" ] && [ "$(mask_of $b)" = "$bigmask" ] && both=$((both + 1))
-	[ "$(mask_of $c)" = "$bigmask" ] && chased=$((chased + 1))
+	set -- $(masks)
+	[ $((0x$1)) = $((0x$bigmask)) ] && [ $((0x$2)) = $((0x$bigmask)) ] && both=$((both + 1))
+	[ $((0x$3)) = $((0x$bigmask)) ] && chased=$((chased + 1))
 	sleep 0.2; k=$((k + 1))
 done
 # a turn's hand-over may show both masks at once for a moment
