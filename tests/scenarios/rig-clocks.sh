@@ -22,7 +22,7 @@
 # cycles, and reference cycles at 1 GHz while busy, i.e. busy ns).
 S=/sys/kernel/sbridge
 P=$CPUFREQ
-plan 27
+plan 28
 
 check "rig_cpufreq loads with the performance governor" rig_clocks performance
 dev=$(rig_dev)
