@@ -680,7 +680,7 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		[SBRIDGE_PMU_BR]		= &delta->mix[SBRIDGE_MIX_BRANCH],
 	};
 	unsigned long flags;
-	u32 mixed = 0;
+	u32 mixed = 0, open = 0;
 	int i;
 
 	memset(delta, 0, sizeof(*delta));
@@ -698,6 +698,7 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		if (!ev)
 			continue;
 		if (i >= SBRIDGE_PMU_FIRST_MIX) {
+			open |= BIT(i);
 			/*
 			 * Flexible: a class event perf rotated out has a
 			 * frozen count and no running time; its delta is what
@@ -736,7 +737,7 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		pc->primed[i] = ev->oncpu == (int)cpu;
 	}
 	/* the classes only all together, over the instructions' stretch */
-	if (mixed == (pc->mask & ~(BIT(SBRIDGE_PMU_FIRST_MIX) - 1)) &&
+	if (mixed == open &&
 	    sbridge_pmu_mix_complete(mixed) &&
 	    (delta->valid & SBRIDGE_EV_INSTRUCTIONS))
 		delta->valid |= SBRIDGE_EV_MIX;

@@ -410,16 +410,17 @@ static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
 		e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
 		return SBRIDGE_SRC_RULE;
 	}
+	/* a CPU factor the user set is eq. 3's input: it wins over the mix */
 	if (READ_ONCE(t->class) == SBRIDGE_CLASS_AUTO &&
+	    !sbridge_type_factor_user(fast) && !sbridge_type_factor_user(slow) &&
 	    sbridge_task_predict_mix(t, fast, slow, e, kind))
-		goto out;
+		return SBRIDGE_SRC_PRED;
 	s = sbridge_task_phase_share(t, fast, slow, &on_fast);
 	e->val = s == SBRIDGE_SHARE_UNKNOWN ? SBRIDGE_FP_ONE :
 		 sbridge_est_predict(s, on_fast, sbridge_task_gain(fast, slow));
 	e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
 	if (READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO)
 		return SBRIDGE_SRC_RULE;
-out:
 	if (sbridge_type_factor_user(fast) || sbridge_type_factor_user(slow))
 		return SBRIDGE_SRC_OVERRIDE;
 	return SBRIDGE_SRC_PRED;
