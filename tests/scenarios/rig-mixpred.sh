@@ -14,7 +14,7 @@
 # element once; between the load and the store intloop does four integer
 # ops, fploop two fused multiply-adds. Neither misses the L1, so eq. 3
 # (the stall share) sees two compute-bound programs. The rig charges the
-# little core 1.1-1.7x the big one's cycles for integer ops and loads, 2x
+# little core 1.4-1.7x the big one's cycles for integer ops and loads, 2x
 # for FP (tools/rig/README.md): the FP loop gains more. The coefficients
 # (tools/rig/mixpred-1b1s-*.coef) were fitted on mixk's calibration
 # kernels and spin/chase, never on these two.
