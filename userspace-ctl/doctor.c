@@ -95,7 +95,7 @@ static char *dr_read(const char *path, char *buf, size_t len)
 /* ---- modules ------------------------------------------------------------ */
 
 struct dr_status {
-	char version[64], source[64], message[256], mode[256];
+	char version[64], source[64], message[256], mode[256], predictor[128];
 	uint32_t api, events, ntypes, from, rules;
 	int learning, has_source, has_from, stale;
 };
@@ -119,6 +119,8 @@ static int dr_status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	s->has_from = at->a[SBRIDGE_A_STATUS_TYPES_FROM] != NULL;
 	s->from = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_FROM], 0);
 	s->stale = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_STALE], 0) != 0;
+	snprintf(s->predictor, sizeof(s->predictor), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_PREDICTOR]));
 	return 0;
 }
 
@@ -398,6 +400,11 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 		       s->learning ? NULL : "see the counters above; rules and CPU factors still steer",
 		       "CPI learning %s%s%s", s->learning ? "on" : "off",
 		       s->message[0] ? ": " : "", s->message);
+	if (s->has_source && s->predictor[0])
+		dr_add(d, "counters", DR_INFO,
+		       strstr(s->predictor, "no coefficients") ?
+		       "fit the board's coefficients (tools/mixfit.py) and apply them: sbridgectl set predictor FILE" :
+		       NULL, "speedup predictor: %s", s->predictor);
 
 	/* the clock: where the effective frequency comes from */
 	dr_read(DR_PMU "/parameters/freq_source", src, sizeof(src));
