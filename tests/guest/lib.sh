@@ -242,9 +242,16 @@ rig_big() { awk 'NR > 1 && (c == "" || $3 > c) { c = $3; x = $1 } END { print x 
 rig_little() { awk 'NR > 1 && (c == "" || $3 < c) { c = $3; x = $1 } END { print x }' "$(rig_dev)/freq"; }
 # rig_predictor: apply the mix predictor's coefficients fitted on the rig
 # (tools/rig/mixpred-*.coef, for this guest's architecture; make mixcal).
-rig_predictor() {
+# Without one for this architecture, another's (the rig's costs are the
+# same; only how the guest's instructions fall into classes differs).
+rig_predictor_file() {
 	_pf=/sbridge/rig/mixpred-1b1s-$(uname -m).coef
-	[ -f "$_pf" ] || { echo "rig_predictor: no $_pf" >&2; return 1; }
+	[ -f "$_pf" ] || _pf=$(ls /sbridge/rig/mixpred-1b1s-*.coef 2>/dev/null | head -n 1)
+	echo "$_pf"
+}
+rig_predictor() {
+	_pf=$(rig_predictor_file)
+	[ -f "$_pf" ] || { echo "rig_predictor: no /sbridge/rig/mixpred-1b1s-*.coef" >&2; return 1; }
 	sbridgectl set predictor "$_pf" >/dev/null
 }
 

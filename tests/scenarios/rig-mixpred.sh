@@ -30,7 +30,7 @@ check "without coefficients status says eq. 3 is in force" \
 sbridgectl set param window_instr 100000 >/dev/null
 sbridgectl set param act.observe 1 >/dev/null
 big=$(rig_big) little=$(rig_little)
-coef=/sbridge/rig/mixpred-1b1s-$(uname -m).coef
+coef=$(rig_predictor_file)
 diag "big cpu $big, little cpu $little, coefficients $coef"
 
 # field of a task's --json row: "speedup_pred": 1.234
