@@ -17,6 +17,8 @@
 # predictor on (mixk intloop/fploop, bench/eval's Debian programs).
 SECS=${MIXCAL_SECS:-6}
 plan 3
+# the rig's PMU first: its freq table gives the core types (rig_cpu_types)
+grep -q '^rig_pmu ' /proc/modules || insmod $MODDIR/rig_pmu.ko
 check "sbridge loads on the rig's PMU, core types from the rig" \
 	load_sbridge cpu_types="$(rig_cpu_types)"
 sbridgectl set param window_instr 100000 >/dev/null

@@ -21,6 +21,8 @@
 S=/sys/kernel/sbridge
 SECS=5
 plan 18
+# the rig's PMU first: its freq table gives the core types (rig_cpu_types)
+grep -q '^rig_pmu ' /proc/modules || insmod $MODDIR/rig_pmu.ko
 check "sbridge loads on the rig's PMU, core types from the rig" \
 	load_sbridge cpu_types="$(rig_cpu_types)"
 check "the source counts instruction classes" \
