@@ -17,9 +17,9 @@
  * flexible events: they never take a counter from the pinned CPI-stack
  * events, and when the PMU has too few counters perf rotates them (every
  * perf_event_mux_interval_ms) and each is scaled by its time enabled over
- * running. On a Cortex-A7 (four counters besides the cycle counter) that
- * is three rotating for one free counter: the shares are then estimates
- * from a fifth of the time each.
+ * running. On a Cortex-A7 (four counters besides the cycle counter) the
+ * five class events rotate through the one counter the CPI stack leaves:
+ * the shares are then estimates from about a fifth of the time each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
