@@ -15,7 +15,10 @@ minus stall CPI, as sbridge computes them) on the class shares gives each
 term's CPI (other, ldst, int, fp, branch); a term no run exercises (the
 rig counts every instruction in a class, so "other" is empty there) gets
 the runs' mean compute CPI. The clock ratio is the median over the runs of
-true speedup x CPI(big) / CPI(little). The error is the leave-one-out
+true speedup x CPI(big) / CPI(little). Both take the runs stalled less
+than MAX_STALL of their cycles (all runs if none is): a memory-bound
+run's compute part is a small difference of two large numbers. Every run
+counts in the error. The error is the leave-one-out
 relative error of the predicted speedup, at least 3 %. The output is the
 file `sbridgectl set predictor` takes. Host code: floating point is fine.
 """
@@ -33,7 +36,11 @@ TERMS = ("other", "ldst", "int", "fp", "branch")
 CLASSES = TERMS[1:]
 MIN_ERR = 0.03
 # a term whose share never reaches this in any run is not identifiable
-MIN_SHARE = 0.02
+MIN_SHARE = 0.1
+# a run stalled more than this share of its cycles on either side tells
+# the compute CPIs and the clock little: its compute part is the
+# difference of two large numbers, the stall the CPI stack's estimate
+MAX_STALL = 0.3
 
 
 def read_runs(path):
@@ -88,7 +95,12 @@ def predict(cf, cs, clock, shares, stall_f):
 def fit(runs):
     names = sorted(runs)
 
+    def compute(n):
+        return all(runs[n][side][3] <= MAX_STALL * runs[n][side][2]
+                   for side in ("big", "little"))
+
     def one(subset):
+        subset = [n for n in subset if compute(n)] or subset
         cf = fit_type([(runs[n]["big"][1], runs[n]["big"][2] - runs[n]["big"][3])
                        for n in subset])
         cs = fit_type([(runs[n]["little"][1], runs[n]["little"][2] - runs[n]["little"][3])
