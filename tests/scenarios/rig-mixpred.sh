@@ -19,7 +19,7 @@
 # (tools/rig/mixpred-1b1s-*.coef) were fitted on mixk's calibration
 # kernels and spin/chase, never on these two.
 S=/sys/kernel/sbridge
-SECS=5
+SECS=6
 plan 18
 # the rig's PMU first: its freq table gives the core types (rig_cpu_types)
 grep -q '^rig_pmu ' /proc/modules || insmod $MODDIR/rig_pmu.ko
@@ -38,12 +38,13 @@ diag "big cpu $big, little cpu $little, coefficients $coef"
 # field of a task's --json row: "speedup_pred": 1.234
 jf() { sbridgectl --json tasks --pid="$1" | tr -d '\n ' | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 # PROG on CPU for SECS: its rate, and its prediction with the coefficients
-# and without (eq. 3), read at SECS-1 from the same windows, into
-# /tmp/res.txt
+# and without (eq. 3), read at SECS-2 from the same windows (each
+# sbridgectl call takes a while on the paced rig: the task must still
+# run when the last one reads it), into /tmp/res.txt
 run() {
 	taskset -c $2 mixk $1 $SECS > /tmp/rate.txt &
 	_p=$!
-	sleep $((SECS - 1))
+	sleep $((SECS - 2))
 	rig_predictor
 	_mix=$(jf $_p speedup_pred) _k1=$(jf $_p pred_kind)
 	sbridgectl set predictor none >/dev/null
