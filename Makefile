@@ -8,7 +8,7 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie test-rename test-clocks demo bench \
+.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie test-rename test-clocks mixcal demo bench \
 	eval eval-quick \
 	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
@@ -89,6 +89,20 @@ test-rename:
 # The rig's clocks (tools/rig/README.md, "Clocks") in every cell their
 # scenarios are for: the default suite runs rig-clocks on x86_64 only and
 # rig-inversion on arm64-bookworm.
+# The mix predictor's calibration on the rig (tests/scenarios/rig-mixcal.sh):
+# boot, run the calibration programs alone on each core type, fit
+# (tools/mixfit.py) and write the coefficient file the testbed applies
+# (lib.sh rig_predictor). One cell per guest architecture.
+MIXCAL_CELLS = arm64-bookworm x86_64-bookworm
+mixcal:
+	tools/testbed/setup-host.sh
+	for c in $(MIXCAL_CELLS); do \
+		/usr/bin/python3 tools/testbed/harness.py rig-mixcal --cell $$c || exit 1; \
+		a=$${c%%-*}; [ $$a = arm64 ] && a=aarch64; \
+		/usr/bin/python3 tools/mixfit.py build/cells/$$c/rig-mixcal.files/mixcal.txt \
+			--board "rig 1b1s, $$c guest" -o tools/rig/mixpred-1b1s-$$a.coef || exit 1; \
+	done
+
 CLOCK_CELLS = x86_64-bookworm arm64-bookworm x86_64-backports arm64-backports
 test-clocks:
 	tools/testbed/setup-host.sh

@@ -8,6 +8,18 @@
  * cycles) through perf_event_create_kernel_counter(). Events are created by
  * the CPU hotplug "online" callback and released by the "offline" callback;
  * both run in the target CPU's hotplug thread.
+ *
+ * Where the CPU's PMU counts instruction classes (Arm PMUv3's common
+ * events LDST_SPEC, DP_SPEC, ASE_SPEC, VFP_SPEC and BR_RETIRED, which the
+ * emulation rig's rig_pmu serves too), five more events count them for
+ * the mix predictor. Kernel counters cannot be grouped
+ * (perf_event_create_kernel_counter() takes no group leader), so they are
+ * flexible events: they never take a counter from the pinned CPI-stack
+ * events, and when the PMU has too few counters perf rotates them (every
+ * perf_event_mux_interval_ms) and each is scaled by its time enabled over
+ * running. On a Cortex-A7 (four counters besides the cycle counter) the
+ * five class events rotate through the one counter the CPI stack leaves:
+ * the shares are then estimates from about a fifth of the time each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +46,11 @@ const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS] = {
 	[SBRIDGE_PMU_INSTRUCTIONS]	= "instructions",
 	[SBRIDGE_PMU_LLC_MISSES]	= "llc_misses",
 	[SBRIDGE_PMU_STALL]		= "stall_cycles",
+	[SBRIDGE_PMU_LDST]		= "ldst",
+	[SBRIDGE_PMU_DP]		= "int",
+	[SBRIDGE_PMU_ASE]		= "ase",
+	[SBRIDGE_PMU_VFP]		= "vfp",
+	[SBRIDGE_PMU_BR]		= "branch",
 };
 
 const u32 sbridge_pmu_kind_ev[SBRIDGE_PMU_NR_KINDS] = {
@@ -41,15 +58,42 @@ const u32 sbridge_pmu_kind_ev[SBRIDGE_PMU_NR_KINDS] = {
 	[SBRIDGE_PMU_INSTRUCTIONS]	= SBRIDGE_EV_INSTRUCTIONS,
 	[SBRIDGE_PMU_LLC_MISSES]	= SBRIDGE_EV_LLC_MISSES,
 	[SBRIDGE_PMU_STALL]		= SBRIDGE_EV_STALL_CYCLES,
+	[SBRIDGE_PMU_LDST]		= SBRIDGE_EV_MIX,
+	[SBRIDGE_PMU_DP]		= SBRIDGE_EV_MIX,
+	[SBRIDGE_PMU_ASE]		= SBRIDGE_EV_MIX,
+	[SBRIDGE_PMU_VFP]		= SBRIDGE_EV_MIX,
+	[SBRIDGE_PMU_BR]		= SBRIDGE_EV_MIX,
 };
 
 /* Generic perf mapping used unless raw_events= gives a code. */
-static const u64 sbridge_pmu_generic[SBRIDGE_PMU_NR_KINDS] = {
+static const u64 sbridge_pmu_generic[SBRIDGE_PMU_FIRST_MIX] = {
 	[SBRIDGE_PMU_CYCLES]		= PERF_COUNT_HW_CPU_CYCLES,
 	[SBRIDGE_PMU_INSTRUCTIONS]	= PERF_COUNT_HW_INSTRUCTIONS,
 	[SBRIDGE_PMU_LLC_MISSES]	= PERF_COUNT_HW_CACHE_MISSES,
 	[SBRIDGE_PMU_STALL]		= PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
 };
+
+/*
+ * The instruction classes as Arm PMUv3 common events (the Arm ARM's
+ * numbers, arch/arm64's perf_event.h names), used on the CPU's own PMU
+ * when it is a PMUv3 one or the rig's. x86 has no per-class counts of
+ * this kind in its architectural events (branches only; FP_ARITH and
+ * MEM_INST_RETIRED are model-specific): raw_events= can name them there.
+ */
+static const u64 sbridge_pmu_mix_code[SBRIDGE_PMU_NR_KINDS] = {
+	[SBRIDGE_PMU_LDST]		= 0x72,	/* LDST_SPEC */
+	[SBRIDGE_PMU_DP]		= 0x73,	/* DP_SPEC */
+	[SBRIDGE_PMU_ASE]		= 0x74,	/* ASE_SPEC */
+	[SBRIDGE_PMU_VFP]		= 0x75,	/* VFP_SPEC */
+	[SBRIDGE_PMU_BR]		= 0x21,	/* BR_RETIRED */
+};
+
+/* The PMU of a CPU's cycle counter serves the Arm common class events. */
+static bool sbridge_pmu_knows_mix(const char *pmu_name)
+{
+	return !strncmp(pmu_name, "armv8_", 6) || !strncmp(pmu_name, "armv9_", 6) ||
+	       !strcmp(pmu_name, "rig_pmu");
+}
 
 #define SBRIDGE_PMU_MAX_RAW	SBRIDGE_MAX_CORE_TYPES
 #define SBRIDGE_PMU_NAME_LEN	32
@@ -151,7 +195,7 @@ static int sbridge_pmu_parse_codes(struct sbridge_pmu_raw *r, char *list)
 		*val++ = '\0';
 		kind = sbridge_pmu_kind_by_name(item);
 		if (kind < 0) {
-			pr_err("raw_events: unknown event '%s' (cycles, instructions, llc_misses, stall_cycles)\n",
+			pr_err("raw_events: unknown event '%s' (cycles, instructions, llc_misses, stall_cycles, ldst, int, ase, vfp, branch)\n",
 			       item);
 			return -EINVAL;
 		}
@@ -252,13 +296,15 @@ static const struct sbridge_pmu_raw *sbridge_pmu_raw_for(const char *pmu_name)
 
 /* ---- event creation / release (hotplug thread, may sleep) ---------------- */
 
-static struct perf_event *sbridge_pmu_open(unsigned int cpu, u32 type, u64 config)
+static struct perf_event *sbridge_pmu_open(unsigned int cpu, u32 type, u64 config,
+					   bool pinned)
 {
 	struct perf_event_attr attr = {
 		.type		= type,
 		.size		= sizeof(attr),
 		.config		= config,
-		.pinned		= 1,	/* never rotated out: no multiplexing gaps */
+		/* pinned: never rotated out, no multiplexing gaps */
+		.pinned		= pinned,
 	};
 	struct perf_event *ev;
 
@@ -267,9 +313,11 @@ static struct perf_event *sbridge_pmu_open(unsigned int cpu, u32 type, u64 confi
 		return ev;
 	/*
 	 * A pinned event that cannot get a counter goes to ERROR state at
-	 * install time instead of failing: treat it as missing.
+	 * install time instead of failing: treat it as missing. A flexible
+	 * one may wait for its turn (INACTIVE) but not be in error.
 	 */
-	if (READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE) {
+	if (pinned ? READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE :
+		     READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE) {
 		perf_event_release_kernel(ev);
 		return ERR_PTR(-EBUSY);
 	}
@@ -290,7 +338,7 @@ static int sbridge_pmu_cpu_online(unsigned int cpu)
 
 	/* The generic cycle counter tells which PMU (core type) this CPU has. */
 	ev[SBRIDGE_PMU_CYCLES] = sbridge_pmu_open(cpu, PERF_TYPE_HARDWARE,
-						  PERF_COUNT_HW_CPU_CYCLES);
+						  PERF_COUNT_HW_CPU_CYCLES, true);
 	if (!IS_ERR(ev[SBRIDGE_PMU_CYCLES])) {
 		struct pmu *pmu = ev[SBRIDGE_PMU_CYCLES]->pmu;
 
@@ -302,18 +350,25 @@ static int sbridge_pmu_cpu_online(unsigned int cpu)
 
 	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
 		bool use_raw = raw && (raw->mask & BIT(i));
+		bool mix = i >= SBRIDGE_PMU_FIRST_MIX;
 
 		if (i == SBRIDGE_PMU_CYCLES && use_raw &&
 		    !IS_ERR(ev[i])) {
 			perf_event_release_kernel(ev[i]);
 			ev[i] = NULL;
 		}
+		if (mix && (!sbridge_pmu_mix ||
+			    (!use_raw && !sbridge_pmu_knows_mix(pc->pmu_name))))
+			continue;
 		if (i != SBRIDGE_PMU_CYCLES || use_raw) {
 			if (use_raw)
-				ev[i] = sbridge_pmu_open(cpu, pmu_type, raw->code[i]);
+				ev[i] = sbridge_pmu_open(cpu, pmu_type, raw->code[i], !mix);
+			else if (mix)
+				ev[i] = sbridge_pmu_open(cpu, pmu_type,
+							 sbridge_pmu_mix_code[i], false);
 			else
 				ev[i] = sbridge_pmu_open(cpu, PERF_TYPE_HARDWARE,
-							 sbridge_pmu_generic[i]);
+							 sbridge_pmu_generic[i], true);
 		}
 		if (IS_ERR(ev[i])) {
 			pr_debug("cpu%u: %s%s unavailable (%ld)\n", cpu,
@@ -401,23 +456,46 @@ void sbridge_pmu_counters_exit(void)
 }
 
 /**
+ * sbridge_pmu_mix_complete() - a set of kinds gives every instruction class
+ * @mask: kinds (BIT(enum sbridge_pmu_kind))
+ *
+ * Return: true with load/store, integer, branch and at least one of SIMD
+ *	and scalar FP.
+ */
+bool sbridge_pmu_mix_complete(u32 mask)
+{
+	return (mask & SBRIDGE_PMU_MIX_NEED) == SBRIDGE_PMU_MIX_NEED &&
+	       (mask & SBRIDGE_PMU_MIX_FP);
+}
+
+/**
  * sbridge_pmu_events_everywhere() - kinds open on every online CPU
+ *
+ * SBRIDGE_EV_MIX only when every online CPU counts all instruction
+ * classes (sbridge_pmu_mix_complete()).
  *
  * Return: SBRIDGE_EV_* bits. Takes cpus_read_lock(): process context.
  */
 u32 sbridge_pmu_events_everywhere(void)
 {
 	u32 mask = BIT(SBRIDGE_PMU_NR_KINDS) - 1, ev = 0;
+	bool mix = true;
 	unsigned int cpu;
 	int i;
 
 	cpus_read_lock();
-	for_each_online_cpu(cpu)
-		mask &= per_cpu_ptr(&sbridge_pmu_cpu, cpu)->mask;
+	for_each_online_cpu(cpu) {
+		u32 m = per_cpu_ptr(&sbridge_pmu_cpu, cpu)->mask;
+
+		mask &= m;
+		mix = mix && sbridge_pmu_mix_complete(m);
+	}
 	cpus_read_unlock();
-	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+	for (i = 0; i < SBRIDGE_PMU_FIRST_MIX; i++)
 		if (mask & BIT(i))
 			ev |= sbridge_pmu_kind_ev[i];
+	if (mix)
+		ev |= SBRIDGE_EV_MIX;
 	return ev;
 }
 
@@ -579,7 +657,9 @@ static u64 sbridge_pmu_scale(u64 delta, u64 en, u64 run)
  *    unload unregisters from the core (which waits for its RCU readers)
  *    before releasing counters.
  *
- * Events are pinned, so they are never multiplexed out; should one be
+ * The CPI stack's events are pinned, so they are never multiplexed out
+ * (the instruction-class events are flexible: see the top of this file);
+ * should one be
  * descheduled anyway (e.g. disabled, or an ERROR state after a conflict),
  * deltas are scaled by time enabled / running as perf reports it, and a
  * kind that is not counting right now is left out of @delta->valid and
@@ -593,8 +673,14 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		[SBRIDGE_PMU_INSTRUCTIONS]	= &delta->instructions,
 		[SBRIDGE_PMU_LLC_MISSES]	= &delta->llc_misses,
 		[SBRIDGE_PMU_STALL]		= &delta->stall_cycles,
+		[SBRIDGE_PMU_LDST]		= &delta->mix[SBRIDGE_MIX_LDST],
+		[SBRIDGE_PMU_DP]		= &delta->mix[SBRIDGE_MIX_INT],
+		[SBRIDGE_PMU_ASE]		= &delta->mix[SBRIDGE_MIX_FP],
+		[SBRIDGE_PMU_VFP]		= &delta->mix[SBRIDGE_MIX_FP],
+		[SBRIDGE_PMU_BR]		= &delta->mix[SBRIDGE_MIX_BRANCH],
 	};
 	unsigned long flags;
+	u32 mixed = 0, open = 0;
 	int i;
 
 	memset(delta, 0, sizeof(*delta));
@@ -611,6 +697,30 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 
 		if (!ev)
 			continue;
+		if (i >= SBRIDGE_PMU_FIRST_MIX) {
+			open |= BIT(i);
+			/*
+			 * Flexible: a class event perf rotated out has a
+			 * frozen count and no running time; its delta is what
+			 * it counted while in, scaled by enabled over running.
+			 * An interval it never ran in tells nothing.
+			 */
+			sbridge_perf_read_here(ev, cpu, &val, &en, &run);
+			if (pc->primed[i] &&
+			    (run != pc->prev_run[i] || en == pc->prev_en[i])) {
+				d = sbridge_pmu_scale(val - pc->prev[i],
+						      en - pc->prev_en[i],
+						      run - pc->prev_run[i]);
+				*field[i] += d;
+				WRITE_ONCE(pc->total[i], pc->total[i] + d);
+				mixed |= BIT(i);
+			}
+			pc->prev[i] = val;
+			pc->prev_en[i] = en;
+			pc->prev_run[i] = run;
+			pc->primed[i] = true;
+			continue;
+		}
 		if (!sbridge_perf_read_here(ev, cpu, &val, &en, &run))
 			pc->primed[i] = false;	/* not counting: resync */
 		if (pc->primed[i]) {
@@ -626,6 +736,13 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		pc->prev_run[i] = run;
 		pc->primed[i] = ev->oncpu == (int)cpu;
 	}
+	/* the classes only all together, over the instructions' stretch */
+	if (mixed == open &&
+	    sbridge_pmu_mix_complete(mixed) &&
+	    (delta->valid & SBRIDGE_EV_INSTRUCTIONS))
+		delta->valid |= SBRIDGE_EV_MIX;
+	else
+		memset(delta->mix, 0, sizeof(delta->mix));
 out:
 	local_irq_restore(flags);
 }

@@ -43,6 +43,11 @@ module_param(mem_latency_ns, uint, 0444);
 MODULE_PARM_DESC(mem_latency_ns,
 		 "memory latency in ns for the CPI_stall penalty (1..100000); 0 or unset: measure at load. Shows the value in use.");
 
+bool sbridge_pmu_mix = true;
+module_param_named(mix, sbridge_pmu_mix, bool, 0444);
+MODULE_PARM_DESC(mix,
+		 "count instruction classes (load/store, integer, SIMD, FP, branch) where the PMU has them, for the mix predictor (default 1; 0: the CPI stack alone)");
+
 static char sbridge_pmu_status[SBRIDGE_PMU_STATUS_LEN] = "loading";
 
 static int sbridge_pmu_ro_set(const char *val, const struct kernel_param *kp)
@@ -115,7 +120,7 @@ static u32 sbridge_pmu_ev_all(void)
 	u32 ev = 0;
 	int i;
 
-	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+	for (i = 0; i < SBRIDGE_PMU_FIRST_MIX; i++)
 		ev |= sbridge_pmu_kind_ev[i];
 	return ev;
 }
@@ -130,10 +135,10 @@ static void sbridge_pmu_set_status(u32 ev)
 	if ((ev & cpi) == cpi) {
 		n = scnprintf(sbridge_pmu_status, sizeof(sbridge_pmu_status),
 			      "learning on");
-		if (ev != sbridge_pmu_ev_all()) {
+		if ((ev & sbridge_pmu_ev_all()) != sbridge_pmu_ev_all()) {
 			n += scnprintf(sbridge_pmu_status + n,
 				       sizeof(sbridge_pmu_status) - n, " (missing:");
-			for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+			for (i = 0; i < SBRIDGE_PMU_FIRST_MIX; i++)
 				if (!(ev & sbridge_pmu_kind_ev[i]))
 					n += scnprintf(sbridge_pmu_status + n,
 						       sizeof(sbridge_pmu_status) - n,

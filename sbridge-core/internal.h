@@ -18,9 +18,11 @@
 #include <sbridge/sbridge.h>
 #include "model.h"
 #include "speedup.h"
+#include "mixpred.h"
 
 #define SBRIDGE_EV_ALL		(SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS | \
-				 SBRIDGE_EV_LLC_MISSES | SBRIDGE_EV_STALL_CYCLES)
+				 SBRIDGE_EV_LLC_MISSES | SBRIDGE_EV_STALL_CYCLES | \
+				 SBRIDGE_EV_MIX)
 /* Events without which no CPI can be computed. */
 #define SBRIDGE_EV_LEARN	(SBRIDGE_EV_CYCLES | SBRIDGE_EV_INSTRUCTIONS)
 #define SBRIDGE_DEFAULT_MEM_LAT_NS	80
@@ -29,11 +31,21 @@
 extern const struct sbridge_source_ops __rcu *sbridge_source;
 extern atomic_t sbridge_source_gen;
 u32 sbridge_source_describe(char *name, size_t len);
+u32 sbridge_source_events(void);
 u32 sbridge_source_effective_khz(unsigned int cpu);
 u32 sbridge_source_clock(unsigned int cpu, char *name, size_t len);
 const char *sbridge_status_message(u32 events, bool has_source);
 int sbridge_source_init(void);
 void sbridge_source_exit(void);
+
+/* ---- predictor.c: the mix predictor's coefficients ---- */
+extern struct kobj_attribute sbridge_predictor_attr;
+int sbridge_predictor_get(unsigned int fast, unsigned int slow,
+			  struct sbridge_mixcoef *c);
+const char *sbridge_predictor_describe(char *buf, size_t len, u32 events);
+void sbridge_predictor_exit(void);
+/* Instructions a task's class shares remember, in windows (window_instr). */
+#define SBRIDGE_MIX_HIST	4
 
 /* ---- api.c ---- */
 void sbridge_consumers_notify(bool cpu_mask_changed);
@@ -146,6 +158,10 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  *	(speedup.h)
  * @cpi: CPI of the last model window (fp)
  * @cpi_stall: CPI_stall of the last model window (fp)
+ * @cpi_type: core type of the last model window
+ * @mix: the task's instruction-class shares (enum sbridge_mix,
+ *	SBRIDGE_MIX_ONE == 1.0), a mean over its recent instructions, all 0
+ *	until the source counts classes (mixpred.h)
  * @rule_factor: factor fixed by a rule per type (fp), 0 == learn
  * @rule_lock: serialises the writers of the rule state (below)
  * @rule_seq: bumped by every commit of the rule state
@@ -180,7 +196,7 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  *	a clash (1 in 65 536) only lets that exec's windows fold, as before.
  *
  * Locking: the switch probe writes @win, @est, @cpi, @cpi_stall, @cpi_type,
- * @last_cpu, @runtime_ns for prev/next on the CPU they run
+ * @mix (each u16 whole), @last_cpu, @runtime_ns for prev/next on the CPU they run
  * on, and the runtime probe the same for the running task, both under that
  * CPU's runqueue lock with IRQs off, so there is one writer at a time per
  * task.
@@ -253,8 +269,10 @@ struct sbridge_task {
 	u8 ph_folded[SBRIDGE_MAX_PHASES];
 	u8 warm_folded[SBRIDGE_MAX_CORE_TYPES];
 	u8 visits_folded[SBRIDGE_MAX_CORE_TYPES];
+	u8 cpi_type;
 	u16 seed_sp;
 	u16 seed_err;
+	u16 mix[SBRIDGE_MIX_NR];
 };
 
 #define SBRIDGE_EXEC_RUN_SHIFT	20	/* @exec_run's unit: about 1 ms */
@@ -324,6 +342,7 @@ u32 sbridge_task_share(const struct sbridge_task *t);
  * @meas: @own and @seed combined
  * @est: the estimate decisions use
  * @src: where @est comes from (enum sbridge_est_src)
+ * @pred_kind: which predictor made @pred (enum sbridge_pred_kind)
  *
  * A value on the caller's stack: no locking.
  */
@@ -334,6 +353,7 @@ struct sbridge_task_est {
 	struct sbridge_est meas;
 	struct sbridge_est est;
 	u8 src;
+	u8 pred_kind;
 };
 void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 			   unsigned int slow, struct sbridge_task_est *e);

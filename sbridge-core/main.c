@@ -106,6 +106,7 @@ static int __init sbridge_init(void)
 
 err_sysfs:
 	sbridge_sysfs_exit();
+	sbridge_predictor_exit();
 err_netlink:
 	sbridge_netlink_exit();
 err_hooks:
@@ -132,6 +133,7 @@ static void __exit sbridge_exit(void)
 	/* restore while the fork hook still sees children, ... */
 	sbridge_actuators_stop();
 	sbridge_sysfs_exit();
+	sbridge_predictor_exit();
 	sbridge_netlink_exit();
 	sbridge_api_exit();
 	sbridge_hooks_exit();

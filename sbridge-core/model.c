@@ -92,7 +92,7 @@ int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
 		return -1;
 	if (w->misses) {
 		/* a source's latency is not bounded: saturate, then clamp */
-		if (check_mul_overflow(w->misses, (u64)penalty_cycles, &stall))
+		if (check_mul_overflow((u64)w->misses, (u64)penalty_cycles, &stall))
 			stall = U64_MAX;
 	} else
 		stall = w->stall;

@@ -34,16 +34,20 @@ typedef int64_t s64;
  * struct sbridge_window - counter deltas gathered for one model sample
  * @cycles: core cycles
  * @instr: retired instructions
- * @misses: last-level cache misses
- * @stall: backend stall cycles (used when misses are not available)
+ * @misses: last-level cache misses (saturating: past 2^32 misses the
+ *	stall is the whole window anyway)
+ * @stall: backend stall cycles (used when misses are not available;
+ *	saturating, so a window of more than 2^32 stalled cycles, seconds on
+ *	one read, counts that many)
  *
  * No locking of its own: embedded in a structure whose rules apply.
+ * 24 bytes: a task's entry holds one.
  */
 struct sbridge_window {
 	u64 cycles;
 	u64 instr;
-	u64 misses;
-	u64 stall;
+	u32 misses;
+	u32 stall;
 };
 
 /**

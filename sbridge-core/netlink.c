@@ -140,7 +140,7 @@ static u32 sbridge_status_clock(char *name, size_t len)
 
 static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 {
-	char src[32], mode[160], clock[32];
+	char src[32], mode[160], clock[32], pred[96];
 	struct sk_buff *skb;
 	u32 events, clock_kind;
 	u64 switches;
@@ -180,7 +180,9 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 	    nla_put_u8(skb, SBRIDGE_A_STATUS_TYPES_STALE,
 		       sbridge_topo_regroup_pending()) ||
 	    nla_put_string(skb, SBRIDGE_A_STATUS_CLOCK, clock[0] ? clock : "none") ||
-	    nla_put_u32(skb, SBRIDGE_A_STATUS_CLOCK_KIND, clock_kind))
+	    nla_put_u32(skb, SBRIDGE_A_STATUS_CLOCK_KIND, clock_kind) ||
+	    nla_put_string(skb, SBRIDGE_A_STATUS_PREDICTOR,
+			   sbridge_predictor_describe(pred, sizeof(pred), events)))
 		goto nomem;
 	genlmsg_end(skb, hdr);
 	return genlmsg_reply(skb, info);
@@ -318,7 +320,8 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	u32 place = sbridge_task_placement(t);
 	struct sbridge_task_est e;
 	char rule[SBRIDGE_RULE_SRC_LEN];
-	u32 factors[SBRIDGE_MAX_CORE_TYPES];
+	u32 factors[SBRIDGE_MAX_CORE_TYPES], mix[SBRIDGE_MIX_NR];
+	u16 m[SBRIDGE_MIX_NR];
 	void *hdr;
 
 	/*
@@ -359,7 +362,15 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    nla_put_u32(skb, SBRIDGE_A_TASK_WARM, e.own.n) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP, e.est.val) ||
 	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_ERR, e.est.err) ||
-	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_SRC, e.src))
+	    nla_put_u32(skb, SBRIDGE_A_TASK_SPEEDUP_SRC, e.src) ||
+	    nla_put_u32(skb, SBRIDGE_A_TASK_PRED_KIND, e.pred_kind))
+		goto cancel;
+	for (type = 0; type < SBRIDGE_MIX_NR; type++) {
+		m[type] = READ_ONCE(t->mix[type]);
+		mix[type] = m[type] >> (SBRIDGE_MIX_SHIFT - SBRIDGE_FP_SHIFT);
+	}
+	if (sbridge_mix_known(m) &&
+	    sbridge_nla_put_factors(skb, SBRIDGE_A_TASK_MIX, mix, SBRIDGE_MIX_NR))
 		goto cancel;
 	if ((t->flags & SBRIDGE_TF_LEARNED) &&
 	    (nla_put_u32(skb, SBRIDGE_A_TASK_CPI, READ_ONCE(t->cpi)) ||

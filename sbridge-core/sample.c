@@ -99,6 +99,12 @@ static u16 sbridge_sat16(u32 v)
 	return v > 0xfffe ? 0xfffe : v;
 }
 
+/* @acc + @v, saturating at U32_MAX */
+static u32 sbridge_sat_add32(u32 acc, u64 v)
+{
+	return v >= U32_MAX - acc ? U32_MAX : acc + (u32)v;
+}
+
 /* A busy stretch of @ns on this CPU that counted @d: the measured clock. */
 static void sbridge_sample_clock(const struct sbridge_counts *d, u64 ns)
 {
@@ -193,6 +199,7 @@ static void sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
 	__this_cpu_inc(sbridge_pcpu_kind[kind]);
 	WRITE_ONCE(t->cpi, sbridge_sat16(c.cpi));
 	WRITE_ONCE(t->cpi_stall, sbridge_sat16(c.cpi_stall));
+	WRITE_ONCE(t->cpi_type, type);
 	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
 	atomic64_inc(&sbridge_stats.samples);
 	stall = ((u64)c.cpi_stall * t->win.instr) >> SBRIDGE_FP_SHIFT;
@@ -225,9 +232,13 @@ static void sbridge_sample_account(struct sbridge_task *t, struct task_struct *p
 	if (d.valid & SBRIDGE_EV_INSTRUCTIONS)
 		t->win.instr += d.instructions;
 	if (d.valid & SBRIDGE_EV_LLC_MISSES)
-		t->win.misses += d.llc_misses;
+		t->win.misses = sbridge_sat_add32(t->win.misses, d.llc_misses);
 	if (d.valid & SBRIDGE_EV_STALL_CYCLES)
-		t->win.stall += d.stall_cycles;
+		t->win.stall = sbridge_sat_add32(t->win.stall, d.stall_cycles);
+	/* the classes are the code's, not the core's: every delta counts */
+	if ((d.valid & SBRIDGE_EV_MIX) && READ_ONCE(sbridge_params.learning))
+		sbridge_mix_update(t->mix, d.mix, d.instructions,
+				   SBRIDGE_MIX_HIST * READ_ONCE(sbridge_params.window_instr));
 
 	full = t->win.instr >= READ_ONCE(sbridge_params.window_instr);
 	if (!full && !t->win.instr)

@@ -98,6 +98,25 @@ void sbridge_unregister_source(const struct sbridge_source_ops *ops)
 EXPORT_SYMBOL_GPL(sbridge_unregister_source);
 
 /**
+ * sbridge_source_events() - what the current source delivers
+ *
+ * Context: any.
+ * Return: its SBRIDGE_EV_* mask, 0 if there is no source.
+ */
+u32 sbridge_source_events(void)
+{
+	const struct sbridge_source_ops *ops;
+	u32 events = 0;
+
+	rcu_read_lock();
+	ops = rcu_dereference(sbridge_source);
+	if (ops)
+		events = ops->events;
+	rcu_read_unlock();
+	return events;
+}
+
+/**
  * sbridge_source_describe() - copy the current source's name and events
  * @name: buffer of @len bytes, gets "" when there is no source
  * @len: size of @name

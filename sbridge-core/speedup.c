@@ -298,11 +298,11 @@ enum sbridge_win_kind sbridge_warm_classify(struct sbridge_warm *w,
 	u32 mpm = 0, prev = w->mpm;
 
 	if (has_misses && win->instr)
-		mpm = (u32)sbridge_min64(SBRIDGE_DIV64(win->misses * 1000000ULL,
+		mpm = (u32)sbridge_min64(SBRIDGE_DIV64((u64)win->misses * 1000000ULL,
 						       win->instr), 0xffff);
 	w->mpm = mpm;
 	if (w->left) {
-		u64 u = win->instr + (has_misses ? win->misses * SBRIDGE_WARM_MISS : 0);
+		u64 u = win->instr + (has_misses ? (u64)win->misses * SBRIDGE_WARM_MISS : 0);
 
 		u = SBRIDGE_DIV64(u + SBRIDGE_WARM_UNIT - 1, SBRIDGE_WARM_UNIT);
 

@@ -256,6 +256,7 @@ static struct attribute *sbridge_attrs[] = {
 	&actuators_attr.attr,
 	&checker_attr.attr,
 	&reports_attr.attr,
+	&sbridge_predictor_attr.attr,
 	NULL,
 };
 

@@ -54,6 +54,8 @@ static void sbridge_task_reset_model(struct sbridge_task *t)
 	sbridge_est_reset(&t->est, READ_ONCE(sbridge_params.warm_instr));
 	t->cpi = 0;
 	t->cpi_stall = 0;
+	t->cpi_type = 0;
+	memset(t->mix, 0, sizeof(t->mix));
 	memset(t->visits_folded, 0, sizeof(t->visits_folded));
 	memset(t->warm_folded, 0, sizeof(t->warm_folded));
 	memset(t->ph_folded, 0, sizeof(t->ph_folded));
@@ -194,6 +196,8 @@ void sbridge_task_inherit(struct sbridge_task *t, const struct sbridge_task *par
 	t->est.ph.cand_count = 0;
 	t->cpi = parent->cpi;
 	t->cpi_stall = parent->cpi_stall;
+	t->cpi_type = parent->cpi_type;
+	memcpy(t->mix, parent->mix, sizeof(t->mix));
 	/* what the parent measured counts once: as a seed */
 	sbridge_task_estimate(parent, sbridge_topo.ref_type, 0, &e);
 	sbridge_task_seed_set(t, &e.meas);
@@ -357,12 +361,41 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
 }
 
 /*
- * The prediction of @t's speedup of @fast over @slow into @e. Rules win:
- * a rule's factors (1 + LF(slow) - LF(fast)) or class; then a CPU factor
- * the user set on either type. Return: the enum sbridge_est_src of it.
+ * The instruction-mix prediction of @t's speedup of @fast over @slow into
+ * @e, with the coefficients' error: only with class counts from the
+ * source, coefficients for the pair and the task's classes known.
+ * Return: true if it made one (*@kind SBRIDGE_PRED_MIX).
+ */
+static bool sbridge_task_predict_mix(const struct sbridge_task *t,
+				     unsigned int fast, unsigned int slow,
+				     struct sbridge_est *e, u8 *kind)
+{
+	struct sbridge_mixcoef c;
+	u16 mix[SBRIDGE_MIX_NR];
+	unsigned int k;
+
+	if (!(sbridge_source_events() & SBRIDGE_EV_MIX) ||
+	    sbridge_predictor_get(fast, slow, &c))
+		return false;
+	for (k = 0; k < SBRIDGE_MIX_NR; k++)
+		mix[k] = READ_ONCE(t->mix[k]);
+	if (!sbridge_mix_known(mix))
+		return false;
+	e->val = sbridge_mix_predict(&c, mix, READ_ONCE(t->cpi_stall),
+				     READ_ONCE(t->cpi_type) == fast);
+	e->err = max_t(u32, (e->val * c.err) >> SBRIDGE_FP_SHIFT, 1);
+	*kind = SBRIDGE_PRED_MIX;
+	return true;
+}
+
+/*
+ * The prediction of @t's speedup of @fast over @slow into @e, and in
+ * *@kind which predictor made it. Rules win: a rule's factors (1 +
+ * LF(slow) - LF(fast)) or class; then a CPU factor the user set on either
+ * type. Return: the enum sbridge_est_src of it.
  */
 static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
-			       unsigned int slow, struct sbridge_est *e)
+			       unsigned int slow, struct sbridge_est *e, u8 *kind)
 {
 	u32 rs = READ_ONCE(t->rule_factor[slow]), rf = READ_ONCE(t->rule_factor[fast]);
 	u32 err = READ_ONCE(sbridge_params.pred_err), s;
@@ -377,6 +410,11 @@ static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
 		e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
 		return SBRIDGE_SRC_RULE;
 	}
+	/* a CPU factor the user set is eq. 3's input: it wins over the mix */
+	if (READ_ONCE(t->class) == SBRIDGE_CLASS_AUTO &&
+	    !sbridge_type_factor_user(fast) && !sbridge_type_factor_user(slow) &&
+	    sbridge_task_predict_mix(t, fast, slow, e, kind))
+		return SBRIDGE_SRC_PRED;
 	s = sbridge_task_phase_share(t, fast, slow, &on_fast);
 	e->val = s == SBRIDGE_SHARE_UNKNOWN ? SBRIDGE_FP_ONE :
 		 sbridge_est_predict(s, on_fast, sbridge_task_gain(fast, slow));
@@ -419,7 +457,7 @@ void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 		e->src = SBRIDGE_SRC_NONE;
 		return;
 	}
-	src = sbridge_task_predict(t, fast, slow, &e->pred);
+	src = sbridge_task_predict(t, fast, slow, &e->pred, &e->pred_kind);
 	sbridge_est_own(&t->est, fast, slow, &e->own);
 	if (fast == sbridge_topo.ref_type && !slow) {
 		e->seed.val = READ_ONCE(t->seed_sp);

@@ -652,3 +652,70 @@ def test_rig_plugin_takes_every_topology(tmp_path):
         r = subprocess.run([str(exe), str(TOP / "tools/rig/rig.conf"), str(tmp_path / "shm"),
                             topo], text=True, capture_output=True)
         assert r.returncode == 0, f"{topo}: {r.stderr}"
+
+
+def _mixcal(tmp_path, progs, fast, slow, clock, noise=0.0):
+    """A calibration file as rig-mixcal.sh saves it, from CPI tables."""
+    import json
+    import random
+    rnd = random.Random(27)
+    lines = []
+    for name, (shares, stall_ns) in progs.items():
+        cf = sum(a * b for a, b in zip(fast, shares))
+        cs = sum(a * b for a, b in zip(slow, shares))
+        # the big clock is `clock` GHz, the little one 1 GHz; stalls in ns
+        t_big, t_little = cf / clock + stall_ns, cs + stall_ns
+        for side, cpi, st, t in (("big", cf + stall_ns * clock, stall_ns * clock, t_big),
+                                 ("little", cs + stall_ns, stall_ns, t_little)):
+            task = {"tasks": [{"cpi": cpi, "cpi_stall": st, "mix": dict(
+                zip(("ldst", "int", "fp", "branch"), shares[1:]))}]}
+            rate = 1000 / t * (1 + rnd.uniform(-noise, noise))
+            lines.append(f"run {name} {side} {rate} {json.dumps(task)}")
+    f = tmp_path / "mixcal.txt"
+    f.write_text("\n".join(lines) + "\n")
+    return f
+
+
+def _pair(text):
+    m = re.search(r"^pair 1/0 clock=([\d.]+) err=([\d.]+) fast=([\d.,]+) slow=([\d.,]+)$",
+                  text, re.M)
+    assert m, text
+    return (float(m[1]), float(m[2]), [float(x) for x in m[3].split(",")],
+            [float(x) for x in m[4].split(",")])
+
+
+# other, ldst, int, fp, branch: shares of each calibration program
+MIX_PROGS = {
+    "alu": ([0.05, 0.05, 0.8, 0.0, 0.1], 0.0), "ldst": ([0.0, 0.6, 0.3, 0.0, 0.1], 0.0),
+    "branch": ([0.0, 0.0, 0.5, 0.0, 0.5], 0.0), "fp": ([0.0, 0.0, 0.05, 0.9, 0.05], 0.0),
+    "blend": ([0.1, 0.2, 0.4, 0.1, 0.2], 0.0), "chase": ([0.0, 0.4, 0.4, 0.0, 0.2], 90.0),
+    "mix2": ([0.12, 0.3, 0.3, 0.2, 0.08], 0.0), "fp2": ([0.0, 0.3, 0.1, 0.5, 0.1], 0.0),
+    "br2": ([0.15, 0.1, 0.3, 0.1, 0.35], 0.0),
+}
+
+
+def test_mixfit_recovers_a_board(tmp_path):
+    """tools/mixfit.py finds the CPI tables and clock that made the runs."""
+    fast, slow, clock = [0.5, 0.6, 0.45, 0.8, 0.6], [0.7, 1.0, 0.65, 1.6, 0.9], 1.6
+    f = _mixcal(tmp_path, MIX_PROGS, fast, slow, clock)
+    r = subprocess.run(["/usr/bin/python3", str(TOP / "tools/mixfit.py"), str(f)],
+                       text=True, capture_output=True)
+    assert r.returncode == 0, r.stderr
+    c, err, cf, cs = _pair(r.stdout)
+    assert abs(c - clock) < 0.01 and err == 0.03, r.stdout
+    assert all(abs(a - b) < 0.01 for a, b in zip(cf + cs, fast + slow)), r.stdout
+
+
+def test_mixfit_error_follows_the_noise(tmp_path):
+    """Noisy rates give a larger leave-one-out error, and too few programs no fit."""
+    fast, slow = [0.5, 0.6, 0.45, 0.8, 0.6], [0.7, 1.0, 0.65, 1.6, 0.9]
+    f = _mixcal(tmp_path, MIX_PROGS, fast, slow, 1.6, noise=0.15)
+    r = subprocess.run(["/usr/bin/python3", str(TOP / "tools/mixfit.py"), str(f)],
+                       text=True, capture_output=True)
+    assert r.returncode == 0, r.stderr
+    assert _pair(r.stdout)[1] > 0.05, r.stdout
+    two = dict(list(MIX_PROGS.items())[:2])
+    f = _mixcal(tmp_path, two, fast, slow, 1.6)
+    r = subprocess.run(["/usr/bin/python3", str(TOP / "tools/mixfit.py"), str(f)],
+                       text=True, capture_output=True)
+    assert r.returncode != 0 and "need 3" in r.stderr

@@ -9,7 +9,8 @@
 #include "sbridgectl.h"
 
 static const char get_help[] =
-"usage: sbridgectl get [cpu-factor] [CPUS] | get param [NAME] [--json]\n"
+"usage: sbridgectl get [cpu-factor] [CPUS] | get param [NAME]\n"
+"                      | get predictor [--json]\n"
 "\n"
 "Show each CPU's core type, cluster, capacity (now and at load), the CPU\n"
 "factor in force (scaled by the current/max frequency of the reference\n"
@@ -19,10 +20,13 @@ static const char get_help[] =
 "CPUS is a list as taskset -c takes it: 0-3,5,7-9:2 (default: all).\n"
 "\n"
 "param  show every module parameter in force, NAME VALUE a line, or the\n"
-"       one NAME (the names `set param` takes).\n";
+"       one NAME (the names `set param` takes).\n"
+"predictor  the instruction-mix predictor's coefficients in force, as\n"
+"       `set predictor` takes them (root: the file is 0600).\n";
 
 static const char set_help[] =
-"usage: sbridgectl set cpu-factor CPUS VALUE | set param NAME VALUE [--json]\n"
+"usage: sbridgectl set cpu-factor CPUS VALUE | set param NAME VALUE\n"
+"                      | set predictor FILE|none [--json]\n"
 "\n"
 "cpu-factor  override the CPU factor of CPUS (a list as taskset -c takes it,\n"
 "            e.g. 0-3,5,7-9:2). VALUE is a decimal in [0.125, 8] (1 = the\n"
@@ -30,7 +34,10 @@ static const char set_help[] =
 "            > 1), or 0 / clear to drop the override.\n"
 "param       set a module parameter (actuator switches, checker periods);\n"
 "            VALUE is an unsigned integer.\n"
-"Both need CAP_SYS_ADMIN.\n";
+"predictor   the instruction-mix predictor's coefficients per pair of core\n"
+"            types, from FILE (as tools/mixfit.py writes it; '-' reads\n"
+"            standard input), all pairs or none; none goes back to eq. 3.\n"
+"All need CAP_SYS_ADMIN.\n";
 
 static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 {
@@ -494,6 +501,11 @@ int cmd_get(int argc, char **argv)
 	first = optind;
 	if (first < argc && !strcmp(argv[first], "param"))
 		return get_param(argc - first - 1, argv + first + 1);
+	if (first < argc && !strcmp(argv[first], "predictor")) {
+		if (argc - first > 1)
+			return sb_usage(get_help, "get predictor takes no argument");
+		return sb_predictor_get();
+	}
 	if (first < argc && !strcmp(argv[first], "cpu-factor"))
 		first++;
 	if (argc - first > 1)
@@ -644,9 +656,14 @@ int cmd_set(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc < 1)
-		return sb_usage(set_help, "what to set? (cpu-factor or param)");
+		return sb_usage(set_help, "what to set? (cpu-factor, param or predictor)");
+	if (!strcmp(argv[0], "predictor")) {
+		if (argc != 2)
+			return sb_usage(set_help, "set predictor takes one argument: FILE or none");
+		return sb_predictor_set(argv[1], set_help);
+	}
 	if (strcmp(argv[0], "cpu-factor") && strcmp(argv[0], "param"))
-		return sb_usage(set_help, "unknown setting '%s' (cpu-factor or param)",
+		return sb_usage(set_help, "unknown setting '%s' (cpu-factor, param or predictor)",
 				argv[0]);
 	if (argc != 3)
 		return sb_usage(set_help, "set %s takes exactly two arguments", argv[0]);

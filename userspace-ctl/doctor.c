@@ -95,7 +95,7 @@ static char *dr_read(const char *path, char *buf, size_t len)
 /* ---- modules ------------------------------------------------------------ */
 
 struct dr_status {
-	char version[64], source[64], message[256], mode[256], clock[64];
+	char version[64], source[64], message[256], mode[256], clock[64], predictor[128];
 	uint32_t api, events, ntypes, from, rules, clock_kind;
 	int learning, has_source, has_from, stale, has_clock;
 };
@@ -122,6 +122,8 @@ static int dr_status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	s->has_clock = at->a[SBRIDGE_A_STATUS_CLOCK_KIND] != NULL;
 	s->clock_kind = sb_u32(at->a[SBRIDGE_A_STATUS_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
 	snprintf(s->clock, sizeof(s->clock), "%s", sb_str(at->a[SBRIDGE_A_STATUS_CLOCK]));
+	snprintf(s->predictor, sizeof(s->predictor), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_PREDICTOR]));
 	return 0;
 }
 
@@ -401,6 +403,11 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 		       s->learning ? NULL : "see the counters above; rules and CPU factors still steer",
 		       "CPI learning %s%s%s", s->learning ? "on" : "off",
 		       s->message[0] ? ": " : "", s->message);
+	if (s->has_source && s->predictor[0])
+		dr_add(d, "counters", DR_INFO,
+		       strstr(s->predictor, "no coefficients") ?
+		       "fit the board's coefficients (tools/mixfit.py) and apply them: sbridgectl set predictor FILE" :
+		       NULL, "speedup predictor: %s", s->predictor);
 
 	/* the clock: the best source any CPU has, as the core says */
 	switch (s->has_clock ? s->clock_kind : SBRIDGE_CLOCK_NONE) {

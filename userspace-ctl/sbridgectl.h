@@ -231,4 +231,8 @@ int sb_rules_get(struct sb_nl *nl, struct rp_set *set);
 /* SET_CPU_FACTOR / SET_PARAM requests; 0 or a negative errno. */
 int sb_set_cpu_factor(struct sb_nl *nl, const struct cpuset *set, uint32_t v);
 int sb_set_param(struct sb_nl *nl, const char *name, uint64_t v);
+/* predictor.c: set/get predictor */
+int sb_predictor_set(const char *arg, const char *help);
+int sb_predictor_get(void);
+
 #endif

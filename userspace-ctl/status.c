@@ -11,12 +11,14 @@ static const char status_help[] =
 "Show the module version, the counter source and the events it delivers,\n"
 "where the CPUs' clock comes from (the best source any CPU has; `get`\n"
 "shows each CPU's) and whether it is real,\n"
-"whether CPI learning is possible (and why not), tracked tasks, rules,\n"
+"whether CPI learning is possible (and why not), which speedup predictor\n"
+"is in force (the instruction mix or eq. 3, and why), tracked tasks, rules,\n"
 "matrix size, core types, what sbridge changes in the scheduler now and\n"
 "why (actuators on, the last decision), and every CPU's capacity and factor.\n";
 
 struct status {
 	char version[64], source[64], message[256], mode[256], clock[64];
+	char predictor[128];
 	uint32_t api, events, matrix, rules, ntypes, from, clock_kind;
 	int learning, has_source;
 	uint64_t tasks, allocs, frees, switches;
@@ -24,6 +26,7 @@ struct status {
 
 static const char *const ev_names[] = {
 	"cycles", "instructions", "llc-refs", "llc-misses", "stall-cycles",
+	"instr-classes",
 };
 
 static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
@@ -53,6 +56,8 @@ static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	s->from = sb_u32(at->a[SBRIDGE_A_STATUS_TYPES_FROM], 0);
 	/* a module before API 5 does not say: none known */
 	snprintf(s->clock, sizeof(s->clock), "%s", sb_str(at->a[SBRIDGE_A_STATUS_CLOCK]));
+	snprintf(s->predictor, sizeof(s->predictor), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_PREDICTOR]));
 	s->clock_kind = sb_u32(at->a[SBRIDGE_A_STATUS_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
 	return 0;
 }
@@ -145,6 +150,7 @@ int cmd_status(int argc, char **argv)
 		js_str("kind", sb_clock_kind(s.clock_kind));
 		js_bool("real", sb_clock_real(s.clock_kind));
 		js_obj_end();
+		js_str("predictor", s.predictor[0] ? s.predictor : NULL);
 		sb_json_cpus(cpus, ncpus, NULL);
 		js_obj_end();
 		goto out;
@@ -160,6 +166,8 @@ int cmd_status(int argc, char **argv)
 	printf("clock:            %s (%s)\n", s.clock_kind ? s.clock : "none",
 	       clock_meaning(s.clock_kind));
 	printf("CPI learning:     %s\n", s.learning ? "yes" : "no");
+	if (s.predictor[0])
+		printf("predictor:        %s\n", s.predictor);
 	printf("core types:       %u", s.ntypes);
 	if (ncpus && cpus[0].declared)
 		printf(" (declared with cpu_types=)");

@@ -50,8 +50,9 @@ struct task {
 	uint32_t pid, uid, cpu, cls, phase, cpi, stall, cpib, hint, nf;
 	uint32_t pred, meas, own, warm, speedup, err, src;
 	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
+	uint32_t pred_kind, nmix, mix[SBRIDGE_MIX_NR];
 	uint64_t runtime, delta;
-	int has_cpi, has_speedup, has_meas, has_own, has_err;
+	int has_cpi, has_speedup, has_meas, has_own, has_err, has_pred_kind;
 	int steered;	/* placement holds the task's mask: 1, 0, -1 not said */
 	char comm[SBRIDGE_KEY_LEN + 1];
 	char rule[128];
@@ -114,6 +115,14 @@ static int task_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	t->warm = sb_u32(at->a[SBRIDGE_A_TASK_WARM], 0);
 	t->has_err = at->a[SBRIDGE_A_TASK_SPEEDUP_ERR] != NULL;
 	t->err = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_ERR], 0);
+	t->has_pred_kind = at->a[SBRIDGE_A_TASK_PRED_KIND] != NULL;
+	t->pred_kind = sb_u32(at->a[SBRIDGE_A_TASK_PRED_KIND], SBRIDGE_PRED_EQ3);
+	if (at->a[SBRIDGE_A_TASK_MIX]) {
+		sb_for_each_nested(f, at->a[SBRIDGE_A_TASK_MIX], rem) {
+			if (t->nmix < SBRIDGE_MIX_NR)
+				t->mix[t->nmix++] = sb_u32(f, 0);
+		}
+	}
 	t->src = sb_u32(at->a[SBRIDGE_A_TASK_SPEEDUP_SRC], SBRIDGE_SRC_NONE);
 	t->runtime = sb_u64(at->a[SBRIDGE_A_TASK_RUNTIME_NS], 0);
 	snprintf(t->comm, sizeof(t->comm), "%s", sb_str(at->a[SBRIDGE_A_TASK_COMM]));
@@ -270,6 +279,9 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			}
 			if (t->has_speedup) {
 				js_fp("speedup_pred", t->pred);
+				if (t->has_pred_kind)
+					js_str("pred_kind", t->pred_kind == SBRIDGE_PRED_MIX ?
+					       "mix" : "eq3");
 				if (t->has_meas)
 					js_fp("speedup_meas", t->meas);
 				if (t->has_own)
@@ -285,6 +297,14 @@ static void print_tasks(const struct tlist *l, const struct filter *f,
 			for (i = 0; i < t->nf; i++)
 				js_fp(NULL, t->factors[i]);
 			js_arr_end();
+			if (t->nmix == SBRIDGE_MIX_NR) {
+				js_obj_begin("mix");
+				js_fp("ldst", t->mix[SBRIDGE_MIX_LDST]);
+				js_fp("int", t->mix[SBRIDGE_MIX_INT]);
+				js_fp("fp", t->mix[SBRIDGE_MIX_FP]);
+				js_fp("branch", t->mix[SBRIDGE_MIX_BRANCH]);
+				js_obj_end();
+			}
 			js_str("hint", hint_name(t->hint));
 			js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
 			if (t->steered >= 0)

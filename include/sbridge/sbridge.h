@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <uapi/linux/sbridge.h>
 
-#define SBRIDGE_API_VERSION	3
+#define SBRIDGE_API_VERSION	4
 
 struct task_struct;
 struct module;
@@ -26,6 +26,9 @@ struct module;
  * @instructions: retired instructions
  * @llc_misses: last-level cache misses
  * @stall_cycles: backend stall cycles
+ * @mix: instructions of each class (enum sbridge_mix), valid with
+ *	SBRIDGE_EV_MIX: all classes counted over the same stretch as
+ *	@instructions
  *
  * Values are already scaled for multiplexing (time enabled / running).
  */
@@ -35,6 +38,7 @@ struct sbridge_counts {
 	u64 instructions;
 	u64 llc_misses;
 	u64 stall_cycles;
+	u64 mix[SBRIDGE_MIX_NR];
 };
 
 /**
@@ -65,7 +69,8 @@ struct sbridge_counts {
  * waits for every reader to finish before returning, so the source may be
  * unloaded at any moment after it returns.
  *
- * Version 3 added @clock and made @effective_khz measured-only.
+ * Version 3 added @clock and made @effective_khz measured-only; version 4
+ * added struct sbridge_counts.mix (SBRIDGE_EV_MIX).
  */
 struct sbridge_source_ops {
 	const char *name;

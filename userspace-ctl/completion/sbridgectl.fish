@@ -30,7 +30,7 @@ complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a version -d 
 complete -c sbridgectl -n "__fish_seen_subcommand_from help" -a "$cmds"
 
 # get / set
-complete -c sbridgectl -n "__fish_seen_subcommand_from get set; and not __fish_seen_subcommand_from cpu-factor param" -a "cpu-factor param"
+complete -c sbridgectl -n "__fish_seen_subcommand_from get set; and not __fish_seen_subcommand_from cpu-factor param predictor" -a "cpu-factor param predictor"
 complete -c sbridgectl -n "__fish_seen_subcommand_from param" -a "(__sbridgectl_params)"
 
 # config

@@ -143,6 +143,41 @@ enum sbridge_pref {
 #define SBRIDGE_EV_LLC_REFS		(1U << 2)
 #define SBRIDGE_EV_LLC_MISSES		(1U << 3)
 #define SBRIDGE_EV_STALL_CYCLES		(1U << 4)
+/* instruction classes (enum sbridge_mix), all of them: the mix predictor's input */
+#define SBRIDGE_EV_MIX			(1U << 5)
+
+/**
+ * enum sbridge_mix - instruction classes a counter source may count
+ * @SBRIDGE_MIX_LDST: loads and stores (Arm LDST_SPEC, or LD_SPEC + ST_SPEC)
+ * @SBRIDGE_MIX_INT: integer data processing (Arm DP_SPEC)
+ * @SBRIDGE_MIX_FP: floating point and SIMD (Arm VFP_SPEC + ASE_SPEC)
+ * @SBRIDGE_MIX_BRANCH: branches (Arm BR_RETIRED)
+ * @SBRIDGE_MIX_NR: number of classes
+ *
+ * Instructions in none of them (system instructions, or what the
+ * counters do not cover) are the "other" term of the predictor.
+ */
+enum sbridge_mix {
+	SBRIDGE_MIX_LDST,
+	SBRIDGE_MIX_INT,
+	SBRIDGE_MIX_FP,
+	SBRIDGE_MIX_BRANCH,
+	SBRIDGE_MIX_NR,
+};
+
+/**
+ * enum sbridge_pred_kind - which predictor a task's prediction comes from
+ *	(SBRIDGE_A_TASK_PRED_KIND)
+ * @SBRIDGE_PRED_EQ3: the CPI stack alone (eq. 3 of S-Bridge): no class
+ *	counters, no coefficients for the pair, or the task's classes not
+ *	known yet
+ * @SBRIDGE_PRED_MIX: the instruction-mix predictor with the board's
+ *	coefficients
+ */
+enum sbridge_pred_kind {
+	SBRIDGE_PRED_EQ3 = 0,
+	SBRIDGE_PRED_MIX,
+};
 
 enum sbridge_attr {
 	SBRIDGE_A_UNSPEC,
@@ -266,6 +301,9 @@ enum sbridge_attr {
 	SBRIDGE_A_STATUS_CLOCK,		/* string: source of the CPUs' effective clock, e.g. "APERF/MPERF" */
 	SBRIDGE_A_STATUS_CLOCK_KIND,	/* u32: enum sbridge_clock of it (the best any online CPU has) */
 	SBRIDGE_A_CPU_CLOCK_KIND,	/* u32: enum sbridge_clock of this CPU's CUR_KHZ */
+	SBRIDGE_A_STATUS_PREDICTOR,	/* string: the predictor in force and why, one line */
+	SBRIDGE_A_TASK_PRED_KIND,	/* u32: enum sbridge_pred_kind of SPEEDUP_PRED */
+	SBRIDGE_A_TASK_MIX,		/* nest of SBRIDGE_A_FACTOR (u32 fp), one per enum sbridge_mix; absent if unknown */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1

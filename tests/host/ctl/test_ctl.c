@@ -1081,8 +1081,8 @@ static void test_get_params(void)
 			"echo \"${COMPREPLY[*]}\"", NULL };
 
 		r = run_both("/bin/bash", sh, &out, &err);
-		result(r == 0 && out && !strcmp(out, "cpu-factor param\n"),
-		       "bash completion: get -> cpu-factor param (got %s)", out ? out : "");
+		result(r == 0 && out && !strcmp(out, "cpu-factor param predictor\n"),
+		       "bash completion: get -> cpu-factor param predictor (got %s)", out ? out : "");
 	}
 	free(out);
 	free(err);
