@@ -360,7 +360,8 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 	if (m) {
 		sbridge_mx_touch(m);
 	} else {
-		if (!in->k || !max)
+		/* a new cell needs something to hold: a share or a time */
+		if (!in->k || !max || (!k && !in->tpi.n))
 			return;
 		m = kmem_cache_zalloc(sbridge_mx_cache, GFP_ATOMIC | __GFP_NOWARN);
 		if (!m)
@@ -375,6 +376,11 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 		m->type = type;
 		m->phase = phase;
 		m->share = in->share <= SBRIDGE_FP_ONE ? in->share : SBRIDGE_FP_ONE;
+		/* a valid factor from the start: a time-only cell is saved too */
+		m->factor = sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+						 sbridge_type_factor(type),
+						 sbridge_model_quantise(m->share),
+						 READ_ONCE(sbridge_params.ref_share));
 		sbridge_mx_link(m);
 	}
 	if (k) {

@@ -36,7 +36,11 @@ NAMES = {
     "warm": "sbridge, warm (matrix from calibration inputs)",
 }
 RIG_LIMITS = ("rig: emulated cores (tools/rig), times in rig wall seconds (50 x modelled); "
-              "no energy is measured; EAS's OPPs do not change the emulated clock")
+              "clocks from the rig's cpufreq driver (rig_cpufreq), sbridge measures them with "
+              "the rig's counters; energy is the rig's model, not a board's")
+# results from before the rig had clocks (bench/results of older commits)
+RIG_LIMITS_OLD = ("rig: emulated cores (tools/rig), times in rig wall seconds (50 x modelled); "
+                  "no energy is measured; EAS's OPPs do not change the emulated clock")
 X86_LIMIT = ("x86: the rig gives the guest no clocks (no cpufreq, no APERF/MPERF under TCG): "
              "sbridge's measured speedup cannot see the 2:1 clock ratio")
 
@@ -859,6 +863,8 @@ def plots(r, out):
 
 def summary(r, pics, out):
     meta = r["meta"]
+    # runs on the rig's clocks record its modelled energy
+    clocks = any(math.isfinite(u.get("energy", float("nan"))) for u in r["units"])
     L = [f"# sbridge evaluation, board {r['board']} ({meta['date']}, commit {meta['commit']}, "
          f"{meta['mode']} mode)", "",
          f"Seed {meta['seed']} (`bench/eval/run.py --seed {meta['seed']}` draws the same mixes); "
@@ -868,7 +874,8 @@ def summary(r, pics, out):
          f"{meta['boots'][0]['cell'] if meta['boots'] else '?'} "
          f"({meta['boots'][0]['release'] if meta['boots'] else '?'}); "
          f"wall {(meta.get('wall_s') or sum(b.get('wall_s', 0) for b in meta['boots'])) / 60:.0f} min.", "",
-         f"Limits: {RIG_LIMITS}." + (f" **{X86_LIMIT}.**" if r["x86"] else ""), "",
+         (f"Limits: {RIG_LIMITS}." if clocks else
+          f"Limits: {RIG_LIMITS_OLD}." + (f" **{X86_LIMIT}.**" if r["x86"] else "")), "",
          "Every ratio pairs runs of one round of one boot (configurations alternated in an "
          "order rotated per round and boot); the interval is a 95 % hierarchical bootstrap "
          "(boots, then rounds). sbridge runs COLD (its matrix emptied before every block: a "

@@ -53,6 +53,12 @@ done
 # a turn's hand-over may show both masks at once for a moment
 check "the spins do not share the big CPU (both on it in $both of 20 looks)" test $both -le 2
 check "chase, which gains less, stays off it ($chased of 20 looks)" test $chased -eq 0
+# The exit: a long period, and a run more than half of it ago, so that the
+# move comes from the idle big CPU's kick (rate-bounded to half a period),
+# not from a periodic run that found the holder exiting (it drops a
+# PF_EXITING task's hint, and then nothing is left to kick for).
+sbridgectl set param act.period_ms 2000 >/dev/null
+sleep 1.2
 if [ "$(mask_of $a)" = "$bigmask" ]; then h=$a o=$b; else h=$b o=$a; fi
 e0=$(early)
 diag "holder $h, other $o: $(why); $(grep '^decisions' $S/actuators)"
