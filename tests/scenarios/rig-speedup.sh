@@ -26,6 +26,21 @@ sbridgectl set param window_instr 100000 >/dev/null
 # column of a task's row in `sbridgectl tasks`: 9 CPI_B, 10 PRED, 11 MEAS,
 # 12 SPEEDUP
 tcol() { sbridgectl tasks --pid="$1" | awk -v c="$2" 'NR == 2 { print $c }'; }
+# Every window of the legs, from the sbridge_window trace event: per core
+# type and kind the windows' mean CPI, modelled stall CPI, clock and time
+# per instruction, and the rig's own counters, so that a measured speedup
+# off the rig's can be taken apart (busybox awk: no log(), plain means).
+T=/sys/kernel/tracing
+echo 0 > $T/tracing_on; echo 4096 > $T/buffer_size_kb; : > $T/trace
+echo 1 > $T/events/sbridge/sbridge_window/enable && echo 1 > $T/tracing_on
+wins() {
+	awk -v p=" pid=$1 " 'index($0, p) {
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		k = "type " v["type"] " " v["kind"]
+		n[k]++; cpi[k] += v["cpi"]; st[k] += v["stall"]; kh[k] += v["khz"]; tp[k] += v["tpi"]
+	} END { for (k in n) printf "%s: %d windows, cpi %.2f stall %.2f khz %d tpi %.0f ps\n", k, n[k],
+		cpi[k] / n[k] / 1000, st[k] / n[k] / 1000, kh[k] / n[k], tp[k] / n[k] / 16 }' $T/trace | sort
+}
 # on PID: SECS on big, then little, big, ... LEGS legs in all
 alternate() {
 	_p=$1 _s=$2 _l=$3 _c=$big
@@ -44,6 +59,7 @@ pid=$!
 alternate $pid 3 4
 sp_pred=$(tcol $pid 10); sp_meas=$(tcol $pid 11); sp_blend=$(tcol $pid 12)
 diag "$(sbridgectl tasks --pid=$pid)"
+diag "$(wins $pid)"
 kill $pid; wait $pid 2>/dev/null
 
 # chase first builds its list (compute-like) on big: give that time to wash
@@ -54,6 +70,9 @@ sleep 4
 alternate $pid 6 4
 ch_pred=$(tcol $pid 10); ch_meas=$(tcol $pid 11); ch_blend=$(tcol $pid 12)
 diag "$(sbridgectl tasks --pid=$pid)"
+diag "$(wins $pid)"
+echo 0 > $T/events/sbridge/sbridge_window/enable; echo 0 > $T/tracing_on
+diag "$(cat "$(rig_dev)/counters")"
 kill $pid; wait $pid 2>/dev/null
 task_gone $pid
 
