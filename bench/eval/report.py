@@ -558,31 +558,32 @@ def analyse(d):
         loo[kind] = vals
     res["loo"] = loo
 
-    # period sweep: stock vs sbridge at each period, paired per sweep round
-    sweep = {}
+    def sweep_point(phase, a, b, kind):
+        """STP and makespan ratios of @b over @a in @phase, or None."""
+        pp = pairs(phase, a, b, (kind,))
+        if not any(pp.values()):
+            return None
+        return dict(
+            stp=boot_ci(pp, lambda us: gmean([stp_antt(u[2])[0] / stp_antt(u[1])[0] for u in us])),
+            makespan=boot_ci(pp, lambda us: gmean([u[1]["makespan"] / u[2]["makespan"] for u in us])),
+            n=sum(len(v) for v in pp.values()))
+
+    # period sweep: stock vs sbridge at each period; frequency sweep: the
+    # same with the little cluster capped at a lower clock (NAME@MHz);
+    # both paired per sweep round
+    sweep, fsw = {}, {}
     for kind in ("cap", "sym"):
         for per in (50, 100, 200, 400):
-            pp = pairs("sweep", STOCK[kind], f"p{per}", (kind,))
-            if any(pp.values()):
-                sweep[(kind, per)] = dict(
-                    stp=boot_ci(pp, lambda us: gmean([stp_antt(u[2])[0] / stp_antt(u[1])[0] for u in us])),
-                    makespan=boot_ci(pp, lambda us: gmean([u[1]["makespan"] / u[2]["makespan"] for u in us])),
-                    n=sum(len(v) for v in pp.values()))
-    res["sweep"] = sweep
-
-    # frequency sweep: stock vs sbridge with the little cluster capped at
-    # a lower clock (config NAME@MHz), paired per sweep round
-    fsw = {}
-    for kind in ("cap", "sym"):
+            v = sweep_point("sweep", STOCK[kind], f"p{per}", kind)
+            if v:
+                sweep[(kind, per)] = v
         mhzs = sorted({int(c.split("@")[1]) for k, cfgs in main.items() if k[2] == "freq" and k[1] == kind
                        for c in cfgs if "@" in c})
         for mhz in mhzs:
-            pp = pairs("freq", f"{STOCK[kind]}@{mhz}", f"sbridge@{mhz}", (kind,))
-            if any(pp.values()):
-                fsw[(kind, mhz)] = dict(
-                    stp=boot_ci(pp, lambda us: gmean([stp_antt(u[2])[0] / stp_antt(u[1])[0] for u in us])),
-                    makespan=boot_ci(pp, lambda us: gmean([u[1]["makespan"] / u[2]["makespan"] for u in us])),
-                    n=sum(len(v) for v in pp.values()))
+            v = sweep_point("freq", f"{STOCK[kind]}@{mhz}", f"sbridge@{mhz}", kind)
+            if v:
+                fsw[(kind, mhz)] = v
+    res["sweep"] = sweep
     res["freq_sweep"] = fsw
 
     # multithreaded: completion time of each program, config / sbridge
