@@ -48,10 +48,10 @@ def modules(k):
     out = BUILD / "cells" / k.cell / "modules"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    # the build root may be shared by several checkouts (SBRIDGE_BUILD
-    # linking one root): each build directory gets its own source folder
-    tag = k.cell if BUILD == TOP / "build" else \
-        f"{k.cell}-{hashlib.sha1(str(BUILD).encode()).hexdigest()[:8]}"
+    # the build root may be shared by several checkouts (worktrees linking
+    # one root): each build directory gets its own source folder, or two
+    # builds at once would compile each other's sources
+    tag = f"{k.cell}-{hashlib.sha1(str(BUILD).encode()).hexdigest()[:8]}"
     src = k.root / "src" / tag
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
