@@ -30,6 +30,7 @@
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/list.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -101,9 +102,15 @@ static struct kmem_cache *sbridge_mx_cache;
 /* The pid the next refresh resumes at; only the housekeeping work. */
 static int sbridge_mx_cursor;
 
+/*
+ * Secret per load: with a known seed a user could aim every cell of their
+ * quota at one bucket, walked with IRQs off on each exec, exit and rename.
+ */
+static u32 sbridge_mx_seed __read_mostly;
+
 static u32 sbridge_mx_hashkey(const char *key, u32 scope)
 {
-	return jhash(key, strnlen(key, SBRIDGE_KEY_LEN), scope);
+	return jhash(key, strnlen(key, SBRIDGE_KEY_LEN), sbridge_mx_seed ^ scope);
 }
 
 static bool sbridge_mx_is(const struct sbridge_mx *m, const char *key, u32 scope)
@@ -880,6 +887,7 @@ fail:
  */
 int sbridge_matrix_init(void)
 {
+	sbridge_mx_seed = get_random_u32();
 	sbridge_mx_cache = KMEM_CACHE(sbridge_mx, 0);
 	return sbridge_mx_cache ? 0 : -ENOMEM;
 }
