@@ -250,6 +250,14 @@ def _board(tmp_path):
                dict(pid=100, comm="a", speedup_pred=1.0, speedup=1.0, runtime_ns=1),
                dict(pid=102, comm="b", speedup_pred=1.5, speedup=1.2, runtime_ns=5)]}) +
            "\nendtasks\nproc 0 a 100 0 2000000000 1 0 0 0\nendgroup\n")
+    # the same group again with the rig's mix predictor applied
+    est += ("group g1 a,b mix\n"
+            "pids 2 0 a 200\npids 2 1 b 202\n"
+            "tasks 2\n" + json.dumps({"tasks": [
+                dict(pid=200, comm="a", speedup_pred=2.1, speedup=2.1, runtime_ns=5,
+                     pred_kind="mix"),
+                dict(pid=202, comm="b", speedup_pred=1.1, speedup=1.1, runtime_ns=5,
+                     pred_kind="mix")]}) + "\nendtasks\nendgroup\n")
     (b0 / "est.txt").write_text(est)
     (b0 / "lat.txt").write_text("lat cap 1\n# Histogram\n000010 000050 000040\n000020 000009 000000\n"
                                 "# Histogram Overflows: 00001 00000\nendlat\n"
@@ -275,8 +283,9 @@ def test_parsers_read_what_guest_sh_writes(tmp_path):
     assert sum(r["d_cycles"].values()) == 4 * 10 ** 9
     hmp3 = [x for x in rs if x["config"] == "hmp" and x["round"] == "3"][0]
     assert hmp3["lag"] == pytest.approx(0.5)
-    g = report.parse_est((d / "boot0-cap" / "est.txt").read_text())[0]
+    g, gm = report.parse_est((d / "boot0-cap" / "est.txt").read_text())
     assert g["pids"][2.0][0] == (0, "a", 100, [101]) and len(g["tasks"][2.0]) == 3
+    assert (g["variant"], gm["variant"]) == ("eq3", "mix")
     lat = report.parse_lat((d / "boot0-cap" / "lat.txt").read_text())
     assert lat[("cap", 1)]["hist"] == {10: 90, 20: 9} and lat[("cap", 1)]["over"] == 1
 
@@ -313,6 +322,10 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert rows[(2.0, "meas", "a")] == pytest.approx(1.8)
     em = r["est"]["metrics"][(2.0, "blend", "all")]
     assert em["order"] == 1.0 and em["n"] == 2
+    # the mix predictor's estimates are kept apart from the default's
+    assert rows[(2.0, "pred", "a")] == pytest.approx(1.9)
+    assert rows[(2.0, "pred+mix", "a")] == pytest.approx(2.1)
+    assert r["est"]["metrics"][(2.0, "pred+mix", "all")]["n"] == 2
     # overhead: on is +5 M of 4 G cycles summed over 4 CPUs
     assert r["overhead"]["on"]["short_cycles"][0] == pytest.approx(5e6 * 4 / 4e9)
     assert r["evidence"]["cap"]["overutilized"] == pytest.approx(0.9)

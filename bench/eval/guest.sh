@@ -298,19 +298,29 @@ done
 # 4. Estimation benchmark (#27 item 4): sbridge cold, each group's programs
 # as loops of fresh processes for EST_SECS; at EST_AT seconds every task's
 # estimates (sbridgectl tasks --json) and which program each PID is.
+# Twice where the rig has a fitted mix predictor (make mixcal): with the
+# default (eq3) and with its coefficients applied (mix), the programs here
+# being ones it was not fitted on.
+EST_VARIANTS=eq3
+[ -f "$(rig_predictor_file)" ] && EST_VARIANTS="eq3 mix"
 case " $PHASES " in *" est "*)
 	: > $O/est.txt
+	for v in $EST_VARIANTS; do
 	for g in $EST_GROUPS; do
 		sb_load || { echo "est: sbridge load" >> /tmp/failed; continue; }
+		if [ $v = mix ]; then
+			rig_predictor || { echo "est: predictor" >> /tmp/failed; continue; }
+		fi
 		spec $S/est.spec cmd - $(echo ${g#*:} | tr ',' ' ')
-		echo "group ${g%%:*} ${g#*:}" >> $O/est.txt
+		echo "group ${g%%:*} ${g#*:} $v" >> $O/est.txt
 		/sbridge/bin/evalrun -d $D -L $EST_SECS -t $EST_AT -o /tmp/est.out \
 			-x "{ echo \"tasks \$EVALRUN_T\"; sbridgectl tasks --json; echo; echo endtasks; } >> $O/est-tasks.txt" $S/est.spec
 		cat /tmp/est.out >> $O/est.txt
 		cat $O/est-tasks.txt >> $O/est.txt 2>/dev/null
 		rm -f $O/est-tasks.txt
 		echo "endgroup" >> $O/est.txt
-		log "estimation group ${g%%:*}: $(grep -c '^proc' /tmp/est.out) processes"
+		log "estimation group ${g%%:*} ($v): $(grep -c '^proc' /tmp/est.out) processes"
+	done
 	done
 	cfg_off
 	save_file $O/est.txt

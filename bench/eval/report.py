@@ -110,8 +110,9 @@ def _finish(r):
 
 
 def parse_est(text):
-    """est.txt: [{group, progs, procs, pids: {t: [(slot, prog, pid, kids)]},
-    tasks: {t: [task dicts]}}]."""
+    """est.txt: [{group, progs, variant, procs, pids: {t: [(slot, prog, pid, kids)]},
+    tasks: {t: [task dicts]}}]; variant: eq3 (the default predictor) or mix
+    (the rig's fitted mix predictor applied)."""
     groups, cur, js, t = [], None, None, None
     for line in text.splitlines():
         if js is not None:
@@ -129,7 +130,7 @@ def parse_est(text):
             continue
         if f[0] == "group":
             cur = dict(group=f[1], progs=f[2].split(","), procs=[], pids=defaultdict(list),
-                       tasks={})
+                       tasks={}, variant=f[3] if len(f) > 3 else "eq3")
         elif cur is None:
             continue
         elif f[0] == "endgroup":
@@ -725,13 +726,15 @@ def evidence(boots, units):
 def estimation(boots, times, held):
     """Cold estimates after each checkpoint beside the truth (alone, from
     the rig's modelled time): per program, then MAE, Spearman and pairwise
-    order accuracy, for predicted, measured and blended."""
+    order accuracy, for predicted, measured and blended; a group run with the
+    mix predictor applied gives kinds "pred+mix", "meas+mix", "blend+mix"."""
     truth = {p: t["little"]["model"] / t["big"]["model"] for p, t in times.items()
              if t["big"]["model"] > 0}
     vals = defaultdict(lambda: defaultdict(list))   # (T, kind) -> prog -> [v]
     extra = defaultdict(list)
     for bt in boots:
         for g in bt["est"]:
+            sfx = "" if g.get("variant", "eq3") == "eq3" else "+" + g["variant"]
             for t, plist in g["pids"].items():
                 tasks = {x.get("pid"): x for x in g["tasks"].get(t, [])}
                 for slot, prog, pid, kids in plist:
@@ -743,9 +746,10 @@ def estimation(boots, times, held):
                     for k, f in (("pred", "speedup_pred"), ("meas", "speedup_meas"),
                                  ("blend", "speedup")):
                         if f in x:
-                            vals[(t, k)][prog].append(float(x[f]))
-                    extra[(t, prog)].append({k: x.get(k) for k in ("speedup_err", "speedup_src")
-                                             if k in x})
+                            vals[(t, k + sfx)][prog].append(float(x[f]))
+                    if not sfx:
+                        extra[(t, prog)].append({k: x.get(k) for k in ("speedup_err", "speedup_src")
+                                                 if k in x})
     out = dict(truth=truth, rows=[], metrics={}, held=sorted(held))
     for (t, k), by in sorted(vals.items()):
         progs = sorted(p for p in by if p in truth)
@@ -1028,15 +1032,16 @@ def summary(r, pics, out):
                      f"{fmt(m['order'], 2)} | {fmt(h['mae'] * 100, 1) + ' % / ' + fmt(h['order'], 2) if h else 'n/a'} | "
                      f"{fmt(lo[0][0] * 100, 1)}-{fmt(lo[0][1] * 100, 1)} % / {fmt(lo[1][0], 2)}-{fmt(lo[1][1], 2)} / "
                      f"{fmt(lo[2][0], 2)}-{fmt(lo[2][1], 2)} |")
-        L += ["", "| program | held out | truth | " + " | ".join(
-            f"{k} {t:g} s" for t in sorted({x['t'] for x in r['est']['rows']})
-            for k in ('pred', 'meas', 'blend')) + " | err / src (last) |",
-            "| --- | --- | --- |" + " --- |" * (3 * len({x['t'] for x in r['est']['rows']}) + 1)]
         ts = sorted({x["t"] for x in r["est"]["rows"]})
+        kinds = [k for k in ("pred", "meas", "blend", "pred+mix", "blend+mix")
+                 if any(x["kind"] == k for x in r["est"]["rows"])]
+        L += ["", "| program | held out | truth | " + " | ".join(
+            f"{k} {t:g} s" for t in ts for k in kinds) + " | err / src (last) |",
+            "| --- | --- | --- |" + " --- |" * (len(kinds) * len(ts) + 1)]
         idx = {(x["t"], x["kind"], x["prog"]): x for x in r["est"]["rows"]}
         for p in sorted(r["est"]["truth"]):
             cells = [fmt(idx[(t, k, p)]["est"], 2) if (t, k, p) in idx else "-"
-                     for t in ts for k in ("pred", "meas", "blend")]
+                     for t in ts for k in kinds]
             last = idx.get((ts[-1], "blend", p)) if ts else None
             ex = last["extra"][0] if last and last["extra"] else {}
             L.append(f"| {p} | {'yes' if p in r['held'] else ''} | {fmt(r['est']['truth'][p], 2)} | "
