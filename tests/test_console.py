@@ -1,18 +1,14 @@
 """The harness's reading of a guest console (tools/testbed/vm.py parse):
 TAP and KTAP, saved files, kmemleak, taint and fault warnings."""
 import os
-import sys
 from pathlib import Path
-
 
 TOP = Path(__file__).resolve().parents[1]
 
 
 def test_tap_parser_keeps_failure_diagnostics():
     """A failed point carries the diagnostics that follow it, and nothing else's."""
-    import sys
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     console = ("@@SB-BEGIN 6.1 2cpu\n1..4\nok 1 - loads\n# before\n"
                "not ok 2 - counts\n# counts: cpu0 reads 0\n# more\n"
                "ok 3 - x # SKIP no pmu\n# after skip\nok 4 - y\n# after ok\n"
@@ -26,9 +22,7 @@ def test_tap_parser_keeps_failure_diagnostics():
 
 def test_ktap_totals_bail_out():
     """lib.sh's KTAP: totals that agree pass, a disagreement and Bail out! fail."""
-    import sys
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     head = "@@SB-BEGIN 6.1 2cpu\nTAP version 13\n1..3\nok 1 - a\nok 2 - b # SKIP no\n"
     tail = "@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n"
     good = "not ok 3 - c\n# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0\n"
@@ -63,8 +57,8 @@ def _console(middle, plan=2):
 def test_saved_files_round_trip():
     """save_file blocks come back byte for byte, out of the TAP stream."""
     import random
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+
+    from sbridge_testbed import vm
     rnd = random.Random(16)
     blobs = {f"blob{i}.bin": bytes(rnd.randrange(256) for _ in range(n))
              for i, n in enumerate((0, 1, 77, 4096, 100000))}
@@ -76,8 +70,7 @@ def test_saved_files_round_trip():
 
 def test_saved_file_cut_short_is_a_problem():
     """A block without its end marker (the guest died mid-file) fails the run."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     data = os.urandom(5000)
     console = ("@@SB-BEGIN 6.1 2cpu\n1..1\nok 1 - before\n" + _file_block("rec", data, cut=3))
     r = vm.parse(console, True)
@@ -95,8 +88,8 @@ def test_saved_file_text_is_not_scanned():
     counts; a kernel message that lands inside one still fails the run."""
     import base64
     import gzip
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+
+    from sbridge_testbed import vm
     # stored gzip (level 0): the data sits at byte 15 of the stream, a
     # multiple of 3, so chosen bytes come out as chosen base64 text; the
     # second line of 76 characters starts at byte 57 = data byte 42
@@ -133,8 +126,7 @@ def test_kmemleak_report_counts_only_the_scenarios_objects():
     """Objects from before the scenario are left out, the kernel's known
     leaks are counted apart, anything else is a problem; no report (a stock
     kernel) means no kmemleak at all."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     report = (_leak("0xa", "swapper", 100, ["kmalloc+0x1", "boot_thing+0x2"])
               + _leak("0xb", "failnth", 600, ["kstrdup_const+0x4", "sysfs_slab_add+0x18a/0x200",
                                               "kmem_cache_create+0xd"])
@@ -156,8 +148,7 @@ def test_kmemleak_report_counts_only_the_scenarios_objects():
 
 def test_bad_taint_without_a_logged_report_is_a_problem():
     """A warning whose report fell out of the kernel log still fails the run."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     console = ("@@SB-BEGIN 6.1 2cpu\n1..1\nok 1 - x\n@@SB-RC 0\n"
                f"@@SB-TAINT {4096 | 512}\n@@SB-DMESG\n@@SB-END\n")
     r = vm.parse(console, timed_out=False)
@@ -168,8 +159,7 @@ def test_bad_taint_without_a_logged_report_is_a_problem():
 def test_debug_fragments_are_settings_the_check_can_read():
     """Every fragment line is a CONFIG_X=value the build's check compares
     (a typo would otherwise be dropped by Kconfig without a word)."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import debugkernel
+    from sbridge_testbed import debugkernel
     for arch in ("x86_64", "arm64"):
         text = debugkernel.fragment(arch)
         lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
@@ -181,8 +171,7 @@ def test_debug_fragments_are_settings_the_check_can_read():
 def test_fault_warnings_tolerated_only_where_faults_are_injected():
     """A listed kernel warning is counted apart in an injecting scenario,
     a failure anywhere else; an unlisted warning fails both."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     warn = ("------------[ cut here ]------------\n"
             "WARNING: CPU: 0 PID: 111 at kernel/trace/trace_events.c:2556 "
             "event_define_fields+0x2d0/0x4a0\nCall Trace:\n x+0x1\n"

@@ -18,11 +18,8 @@ from pathlib import Path
 
 import pytest
 
-import build
-import harness
-import sysguest
-import vm
 from conftest import dkms_modules, record
+from sbridge_testbed import build, harness, sysguest, vm
 
 TOP = Path(__file__).resolve().parents[1]
 OUT = TOP / "build/deb"

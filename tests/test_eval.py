@@ -7,18 +7,16 @@ import json
 import math
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-TOP = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOP / "bench" / "eval"))
+import report
+import run
+import tables
+from sbridge_testbed import harness
 
-import report  # noqa: E402
-import run     # noqa: E402
-import tables  # noqa: E402
-import harness  # noqa: E402  (run.py put tools/testbed on sys.path)
+TOP = Path(__file__).resolve().parents[1]
 
 T = {"a": {"big": 2.0, "little": 4.0}, "b": {"big": 2.0, "little": 2.2},
      "c": {"big": 3.0, "little": 6.0}}

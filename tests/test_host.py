@@ -3,8 +3,8 @@ runner, and the sources' structure (core layers, man page, completion)."""
 import os
 import re
 import shutil
-import sys
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest

@@ -17,7 +17,7 @@ def test_checkpatch_clean():
 def test_sparse_clean():
     """make sparse (C=2) against the x86_64 6.1 cell's headers on the host
     (the ones test_dkms builds with): not one warning."""
-    import harness
+    from sbridge_testbed import harness
     k = next((k for k in harness.cells() if k.cell == "x86_64-bookworm"), None)
     if k is None:
         pytest.skip("x86_64-bookworm not in SBRIDGE_CELLS")

@@ -1,7 +1,6 @@
 """The testbed's own logic off any guest: cgroup throttling, kernel
 packages, scenario headers, device-tree clocks, the reliability table."""
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,7 @@ TOP = Path(__file__).resolve().parents[1]
 
 def test_throttle_finds_cgroup_mounts(tmp_path):
     """v1 cpu hierarchy and the v2 mount come from the mount table, not fixed paths."""
-    import sys
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import vm
+    from sbridge_testbed import vm
     cpu = tmp_path / "cpu,cpuacct"
     cpu.mkdir()
     (cpu / "cpu.cfs_quota_us").write_text("-1\n")
@@ -31,8 +28,7 @@ def test_kernel_packages_qualify_only_arch_specific(monkeypatch):
     # A fresh machine fetching an arm64 cell first: the Architecture: all
     # headers-common package must go to apt unqualified (":arm64" has no
     # candidate), kbuild is the host's, the rest are ":arm64".
-    sys.path.insert(0, str(TOP / "tools/testbed"))
-    import kernels
+    from sbridge_testbed import kernels
     avail = {"linux-image-6.1.0-9-arm64-unsigned:arm64", "linux-headers-6.1.0-9-arm64:arm64",
              "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"}
 
@@ -52,11 +48,8 @@ def test_kernel_packages_qualify_only_arch_specific(monkeypatch):
 
 def test_stock_header_narrows_only_stock_cells(tmp_path):
     """stock: x86_64 keeps a scenario off arm64's stock cells, not its debug cell."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    sys.path.insert(0, str(TOP / "tests"))
-    import harness
-    import kernels
     import test_kernels
+    from sbridge_testbed import harness, kernels
     p = tmp_path / "s.sh"
     p.write_text("#!/bin/sh\n# scenario: s\n# stock: x86_64\n")
     s = harness.load_scenario(p)
@@ -75,8 +68,7 @@ def test_stock_header_narrows_only_stock_cells(tmp_path):
 
 def test_boot_low_clocks_start_at_the_lowest_opp():
     """cpufreq: boot-low gives each cluster's clock its lowest OPP, yes its highest."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import guest
+    from sbridge_testbed import guest
     dts = "/ {\n\tcpus {\n\t\tcpu@0 {\n\t\t\tphandle = <0x1>;\n\t\t};\n\t};\n};\n"
     rates = {}
     for low in (False, True):
@@ -89,8 +81,7 @@ def test_boot_low_clocks_start_at_the_lowest_opp():
 
 def test_reliability_leaves_out_scenarios_a_cell_no_longer_runs(tmp_path, monkeypatch):
     """A console left by a scenario the cell stopped selecting is no finding."""
-    sys.path.insert(0, str(TOP / "tools" / "testbed"))
-    import reliability
+    from sbridge_testbed import reliability
     scen = tmp_path / "scenarios"
     scen.mkdir()
     monkeypatch.setattr(reliability, "SCENARIOS", scen)

@@ -3,7 +3,6 @@ import os
 import subprocess
 from pathlib import Path
 
-
 TOP = Path(__file__).resolve().parents[1]
 
 

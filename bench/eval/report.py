@@ -381,8 +381,7 @@ def board_cpus(meta):
 def analyse(d):
     meta, boots = load_board(d)
     board = meta["board"]
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import run as runpy
+    import run as runpy  # bench/eval/, the script's own directory
     b = runpy.BOARDS[board]
     nbig, nlit = len(b["big"].split()), len(b["little"].split())
     held = heldout_set()

@@ -30,11 +30,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
-sys.path.insert(0, str(TOP / "tools" / "testbed"))
-sys.path.insert(0, str(TOP / "tools" / "rig"))
+if "sbridge_testbed" not in sys.modules:  # python3 bench/eval/run.py
+    sys.path.insert(0, str(TOP / "tools"))  # the testbed package's import root
 
-import harness  # noqa: E402
-import report   # noqa: E402
+import report  # noqa: E402
+
+from sbridge_testbed import harness  # noqa: E402
 
 OUT = TOP / "build" / "eval"
 RESULTS = TOP / "bench" / "results"

@@ -73,8 +73,9 @@ def energy_model(config, topology, smp):
 
 def energy_dtb(config, topology, smp, mem=1024):
     """The rig's device tree with OPPs and an energy model (testbed guest.dtb)."""
-    sys.path.insert(0, str(RIG.parent / "testbed"))
-    import guest
+    if "sbridge_testbed" not in sys.modules:  # run by run-rig.sh as a script
+        sys.path.insert(0, str(RIG.parent))  # tools/, the package's import root
+    from sbridge_testbed import guest
     caps, opps, power = energy_model(config, topology, smp)
     if len(set(caps)) < 2:
         raise ValueError(f"topology {topology}: EAS needs two core types")

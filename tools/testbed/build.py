@@ -9,10 +9,11 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
-import kernels
-from kernels import BUILD, DEB_ARCH, TOP, _download, _pkg, _unpack, log, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import kernels
+from sbridge_testbed.kernels import BUILD, DEB_ARCH, TOP, _download, _pkg, _unpack, log, run
 
 # What of the tree a module build needs (copied into the build root).
 MODULE_SRC = ["Kbuild", "sbridge-core", "pmu-monitor", "include", "scripts"]
@@ -48,10 +49,10 @@ def modules(k):
     out = BUILD / "cells" / k.cell / "modules"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    # the build root may be shared by several checkouts (SBRIDGE_BUILD
-    # linking one root): each build directory gets its own source folder
-    tag = k.cell if BUILD == TOP / "build" else \
-        f"{k.cell}-{hashlib.sha1(str(BUILD).encode()).hexdigest()[:8]}"
+    # the build root may be shared by several checkouts (worktrees linking
+    # one root): each build directory gets its own source folder, or two
+    # builds at once would compile each other's sources
+    tag = f"{k.cell}-{hashlib.sha1(str(BUILD).encode()).hexdigest()[:8]}"
     src = k.root / "src" / tag
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
@@ -130,7 +131,8 @@ def programs(arch):
 
 if __name__ == "__main__":
     import argparse
-    import kernels
+
+    from sbridge_testbed import kernels
     ap = argparse.ArgumentParser(description="build modules and programs per cell")
     ap.add_argument("--arch", action="append", choices=kernels.ARCHES)
     ap.add_argument("--suite", action="append", choices=tuple(kernels.SUITES))

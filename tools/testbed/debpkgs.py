@@ -19,8 +19,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import guest
-from kernels import BUILD, DEB_ARCH, _pkg, _unpack, log, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import guest
+from sbridge_testbed.kernels import BUILD, DEB_ARCH, _pkg, _unpack, log, run
 
 TRIPLET = {"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
 
@@ -366,7 +368,8 @@ def archive(arch, names):
 
 if __name__ == "__main__":
     import argparse
-    import kernels
+
+    from sbridge_testbed import kernels
     ap = argparse.ArgumentParser(description="build the guest archive of Debian programs")
     ap.add_argument("--arch", choices=kernels.ARCHES, default="arm64")
     ap.add_argument("programs", nargs="+", choices=sorted(PROGRAMS))

@@ -19,8 +19,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import kernels
-from kernels import TOP, Kernel, log
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import kernels
+from sbridge_testbed.kernels import TOP, Kernel, log
 
 CACHE = Path(os.environ.get("SBRIDGE_CACHE", "/var/cache/sbridge-testbed"))
 BASE_SUITE = "bookworm"

@@ -6,7 +6,9 @@ import argparse
 import subprocess
 import sys
 
-import harness
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import harness
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--cell", default="arm64-backports",

@@ -6,8 +6,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import build
-from kernels import BUILD, TOP, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import build
+from sbridge_testbed.kernels import BUILD, TOP, run
 
 # Topologies: per-CPU capacity-dmips-mhz (None: property left out, i.e. the
 # symmetric-looking baseline). Big first, like most boards boot.

@@ -50,6 +50,7 @@ build/cells/<cell>/<scenario>.files/.
 """
 import configparser
 import functools
+import importlib.util
 import os
 import re
 import shutil
@@ -57,15 +58,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rig"))
-
-import build    # noqa: E402
-import debpkgs  # noqa: E402
-import debugkernel  # noqa: E402
-import guest    # noqa: E402
-import kernels  # noqa: E402
-import vm       # noqa: E402
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import build, debpkgs, debugkernel, guest, kernels, vm
 
 TOP = kernels.TOP
 SCENARIOS = TOP / "tests" / "scenarios"
@@ -118,6 +113,19 @@ class Scenario:
         if k.arch == "arm64" and self.topology in guest.TOPOLOGIES:
             return self.topology
         return "smp"
+
+
+@functools.cache
+def rig_launch():
+    """tools/rig/rig_launch.py, the rig's QEMU command, loaded by its path:
+    it is the rig's script (run-rig.sh runs it), not part of this package."""
+    spec = importlib.util.spec_from_file_location("rig_launch",
+                                                  TOP / "tools" / "rig" / "rig_launch.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["rig_launch"] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def rig_topology(name):
@@ -251,12 +259,12 @@ def cells():
     return ks
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def programs(arch):
     return build.programs(arch)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prepared(cell):
     """Fetch, build and pack cell @cell once per process.
 
@@ -289,8 +297,7 @@ def run(k, s, base, echo=None):
     guest.scenario_initramfs(base, path, initrd, extra)
     cmd = None
     if s.rig:
-        import rig_launch  # tools/rig provides the command
-        cmd = rig_launch.command(k, initrd, s.smp, s.topology,
+        cmd = rig_launch().command(k, initrd, s.smp, s.topology,
                                  capacities=s.capacities, eas=s.eas)
     slow = DEBUG_SLOWDOWN if k.flavour == "debug" else 1
     r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)

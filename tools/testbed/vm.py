@@ -18,7 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import guest
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import guest
 
 # Anything like this in the console or the guest's kernel log fails a run.
 KERNEL_BAD = re.compile(
