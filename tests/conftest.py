@@ -4,8 +4,9 @@ import collections
 import lzma
 from pathlib import Path
 
-TALLY = collections.defaultdict(lambda: collections.Counter())
-THROTTLE = collections.Counter()  # host throttling mode -> boots
+TALLY: collections.defaultdict[str, collections.Counter[str]] = \
+    collections.defaultdict(lambda: collections.Counter())
+THROTTLE: collections.Counter[str] = collections.Counter()  # host throttling mode -> boots
 
 
 def record(cell, result):

@@ -93,10 +93,10 @@ def test_saved_file_text_is_not_scanned():
     # stored gzip (level 0): the data sits at byte 15 of the stream, a
     # multiple of 3, so chosen bytes come out as chosen base64 text; the
     # second line of 76 characters starts at byte 57 = data byte 42
-    data = bytearray(range(120))
-    data[0:3] = base64.b64decode("Oops")
-    data[42:45] = base64.b64decode("ok+/")
-    data = bytes(data)
+    raw = bytearray(range(120))
+    raw[0:3] = base64.b64decode("Oops")
+    raw[42:45] = base64.b64decode("ok+/")
+    data = bytes(raw)
     b64 = base64.b64encode(gzip.compress(data, compresslevel=0, mtime=0)).decode()
     assert "Oops" in b64
     lines = [b64[i:i + 76] for i in range(0, len(b64), 76)]

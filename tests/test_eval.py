@@ -103,10 +103,10 @@ def test_full_plan_has_ten_mixes_per_size_and_pairs_symmetric_boots():
     caps = [i for i, b in enumerate(run.MODES["full"]["boots"]) if b[0] == "cap"]
     syms = [i for i, b in enumerate(run.MODES["full"]["boots"]) if b[0] == "sym"]
     assert len(caps) >= 3 and len(syms) >= 3
-    per_size = {}
+    per_size: dict[int, list] = {}
     for i in caps:
         for ms in p["mixes"][i].values():
-            for name, progs in ms:
+            for _name, progs in ms:
                 per_size.setdefault(len(progs), []).append(progs)
     assert sorted(per_size) == [4, 8] and all(len(v) >= 10 for v in per_size.values())
     assert p["mixes"][syms[0]] == p["mixes"][caps[0]]

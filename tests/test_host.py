@@ -110,7 +110,7 @@ def test_core_layers():
              if not p.name.endswith(".mod.c")}
     assert set(files) == set(layers), \
         f"not in the table: {set(files) - set(layers)}; gone: {set(layers) - set(files)}"
-    defined = {}  # non-static function or variable -> file
+    defined: dict[str, str] = {}  # non-static function or variable -> file
     for name, code in files.items():
         for m in re.finditer(r"^(?!static)[a-z][\w *]*?\b(sbridge_\w+)\s*\(", code, re.M):
             defined.setdefault(m.group(1), name)

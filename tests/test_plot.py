@@ -434,7 +434,7 @@ def test_missing_file_and_bad_arguments(tmp_path):
     assert r.returncode == 1 and "nope.rec: cannot read: No such file" in r.stderr
     for argv in ([], ["frobnicate"], ["timeline", "x.rec"], ["tasks", "x", "-o", "y",
                                                               "--pid", "1", "--comm", "z"]):
-        r = subprocess.run([sys.executable, PLOT] + argv, capture_output=True, text=True)
+        r = subprocess.run([sys.executable, str(PLOT), *argv], capture_output=True, text=True)
         assert r.returncode == 2 and "usage:" in r.stderr, argv
 
 

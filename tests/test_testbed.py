@@ -73,7 +73,9 @@ def test_boot_low_clocks_start_at_the_lowest_opp():
     rates = {}
     for low in (False, True):
         out = guest._add_opps(dts, [guest.BIG], boot_low=low)
-        rates[low] = int(re.search(r"clock-frequency = <(\d+)>", out).group(1))
+        m = re.search(r"clock-frequency = <(\d+)>", out)
+        assert m, out
+        rates[low] = int(m.group(1))
         assert "operating-points-v2 = <&sbridge_opp0>" in out
     assert rates[False] == max(guest.OPP_MHZ[guest.BIG]) * 1000000
     assert rates[True] == min(guest.OPP_MHZ[guest.BIG]) * 1000000

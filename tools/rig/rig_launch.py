@@ -28,8 +28,8 @@ CONFIG = RIG / "rig.conf"
 # QEMU's -cpu of run-rig.sh: the dumped tree must match the machine
 QEMU_CPU = "cortex-a57,pmu=off"
 
-# The energy model of '# eas: yes' boards comes from rig.conf, per core
-# type: opp_mhz (ascending, up to freq_mhz), opp_mv (the voltage at each)
+# The energy model of '# eas: yes' boards comes from rig.conf, per
+# core type: opp_mhz (ascending, up to freq_mhz), opp_mv (the voltage at each)
 # and dyn_power (the dynamic-power-coefficient, uW/MHz/V^2), the same
 # numbers the rig's plugin accounts energy with and its cpufreq driver
 # (guest/rig_cpufreq.c) offers as OPPs.

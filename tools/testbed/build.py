@@ -66,7 +66,7 @@ def modules(k):
     ver = subprocess.run([str(TOP / "scripts/version.sh"), str(TOP)], text=True,
                          capture_output=True, check=True).stdout.strip()
     (src / "VERSION").write_text(ver + "\n")
-    lines = []
+    lines: list[str] = []
     _kmake(k, f"/src/{tag}", lines)
     extra = []
     for pattern in EXTRA_MODULE_DIRS:

@@ -138,7 +138,8 @@ def resolve(darch, packages):
     library packages are taken (LIB_SECTIONS, SKIP_DEP), the programs' own
     packages always are.
     """
-    closure, level = {}, list(packages)
+    closure: dict[str, str | None] = {}
+    level = list(packages)
     while level:
         names = [n for n in dict.fromkeys(level) if n not in closure]
         if not names:
@@ -351,8 +352,8 @@ def archive(arch, names):
     log(f"debs for {arch}: {' '.join(names)}: {len(pkgs)} packages")
     root = unpack(darch, download(darch, pkgs).values())
     files = plan(darch, root, names)
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        d = Path(tmpdir)
         d.chmod(0o755)  # the archive's "." entry would reset / to 0700
         for gpath, src in files.items():
             t = d / gpath.lstrip("/")

@@ -76,10 +76,10 @@ class Scenario:
     topology: str = "smp"
     smp: int = 2
     timeout: int = 120
-    throttle: float = None
+    throttle: float | None = None
     icount: bool = False
     rig: bool = False
-    cpufreq: bool = False  # or "boot-low" (guest.dtb)
+    cpufreq: bool | str = False  # or "boot-low" (guest.dtb)
     capacities: bool = True
     eas: bool = False
     expect: str = "pass"
@@ -90,7 +90,7 @@ class Scenario:
     rt: bool = False     # runs on the PREEMPT_RT cells only
     injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
     trixie: bool = True  # in the default suite's 6.12 cells (docs/testing.md)
-    mem: int = None      # guest MiB, instead of vm.qemu_cmd's default
+    mem: int | None = None  # guest MiB, instead of vm.qemu_cmd's default
     stock: str = "any"   # the default suite's stock cells: this arch only
 
     def runs_on(self, k):

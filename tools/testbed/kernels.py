@@ -157,6 +157,7 @@ def _unpack(deb, dest, members=()):
     tar = subprocess.Popen(["tar", "-x", "--keep-directory-symlink", "-C", str(dest), *pick],
                            stdin=subprocess.PIPE)
     run(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=tar.stdin)
+    assert tar.stdin is not None
     tar.stdin.close()
     if tar.wait():
         raise SystemExit(f"unpacking {deb.name} failed")

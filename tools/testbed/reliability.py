@@ -58,7 +58,7 @@ def cell_rows(cells_dir):
         consoles = selected(cell.name, cell.glob("*.console"))
         if not consoles:
             continue
-        t = collections.Counter()
+        t: collections.Counter[str] = collections.Counter()
         release, findings, newest = "", [], 0.0
         for c, scenario in consoles:
             text = c.read_text(errors="replace")
