@@ -3,7 +3,7 @@
 Each program comes from bookworm's package for the guest's architecture,
 with its shared-library closure and the ELF loader, as one extra cpio
 archive appended to that scenario's initramfs. Packages are downloaded
-with `apt-get download` and unpacked with dpkg-deb (kernels._unpack),
+with `apt-get download` and unpacked with dpkg-deb (common.deb_unpack),
 never installed: a foreign-arch install would break the host toolchain.
 
 Libraries land in the Debian multiarch dirs they came from
@@ -22,7 +22,8 @@ from pathlib import Path
 if not __package__:  # a script, or imported flat: see standalone.py
     import standalone  # type: ignore[import-not-found]  # noqa: F401
 from sbridge_testbed import guest
-from sbridge_testbed.kernels import BUILD, DEB_ARCH, _pkg, _unpack, log, run
+from sbridge_testbed.common import BUILD, apt_name, deb_unpack, log, run
+from sbridge_testbed.kernels import DEB_ARCH
 
 TRIPLET = {"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
 
@@ -144,14 +145,14 @@ def resolve(darch, packages):
         names = [n for n in dict.fromkeys(level) if n not in closure]
         if not names:
             break
-        pol = _policy([_pkg(n, darch) for n in names])
+        pol = _policy([apt_name(n, darch) for n in names])
         # Architecture: all packages take no ":arm64" qualifier
-        unq = [n for n in names if pol[_pkg(n, darch)] is None]
+        unq = [n for n in names if pol[apt_name(n, darch)] is None]
         plain = _policy(unq) if unq else {}
         specs, vers = [], {}
         for n in names:
-            v = pol[_pkg(n, darch)]
-            spec = _pkg(n, darch)
+            v = pol[apt_name(n, darch)]
+            spec = apt_name(n, darch)
             if v is None and plain.get(n):
                 v, spec = plain[n], n
             if v is None:
@@ -202,8 +203,8 @@ def download(darch, pkgs):
     todo = [n for n, v in pkgs.items() if not have(n, v)]
     if todo:
         # one apt call: Architecture: all packages take no ":arm64" qualifier
-        pol = _policy([_pkg(n, darch) for n in todo])
-        specs = [f"{_pkg(n, darch) if pol[_pkg(n, darch)] else n}={pkgs[n]}"
+        pol = _policy([apt_name(n, darch) for n in todo])
+        specs = [f"{apt_name(n, darch) if pol[apt_name(n, darch)] else n}={pkgs[n]}"
                  for n in todo]
         # -o ...: apt's sandbox user cannot write into root-owned build dirs
         run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", *specs],
@@ -225,7 +226,7 @@ def unpack(darch, debs):
     for deb in debs:
         stamp = stamps / deb.name
         if not stamp.exists():
-            _unpack(deb, root)
+            deb_unpack(deb, root)
             stamp.touch()
     return root
 

@@ -9,7 +9,7 @@ from pathlib import Path
 if not __package__:  # a script, or imported flat: see standalone.py
     import standalone  # type: ignore[import-not-found]  # noqa: F401
 from sbridge_testbed import build
-from sbridge_testbed.kernels import BUILD, TOP, run
+from sbridge_testbed.common import BUILD, TOP, run
 
 # Topologies: per-CPU capacity-dmips-mhz (None: property left out, i.e. the
 # symmetric-looking baseline). Big first, like most boards boot.

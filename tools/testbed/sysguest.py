@@ -23,7 +23,7 @@ from pathlib import Path
 if not __package__:  # a script, or imported flat: see standalone.py
     import standalone  # type: ignore[import-not-found]  # noqa: F401
 from sbridge_testbed import guest
-from sbridge_testbed.kernels import BUILD, MIRROR, TOP, log, run
+from sbridge_testbed.common import BUILD, MIRROR, TOP, log, run
 
 ROOT = BUILD / "root-bookworm-systemd"
 # what a package test root needs besides minbase
