@@ -8,7 +8,7 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all headers modules install load unload clean check sparse ctl test test-fuzz test-debug test-trixie test-rename test-clocks mixcal demo bench \
+.PHONY: all headers modules install load unload clean check pycheck sparse ctl test test-fuzz test-debug test-trixie test-rename test-clocks mixcal demo bench \
 	eval eval-quick \
 	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
@@ -40,10 +40,16 @@ unload:
 ctl:
 	$(MAKE) -C userspace-ctl
 
-# W=1 build plus checkpatch on our own sources (if the kernel tree has it).
-check: headers
+# W=1 build plus checkpatch on our own sources (if the kernel tree has it),
+# and ruff and mypy over the host's Python (pycheck).
+check: headers pycheck
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 	tools/checkpatch.sh
+
+# ruff and mypy at pinned versions (pyproject.toml; installed from PyPI
+# into build/pytools on first use, tools/pycheck.sh).
+pycheck:
+	tools/pycheck.sh
 
 # sparse over every module source (C=2: also files that need no rebuild),
 # with the kernel's own flags (address spaces, __rcu, endianness, context);

@@ -2,13 +2,11 @@
 guest are tallied per cell and printed at the end, skips apart from passes."""
 import collections
 import lzma
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "testbed"))
-
-TALLY = collections.defaultdict(lambda: collections.Counter())
-THROTTLE = collections.Counter()  # host throttling mode -> boots
+TALLY: collections.defaultdict[str, collections.Counter[str]] = \
+    collections.defaultdict(lambda: collections.Counter())
+THROTTLE: collections.Counter[str] = collections.Counter()  # host throttling mode -> boots
 
 
 def record(cell, result):
@@ -38,8 +36,7 @@ def dkms_modules(release, dest):
 def boot_load(k, kos, tmp_path, label):
     """Boot cell kernel @k with exactly the modules @kos and run load.sh;
     recorded in the summary as cell(@label). Returns the vm.Result."""
-    import guest
-    import harness
+    from sbridge_testbed import guest, harness
     base = guest.base_initramfs(k, kos, harness.programs(k.arch),
                                 dest=tmp_path / f"{label}-base.cpio.gz")
     r = harness.run(k, harness.load_scenario(Path(__file__).parent / "scenarios/load.sh"), base)
@@ -58,8 +55,7 @@ def pytest_terminal_summary(terminalreporter):
                       f"not ok {t['not ok']:3}  skip {t['skip']:3}")
     for mode, n in sorted(THROTTLE.items()):
         tr.write_line(f"little vCPUs throttled with {mode}: {n} boots")
-    import kernels
-    import reliability
+    from sbridge_testbed import kernels, reliability
     tr.section("reliability (tools/testbed/reliability.py; docs/testing.md)")
     rows = [r for r in reliability.cell_rows(kernels.BUILD / "cells") if r[0] in TALLY]
     for line in reliability.table(rows).splitlines():

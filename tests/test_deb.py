@@ -18,11 +18,8 @@ from pathlib import Path
 
 import pytest
 
-import build
-import harness
-import sysguest
-import vm
 from conftest import dkms_modules, record
+from sbridge_testbed import build, harness, sysguest, vm
 
 TOP = Path(__file__).resolve().parents[1]
 OUT = TOP / "build/deb"
@@ -155,7 +152,9 @@ def _dkms_versions():
 
 def _elf(path):
     header = _run(["readelf", "-h", str(path)])
-    machine = re.search(r"Machine:\s+(.*)", header).group(1).strip()
+    m = re.search(r"Machine:\s+(.*)", header)
+    assert m, header
+    machine = m.group(1).strip()
     dynamic = _run(["readelf", "-d", str(path)])
     segments = _run(["readelf", "-l", str(path)])
     return machine, "(NEEDED)" in dynamic or "INTERP" in segments
@@ -215,7 +214,7 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
         assert not dynamic, f"{ctl_deb[arch].name}: sbridgectl is not static"
     # what a board gets besides the tool: the README's promises, file by file
     shipped = sorted(r.name for r in (TOP / "rules").glob("*.rules"))
-    want = ["usr/share/man/man8/sbridgectl.8.gz",
+    files = ["usr/share/man/man8/sbridgectl.8.gz",
             "usr/share/bash-completion/completions/sbridgectl",
             "usr/share/zsh/vendor-completions/_sbridgectl",
             "lib/systemd/system/sbridge-config.service",
@@ -227,7 +226,7 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
             "etc/sbridge/sbridge.conf", "etc/sbridge/rules.d/50-local.rules"] \
         + [f"usr/lib/sbridge/rules.d/{r}" for r in shipped]
     for arch in ("amd64", "arm64"):
-        missing = [w for w in want if not (tmp_path / f"ctl-{arch}" / w).is_file()]
+        missing = [w for w in files if not (tmp_path / f"ctl-{arch}" / w).is_file()]
         assert not missing, f"{ctl_deb[arch].name} lacks {missing}"
         got = sorted(r.name for r in (tmp_path / f"ctl-{arch}/usr/lib/sbridge/rules.d").iterdir())
         assert got == shipped, f"{ctl_deb[arch].name}: shipped rules {got}, rules/ has {shipped}"

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import build
-import harness
 from conftest import boot_load, dkms_modules
+from sbridge_testbed import build, harness
 
 TOP = Path(__file__).resolve().parents[1]
 CELL = "x86_64-bookworm"

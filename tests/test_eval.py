@@ -7,18 +7,16 @@ import json
 import math
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-TOP = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOP / "bench" / "eval"))
+import report
+import run
+import tables
+from sbridge_testbed import harness
 
-import report  # noqa: E402
-import run     # noqa: E402
-import tables  # noqa: E402
-import harness  # noqa: E402  (run.py put tools/testbed on sys.path)
+TOP = Path(__file__).resolve().parents[1]
 
 T = {"a": {"big": 2.0, "little": 4.0}, "b": {"big": 2.0, "little": 2.2},
      "c": {"big": 3.0, "little": 6.0}}
@@ -105,10 +103,10 @@ def test_full_plan_has_ten_mixes_per_size_and_pairs_symmetric_boots():
     caps = [i for i, b in enumerate(run.MODES["full"]["boots"]) if b[0] == "cap"]
     syms = [i for i, b in enumerate(run.MODES["full"]["boots"]) if b[0] == "sym"]
     assert len(caps) >= 3 and len(syms) >= 3
-    per_size = {}
+    per_size: dict[int, list] = {}
     for i in caps:
         for ms in p["mixes"][i].values():
-            for name, progs in ms:
+            for _name, progs in ms:
                 per_size.setdefault(len(progs), []).append(progs)
     assert sorted(per_size) == [4, 8] and all(len(v) >= 10 for v in per_size.values())
     assert p["mixes"][syms[0]] == p["mixes"][caps[0]]

@@ -16,9 +16,8 @@ import re
 
 import pytest
 
-import build
-import harness
 from conftest import record
+from sbridge_testbed import build, harness
 
 CELLS = harness.cells()
 # "# runner: own" scenarios are booted by a test of their own (test_record)

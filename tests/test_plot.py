@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from sbridgeplot import cli, perfetto, record
+
 TOP = Path(__file__).resolve().parents[1]
 PLOT = TOP / "tools" / "sbridge-plot"
-sys.path.insert(0, str(TOP / "tools"))
-from sbridgeplot import cli, perfetto, record  # noqa: E402
 
 MS = 1_000_000
 KW = "kw\\xff\\x0a%x$\\frac{$"  # a name that is not text, and math to matplotlib
@@ -186,8 +186,8 @@ def test_fastest_type_is_the_largest_capacity(small, tmp_path):
 
 def test_running_intervals(small):
     rec = record.parse(small)
-    got = sorted(((iv.cpu, (iv.start - T0) // MS, (iv.stop - T0) // MS, iv.pid, iv.comm)
-                  for iv in rec.intervals()))
+    got = sorted((iv.cpu, (iv.start - T0) // MS, (iv.stop - T0) // MS, iv.pid, iv.comm)
+                  for iv in rec.intervals())
     assert got == [(0, 100, 500, 101, "spin"), (0, 500, 700, 102, "mem walk"),
                    (0, 800, 1000, 101, "spin"),
                    (1, 0, 100, 103, KW),  # ran since the start
@@ -434,7 +434,7 @@ def test_missing_file_and_bad_arguments(tmp_path):
     assert r.returncode == 1 and "nope.rec: cannot read: No such file" in r.stderr
     for argv in ([], ["frobnicate"], ["timeline", "x.rec"], ["tasks", "x", "-o", "y",
                                                               "--pid", "1", "--comm", "z"]):
-        r = subprocess.run([sys.executable, PLOT] + argv, capture_output=True, text=True)
+        r = subprocess.run([sys.executable, str(PLOT), *argv], capture_output=True, text=True)
         assert r.returncode == 2 and "usage:" in r.stderr, argv
 
 

@@ -6,18 +6,15 @@ test_kernels leaves it to this file) in the newest arm64 cell; each test
 checks one property of the parsed record, not only that pictures exist.
 """
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-import build
-import harness
 from conftest import record as tally
+from sbridge_testbed import build, harness
+from sbridgeplot import cli, record
 
 TOP = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TOP / "tools"))
-from sbridgeplot import cli, record  # noqa: E402
 
 CELL = "arm64-backports"
 SCENARIO = harness.SCENARIOS / "ctl-record-roundtrip.sh"

@@ -45,7 +45,7 @@ MAX_STALL = 0.3
 
 def read_runs(path):
     """{name: {side: (rate, shares[5], cpi, stall)}} from a mixcal file."""
-    runs = {}
+    runs: dict[str, dict] = {}
     with open(path) as f:
         for no, line in enumerate(f, 1):
             if not line.startswith("run "):
@@ -53,10 +53,10 @@ def read_runs(path):
             parts = line.split(" ", 4)
             if len(parts) < 5:
                 sys.exit(f"{path}:{no}: want 'run NAME SIDE RATE JSON'")
-            _, name, side, rate, js = parts
+            _, name, side, rate_text, js = parts
             try:
                 t = json.loads(js)["tasks"][0]
-                rate = float(rate)
+                rate = float(rate_text)
                 cpi, stall = float(t["cpi"]), float(t["cpi_stall"])
                 mix = [float(t["mix"][c]) for c in CLASSES]
             except (ValueError, KeyError, IndexError) as e:

@@ -365,7 +365,7 @@ def load_board(d):
         m = re.fullmatch(r"boot(\d+)-(\w+)", bd.name)
         if not m:
             continue
-        rd = lambda n: (bd / n).read_text(errors="replace") if (bd / n).exists() else ""  # noqa: E731
+        rd = lambda n: (bd / n).read_text(errors="replace") if (bd / n).exists() else ""  # noqa: E731, B023
         runs = parse_runs(rd("runs.txt"))
         boots.append(dict(boot=int(m.group(1)), kind=m.group(2), dir=bd, runs=runs,
                           alone=parse_runs(rd("alone.txt")), est=parse_est(rd("est.txt")),
@@ -382,8 +382,7 @@ def board_cpus(meta):
 def analyse(d):
     meta, boots = load_board(d)
     board = meta["board"]
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import run as runpy
+    import run as runpy  # bench/eval/, the script's own directory
     b = runpy.BOARDS[board]
     nbig, nlit = len(b["big"].split()), len(b["little"].split())
     held = heldout_set()
@@ -433,7 +432,7 @@ def analyse(d):
     for key, cfgs in sorted(main.items()):
         bootno, kind, phase, rnd, mix = key
         progs = None
-        for c, r in cfgs.items():
+        for _c, r in cfgs.items():
             progs = [p["prog"] for p in sorted(r["procs"], key=lambda p: p["slot"])]
             break
         lb = orc = float("nan")
@@ -737,7 +736,7 @@ def estimation(boots, times, held):
             sfx = "" if g.get("variant", "eq3") == "eq3" else "+" + g["variant"]
             for t, plist in g["pids"].items():
                 tasks = {x.get("pid"): x for x in g["tasks"].get(t, [])}
-                for slot, prog, pid, kids in plist:
+                for _slot, prog, pid, kids in plist:
                     cand = [tasks[k] for k in kids if k in tasks] or \
                         ([tasks[pid]] if pid in tasks else [])
                     if not cand:
@@ -907,7 +906,7 @@ def summary(r, pics, out):
         L.append(f"| {kind} | {NAMES.get(base, base)} | {ci(m['stp'])} | {ci(m['antt'])} | "
                  f"{ci(m['makespan'])} | {ci(m['per_program'])} | {fmt(m['worst'])} ({fmt(m['p05'])}) | "
                  f"{ci(m['headroom'], 2)} | {m['n_units']} ({m['n_boots']}) |")
-    for (kind, base, top), m in sorted(r.get("comps_nolag", {}).items()):
+    for (kind, base, _top), m in sorted(r.get("comps_nolag", {}).items()):
         L.append(f"| {kind} | {NAMES.get(base, base)}: **every run, lag not gated** (sensitivity) | "
                  f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['makespan'])} | {ci(m['per_program'])} | "
                  f"{fmt(m['worst'])} ({fmt(m['p05'])}) | {ci(m['headroom'], 2)} | {m['n_units']} ({m['n_boots']}) |")
@@ -961,7 +960,7 @@ def summary(r, pics, out):
                 by[u["config"]].append(u)
         for c, v in sorted(by.items()):
             L.append(f"| {c} | {fmt(statistics.mean(u['makespan'] / u['bound'] for u in v))} | "
-                     f"{fmt(statistics.mean(u['makespan'] / u['oracle'] for u in v if math.isfinite(u['oracle'])))} | {len(v)} |")
+                     f"{fmt(statistics.mean(u['makespan'] / u['oracle'] for u in v if math.isfinite(u['oracle'])))} | {len(v)} |")  # noqa: E501
     # modelled energy (the rig's: the energy model's power at the OPP in
     # force x busy time, plus idle power)
     en = defaultdict(list)
@@ -980,7 +979,7 @@ def summary(r, pics, out):
     if r["evidence"]:
         L += ["", "## What each configuration was (recorded in every run)", "",
               "| config | capacities | SD_ASYM_CPUCAPACITY | EAS active | root domain overutilized "
-              "(share of time; the kernel keeps the flag only under EAS) | active up-migrations per run | big CPUs' share of busy time | failed switches |",
+              "(share of time; the kernel keeps the flag only under EAS) | active up-migrations per run | big CPUs' share of busy time | failed switches |",  # noqa: E501
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for c, e in sorted(r["evidence"].items()):
             L.append(f"| {c} | {' / '.join(e['caps'])} | {' / '.join(str(x) for x in e['asym'])} | "
@@ -1029,7 +1028,7 @@ def summary(r, pics, out):
             lo = m.get("loo", [(float("nan"),) * 2] * 3)
             L.append(f"| {t:g} | {k} | {m['n']} | {fmt(m['mae'] * 100, 1)} % | "
                      f"{fmt(m['worst'] * 100, 1)} % ({m['worst_prog']}) | {fmt(m['spearman'], 2)} | "
-                     f"{fmt(m['order'], 2)} | {fmt(h['mae'] * 100, 1) + ' % / ' + fmt(h['order'], 2) if h else 'n/a'} | "
+                     f"{fmt(m['order'], 2)} | {fmt(h['mae'] * 100, 1) + ' % / ' + fmt(h['order'], 2) if h else 'n/a'} | "  # noqa: E501
                      f"{fmt(lo[0][0] * 100, 1)}-{fmt(lo[0][1] * 100, 1)} % / {fmt(lo[1][0], 2)}-{fmt(lo[1][1], 2)} / "
                      f"{fmt(lo[2][0], 2)}-{fmt(lo[2][1], 2)} |")
         ts = sorted({x["t"] for x in r["est"]["rows"]})

@@ -27,14 +27,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
-sys.path.insert(0, str(TOP / "tools" / "testbed"))
-sys.path.insert(0, str(TOP / "tools" / "rig"))
+if "sbridge_testbed" not in sys.modules:  # python3 bench/eval/run.py
+    sys.path.insert(0, str(TOP / "tools"))  # the testbed package's import root
 
-import harness  # noqa: E402
-import report   # noqa: E402
+import report  # noqa: E402
+from sbridge_testbed import harness  # noqa: E402
 
 OUT = TOP / "build" / "eval"
 RESULTS = TOP / "bench" / "results"
@@ -43,7 +44,7 @@ RESULTS = TOP / "bench" / "results"
 # types differ only in clock and the kernel sees one capacity, so sbridge
 # is told the types (cpu_types=) as on such a machine: every x86 boot is
 # a "sym" boot.
-BOARDS = {
+BOARDS: dict[str, dict[str, str]] = {
     "1b1s": dict(arch="arm64", topology="1b1s", big="0", little="1"),
     "1b3s": dict(arch="arm64", topology="1b3s", big="0", little="1 2 3"),
     "3b1s": dict(arch="arm64", topology="3b1s", big="0 1 2", little="3"),
@@ -63,7 +64,7 @@ PERIODS = [50, 100, 200, 400]
 # development (one boot of 1b3s, about 15 minutes); full mode is the
 # evidence (3 boots with capacities and 3 symmetric ones per board,
 # interleaved; aimed at <= 90 minutes per board on a 2-core host).
-MODES = {
+MODES: dict[str, dict[str, Any]] = {
     "quick": dict(
         boards=["1b3s"], rounds=2, sym_rounds=0,
         boots=[("cap", "alone warm est sweep freq mt lat ovh")],
@@ -101,11 +102,11 @@ def draw(names, sizes, count, rnd):
     """@count mixes of each size in @sizes, every program used as evenly as
     possible: programs are dealt from shuffled decks, no repeat within a mix
     unless the mix is larger than the set. Returns [(size, [progs])]."""
-    deck = []
+    deck: list[str] = []
     out = []
     for _ in range(count):
         for n in sizes:
-            pick = []
+            pick: list[str] = []
             while len(pick) < n:
                 if not deck:
                     deck = names[:]

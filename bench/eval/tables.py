@@ -78,7 +78,7 @@ def render(results=RESULTS, commit=None):
     c = runs[0]["commit"]
     L = [BEGIN, "",
          f"Results of commit {c} ({', '.join(sorted({h['date'] for h in runs}))}): "
-         + ", ".join(f"`bench/results/{h['dir'].name}`" for h in runs) + ". Cold sbridge, shipped defaults; 95 % bootstrap "
+         + ", ".join(f"`bench/results/{h['dir'].name}`" for h in runs) + ". Cold sbridge, shipped defaults; 95 % bootstrap "  # noqa: E501
          "intervals over paired rounds (boots, then rounds). Limits stand in the last column.",
          "",
          "| board | mode | sbridge vs | STP ratio | ANTT ratio | per program | worst program | "

@@ -28,8 +28,8 @@ CONFIG = RIG / "rig.conf"
 # QEMU's -cpu of run-rig.sh: the dumped tree must match the machine
 QEMU_CPU = "cortex-a57,pmu=off"
 
-# The energy model of '# eas: yes' boards comes from rig.conf, per core
-# type: opp_mhz (ascending, up to freq_mhz), opp_mv (the voltage at each)
+# The energy model of '# eas: yes' boards comes from rig.conf, per
+# core type: opp_mhz (ascending, up to freq_mhz), opp_mv (the voltage at each)
 # and dyn_power (the dynamic-power-coefficient, uW/MHz/V^2), the same
 # numbers the rig's plugin accounts energy with and its cpufreq driver
 # (guest/rig_cpufreq.c) offers as OPPs.
@@ -73,8 +73,9 @@ def energy_model(config, topology, smp):
 
 def energy_dtb(config, topology, smp, mem=1024):
     """The rig's device tree with OPPs and an energy model (testbed guest.dtb)."""
-    sys.path.insert(0, str(RIG.parent / "testbed"))
-    import guest
+    if "sbridge_testbed" not in sys.modules:  # run by run-rig.sh as a script
+        sys.path.insert(0, str(RIG.parent))  # tools/, the package's import root
+    from sbridge_testbed import guest
     caps, opps, power = energy_model(config, topology, smp)
     if len(set(caps)) < 2:
         raise ValueError(f"topology {topology}: EAS needs two core types")

@@ -78,7 +78,7 @@ def timeline(ax, rec, classes, title):
     else:
         # no switch records: show how busy each CPU was instead
         period = 1e9 / rec.meta["rate_hz"]
-        last = {}
+        last: dict = {}
         bars = defaultdict(list)
         for s in sorted(rec.samples, key=lambda s: s.ts):
             start = last.get(s.cpu, s.ts - period)
@@ -91,7 +91,7 @@ def timeline(ax, rec, classes, title):
     marks = defaultdict(list)
     for e, cpu, m, label in _decision_marks(rec):
         marks[(m, label)].append((sec(e.ts), row[cpu] - 0.4))
-    for (m, label), pts in marks.items():
+    for (m, _label), pts in marks.items():
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker=m, s=30, c="black",
                    linewidths=1, zorder=3, clip_on=False)
     if not used:
@@ -167,7 +167,7 @@ def _grid(rec):
     tot = np.zeros((2, len(cpus), nb))
     cnt = np.zeros((len(cpus), nb))
     period = 1e9 / rec.meta["rate_hz"]
-    last = {}
+    last: dict = {}
 
     def binof(ts):
         return min(nb - 1, max(0, int((ts - rec.t0 - 1) // width)))

@@ -134,7 +134,7 @@ class Record:
         self.samples = []
         self.switches = []
         self.events = []
-        self.other_events = Counter()  # event names this reader does not know
+        self.other_events: Counter[str] = Counter()  # event names this reader does not know
         self.end = None
         self.last_line = 0
         self._intervals = None
@@ -165,7 +165,7 @@ class Record:
     def types(self):
         """Core types, fastest first: by capacity, then by index (sbridge
         numbers its types by capacity ascending)."""
-        cap = {}
+        cap: dict[int, int] = {}
         for c in self.cpus.values():
             if c.type >= 0:
                 cap[c.type] = max(cap.get(c.type, 0), c.capacity)
@@ -252,7 +252,7 @@ class Record:
         A task starts as -1 (left to the stock scheduler), so its first
         decision counts only if it names a type. cpu is where the task ran.
         """
-        last = {}
+        last: dict = {}
         out = []
         for e in sorted(self.named("sbridge_decide"), key=lambda e: e.ts):
             pid, to = e.f["pid"], e.f["to"]
@@ -266,7 +266,7 @@ class Classes:
     """Task class by pid from its own windows, else by comm from any file given."""
 
     def __init__(self, records):
-        by_comm = defaultdict(list)
+        by_comm: defaultdict[str, list] = defaultdict(list)
         self.own = {}
         for rec in records:
             names = rec.comms()
@@ -439,7 +439,7 @@ class _Parser:
 # allows. A larger file, endless input (/dev/zero) or a pipe silent for
 # READ_IDLE_S is an error, as sbridgectl's own reader has it.
 MAX_BYTES = 1 << 30
-READ_IDLE_S = 10
+READ_IDLE_S: float = 10
 
 
 def _read(path):
@@ -453,7 +453,8 @@ def _read(path):
         stream = stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
         if not stream:
             os.set_blocking(fd, True)
-        chunks, n = [], 0
+        chunks: list[bytes] = []
+        n = 0
         while True:
             if stream and not select.select([fd], [], [], READ_IDLE_S)[0]:
                 raise RecordError(path, 0, f"nothing came through it for {READ_IDLE_S} s "
@@ -496,9 +497,9 @@ def parse(path, allow_truncated=False):
             ln = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             if n == 1:
-                raise RecordError(path, n, "not UTF-8 text, not an sbridge record file")
+                raise RecordError(path, n, "not UTF-8 text, not an sbridge record file") from e
             raise RecordError(path, n, f"not UTF-8 text (byte 0x{raw[e.start]:02x} "
-                              f"at column {e.start + 1}; such bytes are %XX-escaped)")
+                              f"at column {e.start + 1}; such bytes are %XX-escaped)") from e
         if n == 1:
             m = re.match(r"sbridge-record (\S+)\Z", ln)
             if not m:

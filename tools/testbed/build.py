@@ -9,10 +9,12 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
-import kernels
-from kernels import BUILD, DEB_ARCH, TOP, _download, _pkg, _unpack, log, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import kernels
+from sbridge_testbed.common import BUILD, TOP, apt_download, apt_name, deb_unpack, log, run
+from sbridge_testbed.kernels import DEB_ARCH
 
 # What of the tree a module build needs (copied into the build root).
 MODULE_SRC = ["Kbuild", "sbridge-core", "pmu-monitor", "include", "scripts"]
@@ -65,7 +67,7 @@ def modules(k):
     ver = subprocess.run([str(TOP / "scripts/version.sh"), str(TOP)], text=True,
                          capture_output=True, check=True).stdout.strip()
     (src / "VERSION").write_text(ver + "\n")
-    lines = []
+    lines: list[str] = []
     _kmake(k, f"/src/{tag}", lines)
     extra = []
     for pattern in EXTRA_MODULE_DIRS:
@@ -93,10 +95,10 @@ def busybox(arch):
     if dest.exists():
         return dest
     darch = DEB_ARCH[arch]
-    deb = _download([_pkg("busybox-static", darch)], BUILD / "debs" / f"busybox-{darch}")[0]
+    deb = apt_download([apt_name("busybox-static", darch)], BUILD / "debs" / f"busybox-{darch}")[0]
     tmp = dest.parent / "x"
     shutil.rmtree(tmp, ignore_errors=True)
-    _unpack(deb, tmp)
+    deb_unpack(deb, tmp)
     shutil.copy(next(p for p in tmp.rglob("busybox") if p.parent.name == "bin"), dest)
     shutil.rmtree(tmp)
     return dest
@@ -130,7 +132,8 @@ def programs(arch):
 
 if __name__ == "__main__":
     import argparse
-    import kernels
+
+    from sbridge_testbed import kernels
     ap = argparse.ArgumentParser(description="build modules and programs per cell")
     ap.add_argument("--arch", action="append", choices=kernels.ARCHES)
     ap.add_argument("--suite", action="append", choices=tuple(kernels.SUITES))

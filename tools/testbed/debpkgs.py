@@ -3,7 +3,7 @@
 Each program comes from bookworm's package for the guest's architecture,
 with its shared-library closure and the ELF loader, as one extra cpio
 archive appended to that scenario's initramfs. Packages are downloaded
-with `apt-get download` and unpacked with dpkg-deb (kernels._unpack),
+with `apt-get download` and unpacked with dpkg-deb (common.deb_unpack),
 never installed: a foreign-arch install would break the host toolchain.
 
 Libraries land in the Debian multiarch dirs they came from
@@ -19,8 +19,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import guest
-from kernels import BUILD, DEB_ARCH, _pkg, _unpack, log, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import guest
+from sbridge_testbed.common import BUILD, apt_name, deb_unpack, log, run
+from sbridge_testbed.kernels import DEB_ARCH
 
 TRIPLET = {"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}
 
@@ -136,19 +139,20 @@ def resolve(darch, packages):
     library packages are taken (LIB_SECTIONS, SKIP_DEP), the programs' own
     packages always are.
     """
-    closure, level = {}, list(packages)
+    closure: dict[str, str | None] = {}
+    level = list(packages)
     while level:
         names = [n for n in dict.fromkeys(level) if n not in closure]
         if not names:
             break
-        pol = _policy([_pkg(n, darch) for n in names])
+        pol = _policy([apt_name(n, darch) for n in names])
         # Architecture: all packages take no ":arm64" qualifier
-        unq = [n for n in names if pol[_pkg(n, darch)] is None]
+        unq = [n for n in names if pol[apt_name(n, darch)] is None]
         plain = _policy(unq) if unq else {}
         specs, vers = [], {}
         for n in names:
-            v = pol[_pkg(n, darch)]
-            spec = _pkg(n, darch)
+            v = pol[apt_name(n, darch)]
+            spec = apt_name(n, darch)
             if v is None and plain.get(n):
                 v, spec = plain[n], n
             if v is None:
@@ -199,8 +203,8 @@ def download(darch, pkgs):
     todo = [n for n, v in pkgs.items() if not have(n, v)]
     if todo:
         # one apt call: Architecture: all packages take no ":arm64" qualifier
-        pol = _policy([_pkg(n, darch) for n in todo])
-        specs = [f"{_pkg(n, darch) if pol[_pkg(n, darch)] else n}={pkgs[n]}"
+        pol = _policy([apt_name(n, darch) for n in todo])
+        specs = [f"{apt_name(n, darch) if pol[apt_name(n, darch)] else n}={pkgs[n]}"
                  for n in todo]
         # -o ...: apt's sandbox user cannot write into root-owned build dirs
         run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", *specs],
@@ -222,7 +226,7 @@ def unpack(darch, debs):
     for deb in debs:
         stamp = stamps / deb.name
         if not stamp.exists():
-            _unpack(deb, root)
+            deb_unpack(deb, root)
             stamp.touch()
     return root
 
@@ -349,8 +353,8 @@ def archive(arch, names):
     log(f"debs for {arch}: {' '.join(names)}: {len(pkgs)} packages")
     root = unpack(darch, download(darch, pkgs).values())
     files = plan(darch, root, names)
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        d = Path(tmpdir)
         d.chmod(0o755)  # the archive's "." entry would reset / to 0700
         for gpath, src in files.items():
             t = d / gpath.lstrip("/")
@@ -366,7 +370,8 @@ def archive(arch, names):
 
 if __name__ == "__main__":
     import argparse
-    import kernels
+
+    from sbridge_testbed import kernels
     ap = argparse.ArgumentParser(description="build the guest archive of Debian programs")
     ap.add_argument("--arch", choices=kernels.ARCHES, default="arm64")
     ap.add_argument("programs", nargs="+", choices=sorted(PROGRAMS))

@@ -19,8 +19,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import kernels
-from kernels import TOP, Kernel, log
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import kernels
+from sbridge_testbed.common import TOP, deb_unpack, log, run
+from sbridge_testbed.kernels import Kernel
 
 CACHE = Path(os.environ.get("SBRIDGE_CACHE", "/var/cache/sbridge-testbed"))
 BASE_SUITE = "bookworm"
@@ -95,16 +98,16 @@ def _unpack_source(k):
     deb = debs / f"{name}_{k.version.replace(':', '%3a')}_all.deb"
     if not deb.exists():
         debs.mkdir(parents=True, exist_ok=True)
-        kernels.run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download",
+        run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download",
                      f"{name}={k.version}"], cwd=debs, stdout=subprocess.DEVNULL)
     tmp = k.tree.parent / f".{k.key}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    kernels._unpack(deb, tmp, ["./usr/src/linux-source-*.tar.xz"])
+    deb_unpack(deb, tmp, ["./usr/src/linux-source-*.tar.xz"])
     tarball = next(tmp.rglob("linux-source-*.tar.xz"))
     shutil.rmtree(k.tree, ignore_errors=True)
     k.tree.mkdir(parents=True)
-    kernels.run(["tar", "-xJf", str(tarball), "-C", str(k.tree), "--strip-components=1"])
+    run(["tar", "-xJf", str(tarball), "-C", str(k.tree), "--strip-components=1"])
     shutil.rmtree(tmp)
 
 

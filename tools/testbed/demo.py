@@ -6,7 +6,9 @@ import argparse
 import subprocess
 import sys
 
-import harness
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import harness
 
 ap = argparse.ArgumentParser(description=__doc__)
 ap.add_argument("--cell", default="arm64-backports",
@@ -20,21 +22,27 @@ print(f"[demo] booting {k.cell} ({k.release}), topology {s.topology}, {how}",
       flush=True)
 
 
-def echo(text):
-    # the guest's own lines only: skip the markers, the files handed to the
-    # host (base64) and the final dmesg dump.
-    # Console chunks end anywhere: judge whole lines only.
-    echo.part += text
-    *lines, echo.part = echo.part.split("\n")
-    for line in (ln.rstrip("\r") for ln in lines):
-        echo.dmesg |= line.startswith("@@SB-DMESG")
-        if line.startswith("@@SB-FILE "):
-            echo.file = True
-        elif line.startswith("@@SB-FILE-END"):
-            echo.file = False
-        elif not echo.dmesg and not echo.file and not line.startswith("@@SB-"):
-            sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+class Echo:
+    """The guest's own lines only: skip the markers, the files handed to
+    the host (base64) and the final dmesg dump."""
+
+    def __init__(self):
+        self.part = ""      # console chunks end anywhere: whole lines only
+        self.dmesg = False  # past @@SB-DMESG
+        self.file = False   # inside a save_file block
+
+    def __call__(self, text):
+        self.part += text
+        *lines, self.part = self.part.split("\n")
+        for line in (ln.rstrip("\r") for ln in lines):
+            self.dmesg |= line.startswith("@@SB-DMESG")
+            if line.startswith("@@SB-FILE "):
+                self.file = True
+            elif line.startswith("@@SB-FILE-END"):
+                self.file = False
+            elif not self.dmesg and not self.file and not line.startswith("@@SB-"):
+                sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 def pictures(files):
@@ -59,10 +67,7 @@ def pictures(files):
     return png
 
 
-echo.dmesg = False
-echo.file = False
-echo.part = ""
-r = harness.run(k, s, base, echo=echo)
+r = harness.run(k, s, base, echo=Echo())
 png = pictures(harness.files_dir(k, s)) if not r.problems else None
 print(f"\n[demo] {'OK' if not r.problems else 'PROBLEMS: ' + '; '.join(r.problems)}"
       f" ({r.wall:.0f}s)")

@@ -6,8 +6,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import build
-from kernels import BUILD, TOP, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import build
+from sbridge_testbed.common import BUILD, TOP, run
 
 # Topologies: per-CPU capacity-dmips-mhz (None: property left out, i.e. the
 # symmetric-looking baseline). Big first, like most boards boot.
@@ -44,6 +46,7 @@ def _cpio(src_dir, dest):
         cp = subprocess.Popen(["cpio", "-o", "-H", "newc", "--quiet", "-R", "0:0"],
                               cwd=src_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         gz = subprocess.Popen(["gzip", "-1"], stdin=cp.stdout, stdout=f)
+        assert cp.stdout is not None
         cp.stdout.close()
         cp.communicate(files.encode())
         if gz.wait() or cp.returncode:
@@ -53,8 +56,8 @@ def _cpio(src_dir, dest):
 def base_initramfs(k, kos, progs, dest=None):
     """The part of a guest image shared by all scenarios of cell @k."""
     dest = dest or BUILD / "cells" / k.cell / "base.cpio.gz"
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
         d.chmod(0o755)  # becomes the guest's /: mkdtemp made it 0700
         for sub in ("bin", "sbin", "etc", "proc", "sys", "dev", "tmp", "root",
                     "sbridge/modules", "sbridge/bin", "sbridge/rules", "home/user"):
@@ -159,7 +162,7 @@ def dtb(topology, smp, cpu="cortex-a57", mem=1024, machine="virt", cpufreq=False
         phandles = {}
         for i in range(smp):
             dts, phandles[i] = _add_to_cpu(dts, i, f"capacity-dmips-mhz = <{caps[i]}>;")
-        clusters = {}
+        clusters: dict[int, list[int]] = {}
         for i, c in enumerate(caps):
             clusters.setdefault(c, []).append(i)
         cmap = "cpu-map {\n\t\t\tsocket0 {\n"

@@ -49,7 +49,9 @@ Files a scenario hands back with lib.sh's save_file land in
 build/cells/<cell>/<scenario>.files/.
 """
 import configparser
+import dataclasses
 import functools
+import importlib.util
 import os
 import re
 import shutil
@@ -57,45 +59,40 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rig"))
-
-import build    # noqa: E402
-import debpkgs  # noqa: E402
-import debugkernel  # noqa: E402
-import guest    # noqa: E402
-import kernels  # noqa: E402
-import vm       # noqa: E402
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import build, debpkgs, debugkernel, guest, kernels, vm
 
 TOP = kernels.TOP
 SCENARIOS = TOP / "tests" / "scenarios"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Scenario:
+    """A scenario's header (the module's docstring), as load_scenario reads it."""
     path: Path
     name: str
     title: str
     arch: str = "any"
-    suites: tuple = ("any",)
+    suites: tuple[str, ...] = ("any",)
     topology: str = "smp"
     smp: int = 2
     timeout: int = 120
-    throttle: float = None
+    throttle: float | None = None
     icount: bool = False
     rig: bool = False
-    cpufreq: bool = False  # or "boot-low" (guest.dtb)
+    cpufreq: bool | str = False  # or "boot-low" (guest.dtb)
     capacities: bool = True
     eas: bool = False
     expect: str = "pass"
     reason: str = ""
-    debs: tuple = ()
+    debs: tuple[str, ...] = ()
     runner: str = "kernels"
     debug: str = "all"   # sample | all (make test-debug only) | only | no
     rt: bool = False     # runs on the PREEMPT_RT cells only
     injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
     trixie: bool = True  # in the default suite's 6.12 cells (docs/testing.md)
-    mem: int = None      # guest MiB, instead of vm.qemu_cmd's default
+    mem: int | None = None  # guest MiB, instead of vm.qemu_cmd's default
     stock: str = "any"   # the default suite's stock cells: this arch only
 
     def runs_on(self, k):
@@ -120,6 +117,19 @@ class Scenario:
         return "smp"
 
 
+@functools.cache
+def rig_launch():
+    """tools/rig/rig_launch.py, the rig's QEMU command, loaded by its path:
+    it is the rig's script (run-rig.sh runs it), not part of this package."""
+    spec = importlib.util.spec_from_file_location("rig_launch",
+                                                  TOP / "tools" / "rig" / "rig_launch.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["rig_launch"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def rig_topology(name):
     """Core types of topology @name in tools/rig/rig.conf, or None.
 
@@ -141,6 +151,56 @@ def _bool(v):
     raise ValueError(f"not yes/no: {v}")
 
 
+def _one_of(key, *allowed):
+    """A parser for header @key that takes only the values @allowed."""
+    def parse(v):
+        if v not in allowed:
+            raise ValueError(f"{key}: {v} is not {', '.join(allowed[:-1])} or {allowed[-1]}")
+        return v
+    return parse
+
+
+def _words(v):
+    return tuple(v.split())
+
+
+def _cpufreq(v):
+    return "boot-low" if v == "boot-low" else _bool(v)
+
+
+def _rt(v):
+    if v not in ("no", "only"):
+        raise ValueError(f"rt: {v} is not no or only")
+    return v == "only"
+
+
+# header key -> (Scenario field, parser): a key left out keeps the field's
+# default. The checks across keys follow in load_scenario.
+HEADER = {
+    "arch": ("arch", str),
+    "suite": ("suites", _words),
+    "topology": ("topology", str),
+    "smp": ("smp", int),
+    "timeout": ("timeout", int),
+    "mem": ("mem", int),
+    "throttle": ("throttle", float),
+    "icount": ("icount", _bool),
+    "rig": ("rig", _bool),
+    "cpufreq": ("cpufreq", _cpufreq),
+    "capacities": ("capacities", _bool),
+    "eas": ("eas", _bool),
+    "expect": ("expect", str),
+    "reason": ("reason", str),
+    "debs": ("debs", _words),
+    "rt": ("rt", _rt),
+    "injects": ("injects", _bool),
+    "trixie": ("trixie", _bool),
+    "debug": ("debug", _one_of("debug", "sample", "all", "only", "no")),
+    "stock": ("stock", _one_of("stock", "any", "x86_64", "arm64")),
+    "runner": ("runner", _one_of("runner", "kernels", "own")),
+}
+
+
 def load_scenario(path):
     path = Path(path)
     meta = {}
@@ -150,60 +210,32 @@ def load_scenario(path):
             meta[m.group(1)] = m.group(2)
     if "scenario" not in meta:
         raise ValueError(f"{path}: no '# scenario:' header line")
-    s = Scenario(path=path, name=path.stem, title=meta["scenario"])
     try:
-        s.arch = meta.get("arch", "any")
-        s.suites = tuple(meta.get("suite", "any").split())
+        s = Scenario(path=path, name=path.stem, title=meta["scenario"],
+                     **{field: parse(meta[key]) for key, (field, parse) in HEADER.items()
+                        if key in meta})
         if not set(s.suites) <= {"any", *kernels.SUITES}:
             raise ValueError(f"unknown suite in {s.suites}")
-        s.topology = meta.get("topology", "smp")
-        s.smp = int(meta.get("smp", 2))
-        s.timeout = int(meta.get("timeout", 120))
-        s.mem = int(meta["mem"]) if "mem" in meta else None
         if s.mem is not None and not 256 <= s.mem <= 8192:
             raise ValueError(f"mem: {s.mem} MiB is outside 256..8192")
-        s.throttle = float(meta["throttle"]) if "throttle" in meta else None
-        s.icount = _bool(meta.get("icount", "no"))
-        s.rig = _bool(meta.get("rig", "no"))
         if s.mem is not None and s.rig:
             raise ValueError("mem: the rig sizes its own guest")
-        s.cpufreq = meta.get("cpufreq", "no")
-        s.cpufreq = "boot-low" if s.cpufreq == "boot-low" else _bool(s.cpufreq)
         if s.cpufreq and s.rig:
             raise ValueError("cpufreq: the rig writes its own device tree (eas: yes has OPPs)")
-        s.capacities = _bool(meta.get("capacities", "yes"))
         if not s.capacities and not s.rig:
             raise ValueError("capacities: no is a rig board (rig: yes)")
-        s.eas = _bool(meta.get("eas", "no"))
         if s.eas and (not s.rig or s.arch != "arm64" or not s.capacities
                       or len(set(rig_topology(meta.get("topology", "")) or ())) < 2):
             raise ValueError("eas: yes is an arm64 rig board with two core types "
                              "(rig: yes, arch: arm64, a rig.conf topology mixing types)")
-        s.expect = meta.get("expect", "pass")
-        s.reason = meta.get("reason", "")
         re.compile(s.reason)
-        s.debs = tuple(meta.get("debs", "").split())
         unknown = set(s.debs) - set(debpkgs.PROGRAMS)
         if unknown:
             raise ValueError(f"debs: no entry in debpkgs.PROGRAMS for {sorted(unknown)}")
-        if meta.get("rt", "no") not in ("no", "only"):
-            raise ValueError(f"rt: {meta['rt']} is not no or only")
-        s.rt = meta.get("rt") == "only"
-        s.injects = _bool(meta.get("injects", "no"))
-        s.trixie = _bool(meta.get("trixie", "yes"))
         if not s.trixie and "trixie" in s.suites:
             raise ValueError("trixie: no contradicts suite: trixie")
-        s.debug = meta.get("debug", "all")
-        if s.debug not in ("sample", "all", "only", "no"):
-            raise ValueError(f"debug: {s.debug} is not sample, all, only or no")
-        s.stock = meta.get("stock", "any")
-        if s.stock not in ("any", "x86_64", "arm64"):
-            raise ValueError(f"stock: {s.stock} is not any, x86_64 or arm64")
         if s.stock != "any" and s.arch != "any":
             raise ValueError("stock: narrows arch: any; arch: already does")
-        s.runner = meta.get("runner", "kernels")
-        if s.runner not in ("kernels", "own"):
-            raise ValueError(f"runner: {s.runner} is not kernels or own")
     except (ValueError, re.error) as e:
         raise ValueError(f"{path}: bad header: {e}") from e
     if s.topology in guest.TOPOLOGIES:
@@ -251,12 +283,12 @@ def cells():
     return ks
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def programs(arch):
     return build.programs(arch)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prepared(cell):
     """Fetch, build and pack cell @cell once per process.
 
@@ -289,8 +321,7 @@ def run(k, s, base, echo=None):
     guest.scenario_initramfs(base, path, initrd, extra)
     cmd = None
     if s.rig:
-        import rig_launch  # tools/rig provides the command
-        cmd = rig_launch.command(k, initrd, s.smp, s.topology,
+        cmd = rig_launch().command(k, initrd, s.smp, s.topology,
                                  capacities=s.capacities, eas=s.eas)
     slow = DEBUG_SLOWDOWN if k.flavour == "debug" else 1
     r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
@@ -357,7 +388,7 @@ def main():
         path = with_settings(path, a.set)
     s = load_scenario(path)
     if a.timeout:
-        s.timeout = a.timeout
+        s = dataclasses.replace(s, timeout=a.timeout)
     ks = [k for k in cells() if not a.cell or k.cell in a.cell]
     bad = 0
     for k in ks:

@@ -8,17 +8,24 @@ unpacked at their natural /usr/src paths, because Debian's header Makefiles
 include /usr/src/linux-headers-<ver>-common by absolute path.
 """
 import lzma
-import os
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("SBRIDGE_BUILD", TOP / "build"))
-MIRROR = "http://deb.debian.org/debian"
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed.common import (
+    BUILD,
+    MIRROR,
+    apt_download,
+    apt_name,
+    deb_unpack,
+    log,
+    out,
+    run,
+)
+from sbridge_testbed.common import TOP as TOP  # kernels.TOP, as callers know it
 
 ARCHES = ("x86_64", "arm64")
 DEB_ARCH = {"x86_64": "amd64", "arm64": "arm64"}
@@ -38,22 +45,6 @@ DISTRO_MODULES = {"arm64": ("cpufreq-dt",), "x86_64": ()}
 # stock cells only: the debug kernels build them in.
 GOVERNORS = ("cpufreq_powersave", "cpufreq_ondemand", "cpufreq_conservative",
              "cpufreq_userspace")
-
-
-def log(msg):
-    print(f"[testbed] {msg}", file=sys.stderr, flush=True)
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, check=True, text=True, **kw)
-
-
-def out(cmd):
-    return subprocess.run(cmd, check=True, text=True, capture_output=True).stdout
-
-
-def _pkg(name, arch):
-    return name if arch == "amd64" else f"{name}:{arch}"
 
 
 def _show(pkg, version=None):
@@ -121,7 +112,7 @@ def resolve(arch, suite, flavour=""):
     """Newest kernel of @suite for @arch, from apt's metadata; @flavour "rt"
     for Debian's PREEMPT_RT build of it."""
     darch = DEB_ARCH[arch]
-    meta = _pkg(f"linux-image-{flavour + '-' if flavour else ''}{darch}", darch)
+    meta = apt_name(f"linux-image-{flavour + '-' if flavour else ''}{darch}", darch)
     releases = SUITES[suite][0]
     for line in out(["apt-cache", "madison", meta]).splitlines():
         cols = [c.strip() for c in line.split("|")]
@@ -135,31 +126,6 @@ def resolve(arch, suite, flavour=""):
             if m:
                 return Kernel(arch, suite, m.group(1), cols[1], flavour)
     raise SystemExit(f"no {darch} kernel found in {suite}: run tools/testbed/setup-host.sh")
-
-
-def _download(pkgs, dest):
-    dest.mkdir(parents=True, exist_ok=True)
-    todo = [p for p in pkgs if not list(dest.glob(p.split(":")[0] + "_*.deb"))]
-    if todo:
-        # -o ...: apt's sandbox user cannot write into root-owned build dirs
-        run(["apt-get", "-q", "-o", "APT::Sandbox::User=root", "download", *todo],
-            cwd=dest, stdout=subprocess.DEVNULL)
-    return [next(dest.glob(p.split(":")[0] + "_*.deb")) for p in pkgs]
-
-
-def _unpack(deb, dest, members=()):
-    """dpkg-deb -x, but keep a merged-/usr root's /lib symlink a symlink.
-
-    @members: only the paths matching these shell patterns.
-    """
-    dest.mkdir(parents=True, exist_ok=True)
-    pick = ["--wildcards", *members] if members else []
-    tar = subprocess.Popen(["tar", "-x", "--keep-directory-symlink", "-C", str(dest), *pick],
-                           stdin=subprocess.PIPE)
-    run(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=tar.stdin)
-    tar.stdin.close()
-    if tar.wait():
-        raise SystemExit(f"unpacking {deb.name} failed")
 
 
 def buildroot(suite):
@@ -185,27 +151,27 @@ def packages(k):
     # image: 7.x splits it into linux-binary-*, 6.x ships it in linux-image-*
     for cand in (f"linux-binary-{k.release}", f"linux-image-{k.release}-unsigned",
                  f"linux-image-{k.release}"):
-        if _show(_pkg(cand, darch), k.version):
+        if _show(apt_name(cand, darch), k.version):
             image = cand
             break
     else:
         raise SystemExit(f"no image package for {k.release}")
     hdr = f"linux-headers-{k.release}"
-    hdeps = [d for d in _depends(_show(_pkg(hdr, darch), k.version))
+    hdeps = [d for d in _depends(_show(apt_name(hdr, darch), k.version))
              if re.match(r"linux-(headers|kbuild|base)-\d", d)]
     # kbuild holds host binaries (fixdep, modpost): always the build host's arch
     # and linux-headers-*-common is Architecture: all, which takes no
     # ":arm64" qualifier (apt: "no candidate")
-    pkgs = [_pkg(image, darch), _pkg(hdr, darch)]
-    pkgs += [d if d.startswith("linux-kbuild") or not _show(_pkg(d, darch), k.version)
-             else _pkg(d, darch) for d in hdeps]
+    pkgs = [apt_name(image, darch), apt_name(hdr, darch)]
+    pkgs += [d if d.startswith("linux-kbuild") or not _show(apt_name(d, darch), k.version)
+             else apt_name(d, darch) for d in hdeps]
     return pkgs
 
 
 def modules_package(k):
     """apt name of the package holding @k's modules if it is not the image
     (7.x splits them into linux-modules-*), else None."""
-    name = _pkg(f"linux-modules-{k.release}", DEB_ARCH[k.arch])
+    name = apt_name(f"linux-modules-{k.release}", DEB_ARCH[k.arch])
     return name if _show(name, k.version) else None
 
 
@@ -219,21 +185,21 @@ def fetch(k):
     debs = BUILD / "debs" / k.suite
     pkgs = packages(k)
     log(f"{k.cell}: {k.release} ({k.version}): {' '.join(pkgs)}")
-    files = _download(pkgs, debs)
+    files = apt_download(pkgs, debs)
     tmp = k.dir / "image"
     shutil.rmtree(tmp, ignore_errors=True)
-    _unpack(files[0], tmp)
+    deb_unpack(files[0], tmp)
     vml = [p for p in tmp.rglob("vmlinu[xz]*") if p.is_file()]
     if not vml:
         raise SystemExit(f"{pkgs[0]}: no vmlinuz inside")
     shutil.copy(vml[0], k.vmlinuz)
     mods = modules_package(k) if kmods else None
     if mods:
-        _unpack(_download([mods], debs)[0], tmp, [f"*/{m.stem}.ko*" for m in kmods])
+        deb_unpack(apt_download([mods], debs)[0], tmp, [f"*/{m.stem}.ko*" for m in kmods])
     for m in kmods:
         _copy_module(tmp, m)
     for deb in files[1:]:
-        _unpack(deb, k.root)
+        deb_unpack(deb, k.root)
     # 7.x moved the config out of the image package into linux-base-*
     cfg = [p for p in tmp.rglob("config*") if p.is_file()]
     shutil.copy(cfg[0] if cfg else k.root / k.headers.lstrip("/") / ".config",

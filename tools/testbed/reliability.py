@@ -21,10 +21,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import harness  # noqa: E402
-import kernels  # noqa: E402
-import vm       # noqa: E402
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import harness, kernels, vm
 
 REL = re.compile(r"^#\s*rel: (\w+)=(\d+)\s*$", re.M)
 SCENARIOS = kernels.TOP / "tests" / "scenarios"
@@ -59,7 +58,7 @@ def cell_rows(cells_dir):
         consoles = selected(cell.name, cell.glob("*.console"))
         if not consoles:
             continue
-        t = collections.Counter()
+        t: collections.Counter[str] = collections.Counter()
         release, findings, newest = "", [], 0.0
         for c, scenario in consoles:
             text = c.read_text(errors="replace")

@@ -50,7 +50,8 @@ fi
 
 # debhelper, dh-dkms, lintian: make deb and tests/test_deb.py (its arm64
 # cross build uses gcc-aarch64-linux-gnu and libc6-dev-arm64-cross);
-# sparse: make sparse (tests/test_style.py)
+# sparse: make sparse (tests/test_style.py); python3-venv: ruff and mypy
+# from PyPI in a venv (tools/pycheck.sh: make check, tests/test_style.py)
 apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	build-essential bc bison flex libelf-dev kmod cpio gzip xz-utils zstd \
 	qemu-system-x86 qemu-system-arm device-tree-compiler \
@@ -58,5 +59,5 @@ apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends \
 	busybox-static debootstrap dkms \
 	linux-headers-amd64 python3 python3-pytest python3-matplotlib python3-numpy python3-scipy \
 	libglib2.0-dev pkg-config dpkg-dev \
-	debhelper dh-dkms lintian sparse \
+	debhelper dh-dkms lintian sparse python3-venv \
 	>/dev/null

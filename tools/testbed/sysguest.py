@@ -20,8 +20,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import guest
-from kernels import BUILD, MIRROR, TOP, log, run
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import guest
+from sbridge_testbed.common import BUILD, MIRROR, TOP, log, run
 
 ROOT = BUILD / "root-bookworm-systemd"
 # what a package test root needs besides minbase

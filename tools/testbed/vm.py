@@ -18,7 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import guest
+if not __package__:  # a script, or imported flat: see standalone.py
+    import standalone  # type: ignore[import-not-found]  # noqa: F401
+from sbridge_testbed import guest
 
 # Anything like this in the console or the guest's kernel log fails a run.
 KERNEL_BAD = re.compile(
@@ -43,8 +45,8 @@ BASE64_LINE = re.compile(r"^[A-Za-z0-9+/=]*$")
 class Result:
     console: str
     timed_out: bool
-    rc: int = None
-    plan: int = None
+    rc: int | None = None
+    plan: int | None = None
     passed: list = field(default_factory=list)
     failed: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
@@ -55,7 +57,7 @@ class Result:
     files: dict = field(default_factory=dict)        # save_file: name -> bytes
     file_problems: list = field(default_factory=list)
     tap_problems: list = field(default_factory=list)  # KTAP totals that disagree
-    leaks: list = None  # kmemleak objects made during the scenario (debug kernels)
+    leaks: list | None = None  # kmemleak objects made during the scenario (debug kernels)
     kernel_leaks: dict = field(default_factory=dict)  # vm.KERNEL_LEAKS frame -> count
     kmemleak_off: str = ""  # why a debug kernel made no kmemleak report
     taint: list = field(default_factory=list)  # TAINT_BAD flags set at the end
@@ -100,7 +102,9 @@ def extract_files(console):
     block cut short, undecodable or of the wrong size is a problem, never
     silently dropped.
     """
-    keep, files, problems = [], {}, []
+    keep: list[str] = []
+    files: dict[str, bytes] = {}
+    problems: list[str] = []
     cur = None  # (name, size, base64 lines)
     for line in console.split("\n"):
         if cur is None:
@@ -154,7 +158,8 @@ def leaks(console):
     if not m:
         return None, {}
     start = int(m.group(1))
-    found, kernel = [], {}
+    found: list[str] = []
+    kernel: dict[str, int] = {}
     for obj in re.split(r"^unreferenced object ", m.group(2), flags=re.M)[1:]:
         a = LEAK_COMM.search(obj)
         if not a:
@@ -199,7 +204,9 @@ ALLOC_FAIL = re.compile(r": (vmalloc error: size \d+|page allocation failure: or
 def strip_fault_warnings(text):
     """@text without the FAULT_WARNINGS reports (from the WARNING line to
     its "---[ end trace" line); returns (text, {site: count})."""
-    out, hits, skip, alloc = [], {}, False, 0
+    out: list[str] = []
+    hits: dict[str, int] = {}
+    skip, alloc = False, 0
     for line in text.split("\n"):
         if ALLOC_FAIL.search(line):
             hits["allocation-failure report"] = hits.get("allocation-failure report", 0) + 1
@@ -469,6 +476,7 @@ def boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
                     p.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     raise e from None
+                assert p.stdout is not None
                 out = p.stdout.read().decode(errors="replace").strip()
                 raise RuntimeError(f"QEMU exited ({p.returncode}) before the guest "
                                    f"started: {out or e}") from None
@@ -487,7 +495,7 @@ def boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
                     break
                 ready, _, _ = select.select([p.stdout], [], [], min(left, 1.0))
                 if ready:
-                    data = os.read(p.stdout.fileno(), 65536)
+                    data = os.read(ready[0].fileno(), 65536)
                     if not data:
                         break
                     chunks.append(data)

@@ -12,7 +12,7 @@
  *                                accepted the configuration
  *
  * Prints "ok - ..." / "not ok - ..." lines; the exit status counts failures.
- * Built and run by tests/test_host.py (test_rig_plugin_*).
+ * Built and run by tests/test_rig.py (test_rig_plugin_*).
  */
 #include <fcntl.h>
 #include <stdarg.h>

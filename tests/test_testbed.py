@@ -1,0 +1,104 @@
+"""The testbed's own logic off any guest: cgroup throttling, kernel
+packages, scenario headers, device-tree clocks, the reliability table."""
+import re
+from pathlib import Path
+
+import pytest
+
+TOP = Path(__file__).resolve().parents[1]
+
+
+def test_throttle_finds_cgroup_mounts(tmp_path):
+    """v1 cpu hierarchy and the v2 mount come from the mount table, not fixed paths."""
+    from sbridge_testbed import vm
+    cpu = tmp_path / "cpu,cpuacct"
+    cpu.mkdir()
+    (cpu / "cpu.cfs_quota_us").write_text("-1\n")
+    table = tmp_path / "mounts"
+    table.write_text(f"cgroup2 {tmp_path}/unified cgroup2 rw,relatime 0 0\n"
+                     f"cgroup {tmp_path}/memory cgroup rw,memory 0 0\n"
+                     f"cgroup {cpu} cgroup rw,relatime,cpu,cpuacct 0 0\n")
+    assert vm.Throttle.mounts(table) == (cpu, tmp_path / "unified")
+    # v2 only (a systemd host): no v1 hierarchy
+    table.write_text("cgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate 0 0\n")
+    assert vm.Throttle.mounts(table) == (None, Path("/sys/fs/cgroup"))
+
+
+def test_kernel_packages_qualify_only_arch_specific(monkeypatch):
+    # A fresh machine fetching an arm64 cell first: the Architecture: all
+    # headers-common package must go to apt unqualified (":arm64" has no
+    # candidate), kbuild is the host's, the rest are ":arm64".
+    from sbridge_testbed import kernels
+    avail = {"linux-image-6.1.0-9-arm64-unsigned:arm64", "linux-headers-6.1.0-9-arm64:arm64",
+             "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"}
+
+    def show(pkg, version=None):
+        if pkg not in avail:
+            return ""
+        if pkg.startswith("linux-headers-6.1.0-9-arm64"):
+            return ("Package: x\nDepends: linux-headers-6.1.0-9-common (= 6.1.1-1), "
+                    "linux-kbuild-6.1 (>= 6.1.1-1), gcc-12\n")
+        return "Package: x\n"
+    monkeypatch.setattr(kernels, "_show", show)
+    k = kernels.Kernel("arm64", "bookworm", "6.1.0-9-arm64", "6.1.1-1")
+    assert kernels.packages(k) == ["linux-image-6.1.0-9-arm64-unsigned:arm64",
+                                   "linux-headers-6.1.0-9-arm64:arm64",
+                                   "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"]
+
+
+def test_stock_header_narrows_only_stock_cells(tmp_path):
+    """stock: x86_64 keeps a scenario off arm64's stock cells, not its debug cell."""
+    import test_kernels
+    from sbridge_testbed import harness, kernels
+    p = tmp_path / "s.sh"
+    p.write_text("#!/bin/sh\n# scenario: s\n# stock: x86_64\n")
+    s = harness.load_scenario(p)
+    def cell(arch, flavour):
+        return kernels.Kernel(arch=arch, suite="bookworm", release="r",
+                              version="v", flavour=flavour)
+    assert test_kernels._case(cell("x86_64", ""), s)
+    assert not test_kernels._case(cell("arm64", ""), s)
+    assert s.runs_on(cell("arm64", "")) and s.runs_on(cell("arm64", "debug"))
+    assert test_kernels._case(cell("arm64", "debug"), s) == test_kernels.DEBUG_ALL
+    for bad in ("# stock: sparc\n", "# arch: arm64\n# stock: x86_64\n"):
+        p.write_text("#!/bin/sh\n# scenario: s\n" + bad)
+        with pytest.raises(ValueError):
+            harness.load_scenario(p)
+
+
+def test_boot_low_clocks_start_at_the_lowest_opp():
+    """cpufreq: boot-low gives each cluster's clock its lowest OPP, yes its highest."""
+    from sbridge_testbed import guest
+    dts = "/ {\n\tcpus {\n\t\tcpu@0 {\n\t\t\tphandle = <0x1>;\n\t\t};\n\t};\n};\n"
+    rates = {}
+    for low in (False, True):
+        out = guest._add_opps(dts, [guest.BIG], boot_low=low)
+        m = re.search(r"clock-frequency = <(\d+)>", out)
+        assert m, out
+        rates[low] = int(m.group(1))
+        assert "operating-points-v2 = <&sbridge_opp0>" in out
+    assert rates[False] == max(guest.OPP_MHZ[guest.BIG]) * 1000000
+    assert rates[True] == min(guest.OPP_MHZ[guest.BIG]) * 1000000
+
+
+def test_reliability_leaves_out_scenarios_a_cell_no_longer_runs(tmp_path, monkeypatch):
+    """A console left by a scenario the cell stopped selecting is no finding."""
+    from sbridge_testbed import reliability
+    scen = tmp_path / "scenarios"
+    scen.mkdir()
+    monkeypatch.setattr(reliability, "SCENARIOS", scen)
+    (scen / "kept.sh").write_text("#!/bin/sh\n# scenario: kept\n")
+    (scen / "gone.sh").write_text("#!/bin/sh\n# scenario: gone\n# debug: no\n")
+    bad = ("@@SB-BEGIN 6.1.192 4cpu\n1..1\n# rel: faults=7\nnot ok 1 - stray move\n"
+           "@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n")
+    for cell in ("arm64-debug", "arm64-bookworm"):
+        (tmp_path / "cells" / cell).mkdir(parents=True)
+        for stem in ("kept", "gone"):
+            (tmp_path / "cells" / cell / f"{stem}.console").write_text(bad)
+    (tmp_path / "cells" / "arm64-bookworm" / "deleted.console").write_text(bad)
+    rows = {r[0]: r for r in reliability.cell_rows(tmp_path / "cells")}
+    assert rows["arm64-debug"][2]["runs"] == 1
+    assert rows["arm64-debug"][2]["faults"] == 7
+    assert rows["arm64-debug"][3] == ["kept: stray move"]
+    assert rows["arm64-bookworm"][2]["runs"] == 2
+    assert sorted(rows["arm64-bookworm"][3]) == ["gone: stray move", "kept: stray move"]
