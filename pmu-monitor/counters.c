@@ -9,6 +9,15 @@
  * the CPU hotplug "online" callback and released by the "offline" callback;
  * both run in the target CPU's hotplug thread.
  *
+ * The LLC-miss and stall kinds come from the table of events per core
+ * model (evtab.c, docs/pmu-events.md): the CPU's MIDR, x86 family/model or
+ * hybrid PMU picks a chain of hardware events, and the first the PMU has
+ * (on Arm PMUv3: that its PMCEID advertises, then that opens) is used.
+ * The generic PERF_COUNT_HW_CACHE_MISSES is not a last-level miss count
+ * everywhere (PMUv3 maps it to L1D refills, AMD Zen to L2 misses), so a
+ * CPU the table knows never falls back to it unless its chain says so.
+ * raw_events= still wins over the table, kind by kind.
+ *
  * Where the CPU's PMU counts instruction classes (Arm PMUv3's common
  * events LDST_SPEC, DP_SPEC, ASE_SPEC, VFP_SPEC and BR_RETIRED, which the
  * emulation rig's rig_pmu serves too), five more events count them for
@@ -38,7 +47,16 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#if IS_ENABLED(CONFIG_ARM_PMU) && defined(CONFIG_ARM64)
+#include <linux/perf/arm_pmu.h>
+#include <asm/cputype.h>
+#endif
+#ifdef CONFIG_X86
+#include <asm/processor.h>
+#endif
+
 #include <sbridge/compat.h>
+#include "evtab.h"
 #include "pmu.h"
 
 const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS] = {
@@ -135,6 +153,10 @@ static unsigned int sbridge_pmu_nr_raw;
  *	cpus_read_lock())
  * @raw: kinds opened from a raw code (same rules as @mask)
  * @pmu_name: PMU of the cycle counter, "" if none (same rules as @mask)
+ * @core: the event table's entry for this CPU, NULL if none (same rules)
+ * @tab: per table kind, the table's event in use, NULL if none or not
+ *	from the table (same rules)
+ * @step: per table kind, its place in the fallback chain (same rules)
  */
 struct sbridge_pmu_cpu {
 	struct perf_event *ev[SBRIDGE_PMU_NR_KINDS];
@@ -147,6 +169,9 @@ struct sbridge_pmu_cpu {
 	u32 mask;
 	u32 raw;
 	char pmu_name[SBRIDGE_PMU_NAME_LEN];
+	const struct sbridge_evtab_core *core;
+	const struct sbridge_evtab_event *tab[SBRIDGE_EVTAB_NR_KINDS];
+	u8 step[SBRIDGE_EVTAB_NR_KINDS];
 };
 
 static DEFINE_PER_CPU(struct sbridge_pmu_cpu, sbridge_pmu_cpu);
@@ -324,29 +349,146 @@ static struct perf_event *sbridge_pmu_open(unsigned int cpu, u32 type, u64 confi
 	return ev;
 }
 
+/* ---- the event table (evtab.c) ------------------------------------------ */
+
+#if IS_ENABLED(CONFIG_ARM_PMU) && defined(CONFIG_ARM64)
+static void sbridge_pmu_read_midr(void *arg)
+{
+	*(u32 *)arg = read_cpuid_id();
+}
+#endif
+
+/* What identifies @cpu's core model for the table; @pmu_name its PMU. */
+static void sbridge_pmu_describe(unsigned int cpu, const char *pmu_name,
+				 struct sbridge_evtab_cpu *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->pmu = pmu_name;
+#if IS_ENABLED(CONFIG_ARM_PMU) && defined(CONFIG_ARM64)
+	d->arch = SBRIDGE_EVTAB_ARCH_ARM64;
+	smp_call_function_single(cpu, sbridge_pmu_read_midr, &d->midr, 1);
+#elif defined(CONFIG_X86)
+	{
+		const struct cpuinfo_x86 *ci = &cpu_data(cpu);
+
+		if (ci->x86_vendor == X86_VENDOR_INTEL)
+			d->arch = SBRIDGE_EVTAB_ARCH_INTEL;
+		else if (ci->x86_vendor == X86_VENDOR_AMD ||
+			 ci->x86_vendor == X86_VENDOR_HYGON)
+			d->arch = SBRIDGE_EVTAB_ARCH_AMD;
+		d->family = ci->x86;
+		d->model = ci->x86_model;
+	}
+#endif
+}
+
+/*
+ * Does the PMU of @pmu have common event @config? Only an Arm PMUv3
+ * driver's PMU says (PMCEID): it accepts any number and an unimplemented
+ * common event then counts nothing. Elsewhere the open decides.
+ */
+static bool sbridge_pmu_advertises(struct pmu *pmu, u64 config)
+{
+#if IS_ENABLED(CONFIG_ARM_PMU) && defined(CONFIG_ARM64)
+	if (pmu && pmu->name && (!strncmp(pmu->name, "armv8_", 6) ||
+				 !strncmp(pmu->name, "armv9_", 6))) {
+		struct arm_pmu *ap = to_arm_pmu(pmu);
+
+		return sbridge_evtab_pmuv3_has(ap->pmceid_bitmap[0],
+					       ap->pmceid_ext_bitmap[0], config);
+	}
+#endif
+	return true;
+}
+
+/* One attempt of a fallback chain: sbridge_evtab_pick()'s @has. */
+struct sbridge_pmu_try {
+	unsigned int cpu;
+	unsigned int kind;	/* enum sbridge_pmu_kind */
+	u32 pmu_type;
+	struct pmu *pmu;
+	struct perf_event *ev;
+};
+
+static bool sbridge_pmu_try_open(const struct sbridge_evtab_event *e, void *arg)
+{
+	struct sbridge_pmu_try *t = arg;
+
+	if (e->common && !sbridge_pmu_advertises(t->pmu, e->config))
+		return false;
+	if (e->config == SBRIDGE_EVTAB_GENERIC)
+		t->ev = sbridge_pmu_open(t->cpu, PERF_TYPE_HARDWARE,
+					 sbridge_pmu_generic[t->kind], true);
+	else
+		t->ev = sbridge_pmu_open(t->cpu, t->pmu_type, e->config, true);
+	if (IS_ERR(t->ev)) {
+		t->ev = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* The table kind of a counter kind, or -1 if the table has none for it. */
+static int sbridge_pmu_tab_kind(int kind)
+{
+	if (kind == SBRIDGE_PMU_LLC_MISSES)
+		return SBRIDGE_EVTAB_LLC;
+	if (kind == SBRIDGE_PMU_STALL)
+		return SBRIDGE_EVTAB_STALL;
+	return -1;
+}
+
+/*
+ * Opens @kind on @pc's CPU from the table's chain; ERR_PTR(-ENOENT) when
+ * the chain is empty or nothing in it exists. Records what it took.
+ */
+static struct perf_event *sbridge_pmu_open_tab(unsigned int cpu,
+					       struct sbridge_pmu_cpu *pc,
+					       int kind, u32 pmu_type,
+					       struct pmu *pmu)
+{
+	struct sbridge_pmu_try t = {
+		.cpu = cpu, .kind = kind, .pmu_type = pmu_type, .pmu = pmu,
+	};
+	int tk = sbridge_pmu_tab_kind(kind);
+	unsigned int step = 0;
+
+	pc->tab[tk] = sbridge_evtab_pick(pc->core, tk, sbridge_pmu_try_open,
+					 &t, &step);
+	pc->step[tk] = step;
+	if (!pc->tab[tk])
+		return ERR_PTR(-ENOENT);
+	return t.ev;
+}
+
 static int sbridge_pmu_cpu_online(unsigned int cpu)
 {
 	struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
 	struct perf_event *ev[SBRIDGE_PMU_NR_KINDS] = { };
 	const struct sbridge_pmu_raw *raw;
+	struct sbridge_evtab_cpu desc;
 	u32 pmu_type = PERF_TYPE_RAW;
+	struct pmu *pmu = NULL;
 	int i;
 
 	pc->mask = 0;
 	pc->raw = 0;
 	pc->pmu_name[0] = '\0';
+	memset(pc->tab, 0, sizeof(pc->tab));
 
 	/* The generic cycle counter tells which PMU (core type) this CPU has. */
 	ev[SBRIDGE_PMU_CYCLES] = sbridge_pmu_open(cpu, PERF_TYPE_HARDWARE,
 						  PERF_COUNT_HW_CPU_CYCLES, true);
 	if (!IS_ERR(ev[SBRIDGE_PMU_CYCLES])) {
-		struct pmu *pmu = ev[SBRIDGE_PMU_CYCLES]->pmu;
-
+		pmu = ev[SBRIDGE_PMU_CYCLES]->pmu;
 		pmu_type = pmu->type;
 		strscpy(pc->pmu_name, pmu->name ? pmu->name : "?",
 			sizeof(pc->pmu_name));
 	}
 	raw = sbridge_pmu_raw_for(pc->pmu_name);
+	sbridge_pmu_describe(cpu, pc->pmu_name, &desc);
+	/* no cycle counter, no PMU to ask: the generic events stay */
+	pc->core = pmu ? sbridge_evtab_find(&desc) : NULL;
 
 	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
 		bool use_raw = raw && (raw->mask & BIT(i));
@@ -366,6 +508,8 @@ static int sbridge_pmu_cpu_online(unsigned int cpu)
 			else if (mix)
 				ev[i] = sbridge_pmu_open(cpu, pmu_type,
 							 sbridge_pmu_mix_code[i], false);
+			else if (pc->core && sbridge_pmu_tab_kind(i) >= 0)
+				ev[i] = sbridge_pmu_open_tab(cpu, pc, i, pmu_type, pmu);
 			else
 				ev[i] = sbridge_pmu_open(cpu, PERF_TYPE_HARDWARE,
 							 sbridge_pmu_generic[i], true);
@@ -418,6 +562,8 @@ static int sbridge_pmu_cpu_offline(unsigned int cpu)
 	pc->mask = 0;
 	pc->raw = 0;
 	pc->pmu_name[0] = '\0';
+	pc->core = NULL;
+	memset(pc->tab, 0, sizeof(pc->tab));
 	return 0;
 }
 
@@ -505,8 +651,69 @@ static bool sbridge_pmu_same_type(unsigned int a, unsigned int b)
 	const struct sbridge_pmu_cpu *pb = per_cpu_ptr(&sbridge_pmu_cpu, b);
 
 	return pa->mask == pb->mask && pa->raw == pb->raw &&
-	       !strcmp(pa->pmu_name, pb->pmu_name) &&
+	       !strcmp(pa->pmu_name, pb->pmu_name) && pa->core == pb->core &&
+	       !memcmp(pa->tab, pb->tab, sizeof(pa->tab)) &&
 	       arch_scale_cpu_capacity(a) == arch_scale_cpu_capacity(b);
+}
+
+/*
+ * Calls @line for each group of online CPUs with the same PMU, capacity
+ * and events (sbridge_pmu_same_type()), @cpu the group's first; @line
+ * writes one line into @buf. Takes cpus_read_lock(): process context.
+ * Returns the bytes written, or -ENOMEM.
+ */
+static int sbridge_pmu_format_groups(char *buf, size_t len,
+				     int (*line)(char *buf, size_t len, unsigned int cpu,
+						 const struct cpumask *group))
+{
+	cpumask_var_t done, group;
+	unsigned int cpu, other;
+	int n = 0;
+
+	if (!zalloc_cpumask_var(&done, GFP_KERNEL))
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&group, GFP_KERNEL)) {
+		free_cpumask_var(done);
+		return -ENOMEM;
+	}
+	buf[0] = '\0';
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (cpumask_test_cpu(cpu, done))
+			continue;
+		cpumask_clear(group);
+		for_each_online_cpu(other)
+			if (!cpumask_test_cpu(other, done) &&
+			    sbridge_pmu_same_type(cpu, other))
+				cpumask_set_cpu(other, group);
+		cpumask_or(done, done, group);
+		n += line(buf + n, len - n, cpu, group);
+	}
+	cpus_read_unlock();
+	free_cpumask_var(group);
+	free_cpumask_var(done);
+	return n;
+}
+
+/* One `events` line: "cpus 0-3 pmu armv8_pmuv3_0 capacity 1024: cycles". */
+static int sbridge_pmu_events_line(char *buf, size_t len, unsigned int cpu,
+				   const struct cpumask *group)
+{
+	const struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+	int n, i;
+
+	n = scnprintf(buf, len, "cpus %*pbl pmu %s capacity %lu:",
+		      cpumask_pr_args(group),
+		      pc->pmu_name[0] ? pc->pmu_name : "none",
+		      arch_scale_cpu_capacity(cpu));
+	if (!pc->mask)
+		n += scnprintf(buf + n, len - n, " none");
+	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
+		if (pc->mask & BIT(i))
+			n += scnprintf(buf + n, len - n, " %s%s",
+				       sbridge_pmu_kind_name[i],
+				       pc->raw & BIT(i) ? "(raw)" : "");
+	return n + scnprintf(buf + n, len - n, "\n");
 }
 
 /**
@@ -523,46 +730,66 @@ static bool sbridge_pmu_same_type(unsigned int a, unsigned int b)
  */
 int sbridge_pmu_format_events(char *buf, size_t len)
 {
-	cpumask_var_t done, group;
-	unsigned int cpu, other;
-	int n = 0, i;
+	return sbridge_pmu_format_groups(buf, len, sbridge_pmu_events_line);
+}
 
-	if (!zalloc_cpumask_var(&done, GFP_KERNEL))
-		return -ENOMEM;
-	if (!zalloc_cpumask_var(&group, GFP_KERNEL)) {
-		free_cpumask_var(done);
-		return -ENOMEM;
-	}
-	buf[0] = '\0';
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		const struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+/* What @pc's kind @i counts, for the event_table report. */
+static int sbridge_pmu_format_source(char *buf, size_t len,
+				     const struct sbridge_pmu_cpu *pc, int i)
+{
+	int tk = sbridge_pmu_tab_kind(i);
+	const struct sbridge_evtab_event *e = tk >= 0 ? pc->tab[tk] : NULL;
 
-		if (cpumask_test_cpu(cpu, done))
-			continue;
-		cpumask_clear(group);
-		for_each_online_cpu(other)
-			if (!cpumask_test_cpu(other, done) &&
-			    sbridge_pmu_same_type(cpu, other))
-				cpumask_set_cpu(other, group);
-		cpumask_or(done, done, group);
-		n += scnprintf(buf + n, len - n, "cpus %*pbl pmu %s capacity %lu:",
-			       cpumask_pr_args(group),
-			       pc->pmu_name[0] ? pc->pmu_name : "none",
-			       arch_scale_cpu_capacity(cpu));
-		if (!pc->mask)
-			n += scnprintf(buf + n, len - n, " none");
-		for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++)
-			if (pc->mask & BIT(i))
-				n += scnprintf(buf + n, len - n, " %s%s",
-					       sbridge_pmu_kind_name[i],
-					       pc->raw & BIT(i) ? "(raw)" : "");
-		n += scnprintf(buf + n, len - n, "\n");
+	if (!(pc->mask & BIT(i)))
+		return scnprintf(buf, len, "none");
+	if (pc->raw & BIT(i))
+		return scnprintf(buf, len, "raw_events");
+	if (!e)
+		return scnprintf(buf, len, "generic");
+	if (e->config == SBRIDGE_EVTAB_GENERIC)
+		return scnprintf(buf, len, "%s (generic)%s%s", e->name,
+				 pc->step[tk] ? ", fallback: " : "",
+				 pc->step[tk] ? e->cost : "");
+	return scnprintf(buf, len, "%s 0x%llx%s%s", e->name, e->config,
+			 pc->step[tk] ? ", fallback: " : "",
+			 pc->step[tk] ? e->cost : "");
+}
+
+/* One `event_table` line (sbridge_pmu_format_table()). */
+static int sbridge_pmu_table_line(char *buf, size_t len, unsigned int cpu,
+				  const struct cpumask *group)
+{
+	const struct sbridge_pmu_cpu *pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+	int n, i;
+
+	n = scnprintf(buf, len, "cpus %*pbl core %s:", cpumask_pr_args(group),
+		      pc->core ? pc->core->name : "unknown");
+	for (i = 0; i < SBRIDGE_PMU_FIRST_MIX; i++) {
+		n += scnprintf(buf + n, len - n, "%s %s ", i ? ";" : "",
+			       sbridge_pmu_kind_name[i]);
+		n += sbridge_pmu_format_source(buf + n, len - n, pc, i);
 	}
-	cpus_read_unlock();
-	free_cpumask_var(group);
-	free_cpumask_var(done);
-	return n;
+	return n + scnprintf(buf + n, len - n, "\n");
+}
+
+/**
+ * sbridge_pmu_format_table() - which event each kind counts, per core type
+ * @buf: output
+ * @len: size of @buf
+ *
+ * One line per group of online CPUs as sbridge_pmu_format_events() makes
+ * them: "cpus 0-3 core Cortex-A76: llc_misses LL_CACHE_MISS_RD 0x37;
+ * stall_cycles STALL_BACKEND 0x24, fallback: ...", the core model the
+ * event table matched ("unknown" if none: generic events) and, per CPI
+ * stack kind, the event (none, generic, raw_events, or the table's with
+ * its code and, for a fallback, what it costs the model).
+ * Takes cpus_read_lock(): process context only.
+ *
+ * Return: bytes written (without the NUL), or -ENOMEM.
+ */
+int sbridge_pmu_format_table(char *buf, size_t len)
+{
+	return sbridge_pmu_format_groups(buf, len, sbridge_pmu_table_line);
 }
 
 /* Longest "counts" line: cpu, reads and every kind with a u64. */

@@ -13,6 +13,8 @@
  * Read-only views in /sys/module/sbridge_pmu/parameters/:
  *   status          one line: "learning on ..." or the degrade reason
  *   events          one line per core type: CPUs, PMU, capacity, events
+ *   event_table     one line per core type: the core model the event table
+ *                   matched and the event used for each CPI-stack kind
  *   counts          per CPU: read_delta() calls and counts handed out
  *   mem_latency_ns  the memory latency in use
  *   raw_events      the raw codes given at load
@@ -66,6 +68,11 @@ static int sbridge_pmu_events_get(char *buf, const struct kernel_param *kp)
 	return sbridge_pmu_format_events(buf, PAGE_SIZE);
 }
 
+static int sbridge_pmu_table_get(char *buf, const struct kernel_param *kp)
+{
+	return sbridge_pmu_format_table(buf, PAGE_SIZE);
+}
+
 static int sbridge_pmu_counts_get(char *buf, const struct kernel_param *kp)
 {
 	return sbridge_pmu_format_counts(buf, PAGE_SIZE);
@@ -86,6 +93,11 @@ static const struct kernel_param_ops sbridge_pmu_events_ops = {
 	.get = sbridge_pmu_events_get,
 };
 
+static const struct kernel_param_ops sbridge_pmu_table_ops = {
+	.set = sbridge_pmu_ro_set,
+	.get = sbridge_pmu_table_get,
+};
+
 static const struct kernel_param_ops sbridge_pmu_counts_ops = {
 	.set = sbridge_pmu_ro_set,
 	.get = sbridge_pmu_counts_get,
@@ -100,6 +112,9 @@ module_param_cb(status, &sbridge_pmu_status_ops, NULL, 0444);
 MODULE_PARM_DESC(status, "read-only: learning on, or why not");
 module_param_cb(events, &sbridge_pmu_events_ops, NULL, 0444);
 MODULE_PARM_DESC(events, "read-only: counters that exist, per core type");
+module_param_cb(event_table, &sbridge_pmu_table_ops, NULL, 0444);
+MODULE_PARM_DESC(event_table,
+		 "read-only: per core type, the core model the event table matched and the event each CPI-stack kind counts (docs/pmu-events.md)");
 module_param_cb(counts, &sbridge_pmu_counts_ops, NULL, 0444);
 MODULE_PARM_DESC(counts,
 		 "read-only: per CPU, read_delta() calls and counts handed to the core since load");

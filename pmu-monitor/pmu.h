@@ -51,6 +51,7 @@ void sbridge_pmu_counters_exit(void);
 u32 sbridge_pmu_events_everywhere(void);
 bool sbridge_pmu_mix_complete(u32 mask);
 int sbridge_pmu_format_events(char *buf, size_t len);
+int sbridge_pmu_format_table(char *buf, size_t len);
 int sbridge_pmu_format_counts(char *buf, size_t len);
 void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta);
 
