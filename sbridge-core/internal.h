@@ -73,8 +73,9 @@ void sbridge_api_exit(void);
  * @freq_ratio: current/max frequency at the last refresh (fp), 0 unknown
  * @model: MIDR "implementer:part" on arm64, "family:model:hybrid" on x86
  * @cache_kb: data/unified cache size per level (L1..L3) in KiB, 0 unknown
+ * @type_from: how @type was found, enum sbridge_types_from
  *
- * Per CPU. @type, @cluster, @model and @cache_kb are written once at
+ * Per CPU. @type, @type_from, @cluster, @model and @cache_kb are written once at
  * load; the rest is written under sbridge_topo_lock (@freq_ratio and
  * @cap_written are only used there); @orig_capacity, @max_khz, @factor
  * and @factor_eff are read locklessly with READ_ONCE() (aligned u32s).
@@ -91,6 +92,7 @@ struct sbridge_cpu {
 	u32 freq_ratio;
 	char model[SBRIDGE_MODEL_LEN];
 	u32 cache_kb[SBRIDGE_CACHE_LEVELS];
+	u32 type_from;
 };
 DECLARE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
 
@@ -128,6 +130,7 @@ u32 sbridge_type_factor_nominal(unsigned int type);
 u32 sbridge_type_factor_user(unsigned int type);
 u32 sbridge_type_reach(unsigned int type);
 bool sbridge_topo_regroup_pending(void);
+unsigned int sbridge_topo_cpu_type(int cpu, u32 *from);
 
 static inline unsigned int sbridge_cpu_type(int cpu)
 {

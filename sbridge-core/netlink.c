@@ -235,7 +235,8 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		    (c->cache_kb[2] &&
 		     nla_put_u32(skb, SBRIDGE_A_CPU_L3_KB, c->cache_kb[2])) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CLOCK_KIND,
-				sbridge_cpu_clock(cpu, clock, sizeof(clock)))) {
+				sbridge_cpu_clock(cpu, clock, sizeof(clock))) ||
+		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE_FROM, c->type_from)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}

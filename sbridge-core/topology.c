@@ -3,12 +3,16 @@
  * CPU heterogeneity collector: core types, clusters, models, frequency
  * range, and the CPU factor (Cap(k/j) of the model) with user overrides.
  *
- * Core types come from the capacities the scheduler reports, or, when the
- * user declares them with the cpu_types= module parameter, from that
- * declaration (for kernels where every CPU reports one capacity). Either
- * way the types and their CPUs are fixed at load: placement holds masks
- * built from them. Their capacities follow the kernel's if it changes
- * them later (sbridge_topo_follow_locked()).
+ * Core types come from the capacities the scheduler reports; where every
+ * CPU reports one capacity, from what the hardware says (coretype.c over
+ * what topo_x86.c / topo_arm64.c read: CPUID 0x1A's hybrid core type with
+ * HWP highest performance, AMD's preferred-core ranking, the MIDR, the
+ * cpufreq maximum); or, when the user declares them with the cpu_types=
+ * module parameter, from that declaration. Each CPU keeps how its type
+ * was found (sbridge_topo_cpu_type()). The types and their CPUs are fixed
+ * at load: placement holds masks built from them. Their capacities follow
+ * the kernel's if it changes them later (sbridge_topo_follow_locked()),
+ * and AMD's ranking if firmware changes it (sbridge_topo_follow_rank_locked()).
  *
  * The factor in force is frequency-invariant: a work item refreshes, once
  * a second, each type's effective factor from the current/maximum
@@ -25,17 +29,9 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <linux/sched/topology.h>
-#ifdef CONFIG_X86
-#include <asm/processor.h>
-#include <asm/cpufeature.h>
-#endif
-#ifdef CONFIG_ARM64
-#include <asm/cputype.h>
-#include <asm/sysreg.h>
-#include <asm/barrier.h>
-#endif
 #include <sbridge/compat.h>
 #include "internal.h"
+#include "topo.h"
 
 DEFINE_PER_CPU(struct sbridge_cpu, sbridge_cpus);
 struct sbridge_topology sbridge_topo;
@@ -64,140 +60,16 @@ static u32 sbridge_type_reach_ratio[SBRIDGE_MAX_CORE_TYPES];
  * the lock, read locklessly by sbridge_topo_regroup_pending().
  */
 static bool sbridge_topo_stale;
+/*
+ * What the hardware said at load, kept only where the types come from
+ * AMD's preferred-core ranking (firmware may change it at run time):
+ * written at init and under sbridge_topo_lock, freed at exit.
+ */
+static struct sbridge_ct_cpu *sbridge_topo_hw;
+/* The ranking now groups the CPUs otherwise (as sbridge_topo_stale). */
+static bool sbridge_topo_rank_stale;
 static void sbridge_topo_freq_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_topo_freq_work, sbridge_topo_freq_fn);
-
-#ifdef CONFIG_X86
-#define SBRIDGE_CPUID_HYBRID		0x1a
-
-/*
- * Cache sizes from the deterministic cache parameters: leaf 4 on Intel,
- * 0x8000001d on AMD (same layout). cacheinfo is not exported to modules.
- */
-static void sbridge_read_caches(struct sbridge_cpu *c, struct cpuinfo_x86 *ci)
-{
-	u32 leaf, a, b, cc, d, i;
-
-	if (ci->x86_vendor == X86_VENDOR_INTEL && ci->cpuid_level >= 4)
-		leaf = 4;
-	else if ((ci->x86_vendor == X86_VENDOR_AMD ||
-		  ci->x86_vendor == X86_VENDOR_HYGON) &&
-		 boot_cpu_has(X86_FEATURE_TOPOEXT))
-		leaf = 0x8000001d;
-	else
-		return;
-	for (i = 0; i < 8; i++) {
-		u32 type, level;
-		u64 bytes;
-
-		cpuid_count(leaf, i, &a, &b, &cc, &d);
-		type = a & 0x1f;	/* 0 none, 1 data, 2 instruction, 3 unified */
-		if (!type)
-			break;
-		level = (a >> 5) & 7;
-		if (type == 2 || level < 1 || level > SBRIDGE_CACHE_LEVELS)
-			continue;
-		bytes = (u64)(((b >> 22) & 0x3ff) + 1) * (((b >> 12) & 0x3ff) + 1) *
-			((b & 0xfff) + 1) * (cc + 1);
-		c->cache_kb[level - 1] = bytes >> 10;
-	}
-}
-
-static void sbridge_read_cpu_info(void *arg)
-{
-	struct sbridge_cpu *c = arg;
-	struct cpuinfo_x86 *ci = &cpu_data(smp_processor_id());
-	u32 hybrid = 0;
-
-	/* Leaf 0x1a EAX[31:24]: core type on hybrid parts (0x20 Atom, 0x40 Core). */
-	if (boot_cpu_has(X86_FEATURE_HYBRID_CPU) &&
-	    ci->cpuid_level >= SBRIDGE_CPUID_HYBRID)
-		hybrid = cpuid_eax(SBRIDGE_CPUID_HYBRID) >> 24;
-	snprintf(c->model, sizeof(c->model), "%u:0x%x:0x%x", ci->x86,
-		 ci->x86_model, hybrid);
-	sbridge_read_caches(c, ci);
-}
-#elif defined(CONFIG_ARM64)
-/* Raw encodings: the named macros differ between 6.1 and 7.x headers. */
-#define SBRIDGE_SYS_CLIDR	sys_reg(3, 1, 0, 0, 1)
-#define SBRIDGE_SYS_CCSIDR	sys_reg(3, 1, 0, 0, 0)
-#define SBRIDGE_SYS_CSSELR	sys_reg(3, 2, 0, 0, 0)
-#define SBRIDGE_SYS_MMFR2	sys_reg(3, 0, 0, 7, 2)
-
-/* Cache sizes from CLIDR/CCSIDR; runs in an IPI, IRQs off (CSSELR is ours). */
-static void sbridge_read_caches(struct sbridge_cpu *c)
-{
-	u64 clidr = read_sysreg_s(SBRIDGE_SYS_CLIDR);
-	bool ccidx = ((read_sysreg_s(SBRIDGE_SYS_MMFR2) >> 20) & 0xf) != 0;
-	unsigned int level;
-
-	for (level = 1; level <= SBRIDGE_CACHE_LEVELS; level++) {
-		u32 ctype = (clidr >> (3 * (level - 1))) & 7;
-		u64 ccsidr, line, ways, sets;
-
-		/* 2 instruction only, 0 none; 3 separate I+D, 4 unified */
-		if (ctype == 0)
-			break;
-		if (ctype == 1)
-			continue;
-		write_sysreg_s((level - 1) << 1, SBRIDGE_SYS_CSSELR);
-		isb();
-		ccsidr = read_sysreg_s(SBRIDGE_SYS_CCSIDR);
-		line = 1ULL << ((ccsidr & 7) + 4);
-		if (ccidx) {
-			ways = ((ccsidr >> 3) & 0x1fffff) + 1;
-			sets = ((ccsidr >> 32) & 0xffffff) + 1;
-		} else {
-			ways = ((ccsidr >> 3) & 0x3ff) + 1;
-			sets = ((ccsidr >> 13) & 0x7fff) + 1;
-		}
-		c->cache_kb[level - 1] = (line * ways * sets) >> 10;
-	}
-}
-
-static void sbridge_read_cpu_info(void *arg)
-{
-	struct sbridge_cpu *c = arg;
-	u32 midr = read_cpuid_id();
-
-	snprintf(c->model, sizeof(c->model), "0x%02x:0x%03x",
-		 MIDR_IMPLEMENTOR(midr), MIDR_PARTNUM(midr));
-	sbridge_read_caches(c);
-}
-#else
-static void sbridge_read_cpu_info(void *arg)
-{
-	struct sbridge_cpu *c = arg;
-
-	strscpy(c->model, "unknown", sizeof(c->model));
-}
-#endif
-
-/*
- * On x86 with one capacity everywhere (6.1/6.12 give 1024 to every CPU),
- * hybrid parts and frequency-asymmetric setups still differ: use the
- * maximum frequency as the capacity proxy then, as the paper's x86 setup
- * (3.2 vs 1.6 GHz) did. Returns true if it did.
- */
-static bool sbridge_capacity_proxy(u32 *cap, const u32 *khz, unsigned int n)
-{
-	u32 maxk = 0;
-	unsigned int i;
-	bool flat = true;
-
-	for (i = 0; i < n; i++) {
-		if (cap[i] && cap[0] && cap[i] != cap[0])
-			flat = false;
-		if (khz[i] > maxk)
-			maxk = khz[i];
-	}
-	if (!flat || !maxk)
-		return false;
-	for (i = 0; i < n; i++)
-		if (cap[i] && khz[i])
-			cap[i] = (u32)div_u64((u64)cap[i] * khz[i], maxk);
-	return true;
-}
 
 /*
  * Current/maximum frequency of @cpu (fp, SBRIDGE_FP_ONE == at its
@@ -430,6 +302,50 @@ static void sbridge_topo_follow_khz_locked(void)
 }
 
 /*
+ * Do @cap's capacities (grouped only if @grouped, else one type) still
+ * group the CPUs into the types found at load? If so, the types'
+ * capacities follow them (a change logged with @why) and the result is
+ * 1; if not, the types stay, *@stale is set (@what said once in the
+ * log) and the result is 0; -ENOMEM if it could not look.
+ */
+static int sbridge_topo_regroup_locked(const u32 *cap, bool grouped, bool *stale,
+				       const char *what, const char *why)
+{
+	u32 type_cap[SBRIDGE_MAX_CORE_TYPES] = { SCHED_CAPACITY_SCALE };
+	unsigned int n = nr_cpu_ids, i;
+	bool same;
+	u8 *type;
+	int cpu, nt = 1;
+
+	type = kcalloc(n, sizeof(*type), GFP_KERNEL);
+	if (!type)
+		return -ENOMEM;
+	if (grouped)
+		nt = sbridge_group_types(cap, n, type, type_cap,
+					 SBRIDGE_MAX_CORE_TYPES);
+	same = nt == sbridge_topo.ntypes;
+	for_each_possible_cpu(cpu)
+		if (type[cpu] != per_cpu_ptr(&sbridge_cpus, cpu)->type)
+			same = false;
+	kfree(type);
+	if (!same) {
+		if (!*stale)
+			pr_warn("%s changed and group the CPUs into other core types than at load: reload sbridge to regroup\n",
+				what);
+		WRITE_ONCE(*stale, true);
+		return 0;
+	}
+	WRITE_ONCE(*stale, false);
+	for (i = 0; i < sbridge_topo.ntypes; i++) {
+		if (type_cap[i] != sbridge_topo.type_capacity[i])
+			pr_info("core type %u: capacity %u, was %u (%s)\n",
+				i, type_cap[i], sbridge_topo.type_capacity[i], why);
+		WRITE_ONCE(sbridge_topo.type_capacity[i], type_cap[i]);
+	}
+	return 1;
+}
+
+/*
  * The kernel may change capacities after load: arm64 scales the device
  * tree's capacity-dmips-mhz by each CPU's maximum frequency once a cpufreq
  * driver has registered every policy (on Debian a module, e.g. cpufreq-dt,
@@ -443,12 +359,10 @@ static void sbridge_topo_follow_khz_locked(void)
  */
 static bool sbridge_topo_follow_locked(void)
 {
-	u32 type_cap[SBRIDGE_MAX_CORE_TYPES];
-	unsigned int n = nr_cpu_ids, i;
-	bool same, moved = false;
+	unsigned int n = nr_cpu_ids;
+	bool moved = false;
 	u32 *cap;
-	u8 *type;
-	int cpu, nt;
+	int cpu;
 
 	sbridge_topo_follow_khz_locked();
 	if (sbridge_topo.declared)
@@ -462,37 +376,20 @@ static bool sbridge_topo_follow_locked(void)
 		return false;
 	}
 	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
-	type = kcalloc(n, sizeof(*type), GFP_KERNEL);
-	moved = false;
-	if (!cap || !type)
-		goto out;	/* the next refresh tries again */
+	if (!cap)
+		return false;	/* the next refresh tries again */
 	for_each_possible_cpu(cpu)
 		cap[cpu] = sbridge_topo_kernel_cap(cpu);
-	nt = sbridge_group_types(cap, n, type, type_cap, SBRIDGE_MAX_CORE_TYPES);
-	same = nt == sbridge_topo.ntypes;
-	for_each_possible_cpu(cpu)
-		if (type[cpu] != per_cpu_ptr(&sbridge_cpus, cpu)->type)
-			same = false;
-	if (!same) {
-		if (!sbridge_topo_stale)
-			pr_warn("the kernel's CPU capacities changed and group the CPUs into other core types than at load: reload sbridge to regroup\n");
-		WRITE_ONCE(sbridge_topo_stale, true);
-		goto out;
+	moved = sbridge_topo_regroup_locked(cap, true, &sbridge_topo_stale,
+					    "the kernel's CPU capacities",
+					    "the kernel's changed") > 0;
+	if (moved) {
+		for_each_possible_cpu(cpu)
+			WRITE_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->orig_capacity,
+				   cap[cpu]);
+		sbridge_refresh_factors_locked();
 	}
-	WRITE_ONCE(sbridge_topo_stale, false);
-	for (i = 0; i < sbridge_topo.ntypes; i++) {
-		if (type_cap[i] != sbridge_topo.type_capacity[i])
-			pr_info("core type %u: capacity %u, was %u (the kernel's changed)\n",
-				i, type_cap[i], sbridge_topo.type_capacity[i]);
-		WRITE_ONCE(sbridge_topo.type_capacity[i], type_cap[i]);
-	}
-	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu_ptr(&sbridge_cpus, cpu)->orig_capacity, cap[cpu]);
-	sbridge_refresh_factors_locked();
-	moved = true;
-out:
 	kfree(cap);
-	kfree(type);
 	return moved;
 }
 
@@ -516,12 +413,56 @@ void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours)
 	mutex_unlock(&sbridge_topo_lock);
 }
 
+/*
+ * AMD's preferred-core ranking can change at run time (firmware notifies
+ * amd-pstate, which re-reads it): re-read it and, if it still groups the
+ * CPUs into the same types, let the types' capacities follow; another
+ * grouping is not taken (as with the kernel's capacities: reload).
+ * Returns true when capacities moved.
+ */
+static bool sbridge_topo_follow_rank_locked(void)
+{
+	u32 old[SBRIDGE_MAX_CORE_TYPES], *cap;
+	unsigned int n = nr_cpu_ids, i;
+	bool changed = false, moved = false;
+	int cpu;
+
+	if (!sbridge_topo_hw)
+		return false;
+	for_each_online_cpu(cpu) {
+		u32 perf = sbridge_arch_cpu_perf(cpu);
+
+		if (perf && perf != sbridge_topo_hw[cpu].perf) {
+			sbridge_topo_hw[cpu].perf = perf;
+			changed = true;
+		}
+	}
+	if (!changed)
+		return false;
+	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
+	if (!cap)
+		return false;
+	memcpy(old, sbridge_topo.type_capacity, sizeof(old));
+	if (sbridge_topo_regroup_locked(cap, sbridge_ct_classify(sbridge_topo_hw, n, cap) ==
+					SBRIDGE_TYPES_RANKING, &sbridge_topo_rank_stale,
+					"the preferred-core ranking",
+					"the preferred-core ranking changed") > 0) {
+		for (i = 0; i < sbridge_topo.ntypes; i++)
+			moved |= old[i] != sbridge_topo.type_capacity[i];
+		if (moved)
+			sbridge_refresh_factors_locked();
+	}
+	kfree(cap);
+	return moved;
+}
+
 static void sbridge_topo_freq_fn(struct work_struct *w)
 {
 	bool moved;
 
 	mutex_lock(&sbridge_topo_lock);
-	moved = sbridge_topo_follow_locked();
+	moved = sbridge_topo_follow_rank_locked();
+	moved |= sbridge_topo_follow_locked();
 	moved |= sbridge_topo_refresh_eff_locked();
 	mutex_unlock(&sbridge_topo_lock);
 	if (moved)
@@ -672,14 +613,15 @@ int sbridge_topology_init(void)
 {
 	unsigned int n = nr_cpu_ids, i;
 	bool declared = cpu_types && *skip_spaces(cpu_types);
-	u32 *cap, *khz, from = SBRIDGE_TYPES_CAPACITY;
+	u32 *cap, from = SBRIDGE_TYPES_CAPACITY;
+	struct sbridge_ct_cpu *hw;
 	u8 *type;
 	int cpu, nt, ret;
 
 	cap = kcalloc(n, sizeof(*cap), GFP_KERNEL);
-	khz = kcalloc(n, sizeof(*khz), GFP_KERNEL);
+	hw = kcalloc(n, sizeof(*hw), GFP_KERNEL);
 	type = kcalloc(n, sizeof(*type), GFP_KERNEL);
-	if (!cap || !khz || !type) {
+	if (!cap || !hw || !type) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -697,20 +639,19 @@ int sbridge_topology_init(void)
 		c->max_khz = cpufreq_quick_get_max(cpu);
 		c->cluster = sbridge_cpu_cluster(cpu);
 		c->factor_override = 0;
+		hw[cpu].core = cpu;
 		if (cpu_online(cpu))
-			smp_call_function_single(cpu, sbridge_read_cpu_info, c, 1);
+			sbridge_arch_cpu_info(cpu, c, &hw[cpu]);
 		else
 			strscpy(c->model, "offline", sizeof(c->model));
-		if (!declared)
-			cap[cpu] = c->orig_capacity;
-		khz[cpu] = c->max_khz;
+		hw[cpu].capacity = c->orig_capacity;
+		hw[cpu].max_khz = c->max_khz;
 	}
 	if (declared) {
 		from = SBRIDGE_TYPES_DECLARED;
 		nt = sbridge_declared_types(cap, n, type, sbridge_topo.type_capacity);
 	} else {
-		if (sbridge_capacity_proxy(cap, khz, n))
-			from = SBRIDGE_TYPES_CPUFREQ;
+		from = sbridge_ct_classify(hw, n, cap);
 		nt = sbridge_group_types(cap, n, type, sbridge_topo.type_capacity,
 					 SBRIDGE_MAX_CORE_TYPES);
 	}
@@ -731,6 +672,7 @@ int sbridge_topology_init(void)
 		struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
 
 		c->type = type[cpu] < nt ? type[cpu] : 0;
+		c->type_from = from;
 		cpumask_set_cpu(cpu, &sbridge_topo.type_mask[c->type]);
 		if (c->max_khz > sbridge_topo.type_max_khz[c->type])
 			sbridge_topo.type_max_khz[c->type] = c->max_khz;
@@ -741,8 +683,8 @@ int sbridge_topology_init(void)
 	mutex_unlock(&sbridge_topo_lock);
 
 	for (i = 0; i < sbridge_topo.ntypes; i++)
-		pr_info("core type %u%s: capacity %u, max %u kHz, cpus %*pbl\n",
-			i, declared ? " (declared)" : "",
+		pr_info("core type %u (%s): capacity %u, max %u kHz, cpus %*pbl\n",
+			i, sbridge_ct_from_name(from),
 			sbridge_topo.type_capacity[i],
 			sbridge_topo.type_max_khz[i],
 			cpumask_pr_args(&sbridge_topo.type_mask[i]));
@@ -751,9 +693,13 @@ int sbridge_topology_init(void)
 	schedule_delayed_work(&sbridge_topo_freq_work,
 			      msecs_to_jiffies(SBRIDGE_TOPO_FREQ_MS));
 	ret = 0;
+	if (from == SBRIDGE_TYPES_RANKING) {
+		sbridge_topo_hw = hw;	/* kept for the ranking refresh */
+		hw = NULL;
+	}
 out:
 	kfree(cap);
-	kfree(khz);
+	kfree(hw);
 	kfree(type);
 	return ret;
 }
@@ -766,6 +712,25 @@ out:
 void sbridge_topology_exit(void)
 {
 	cancel_delayed_work_sync(&sbridge_topo_freq_work);
+	kfree(sbridge_topo_hw);
+	sbridge_topo_hw = NULL;
+}
+
+/**
+ * sbridge_topo_cpu_type() - a CPU's core type and how it was found
+ * @cpu: possible CPU
+ * @from: set to the enum sbridge_types_from of its type (may be NULL)
+ *
+ * Context: any; lock-free (both are written once at load).
+ * Return: the core type index, 0 == lowest capacity.
+ */
+unsigned int sbridge_topo_cpu_type(int cpu, u32 *from)
+{
+	const struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+
+	if (from)
+		*from = c->type_from;
+	return c->type;
 }
 
 /**
@@ -821,15 +786,16 @@ u32 sbridge_type_factor_user(unsigned int type)
 /**
  * sbridge_topo_regroup_pending() - do the kernel's capacities regroup the CPUs?
  *
- * True while the capacities the kernel reports now group the CPUs into
- * other core types than sbridge found at load (the log said to reload).
+ * True while the capacities the kernel reports (or AMD's preferred-core
+ * ranking, where it made the types) now group the CPUs into other core
+ * types than sbridge found at load (the log said to reload).
  *
  * Context: any; lock-free.
  * Return: true if a reload would find other core types.
  */
 bool sbridge_topo_regroup_pending(void)
 {
-	return READ_ONCE(sbridge_topo_stale);
+	return READ_ONCE(sbridge_topo_stale) || READ_ONCE(sbridge_topo_rank_stale);
 }
 
 /**

@@ -67,7 +67,22 @@ static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	c->cluster = sb_u32(at->a[SBRIDGE_A_CPU_CLUSTER], 0);
 	c->clock = sb_u32(at->a[SBRIDGE_A_CPU_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
 	snprintf(c->model, sizeof(c->model), "%s", sb_str(at->a[SBRIDGE_A_CPU_MODEL]));
+	c->type_from = sb_u32(at->a[SBRIDGE_A_CPU_TYPE_FROM], 0);
 	return 0;
+}
+
+const char *sb_types_from(uint32_t from)
+{
+	static const char *const words[] = {
+		[SBRIDGE_TYPES_CAPACITY]   = "capacity",
+		[SBRIDGE_TYPES_CPUFREQ]    = "cpufreq",
+		[SBRIDGE_TYPES_DECLARED]   = "declared",
+		[SBRIDGE_TYPES_X86_HYBRID] = "cpuid-hybrid",
+		[SBRIDGE_TYPES_RANKING]    = "cppc-ranking",
+		[SBRIDGE_TYPES_MIDR]       = "midr",
+	};
+
+	return from < sizeof(words) / sizeof(words[0]) ? words[from] : NULL;
 }
 
 const char *sb_clock_kind(uint32_t kind)
@@ -124,19 +139,20 @@ void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 	const struct cpuset *f = filter;
 	size_t i;
 
-	printf("%4s %4s %7s %8s %8s %7s %7s %8s %8s %8s  %s\n", "CPU", "TYPE",
+	printf("%4s %4s %7s %8s %8s %7s %7s %8s %8s %8s  %-12s %s\n", "CPU", "TYPE",
 	       "CLUSTER", "CAPACITY", "ORIG", "FACTOR", "NOMINAL", "OVERRIDE",
-	       "CUR_MHZ", "MAX_MHZ", "MODEL");
+	       "CUR_MHZ", "MAX_MHZ", "MODEL", "TYPE_FROM");
 	for (i = 0; i < n; i++) {
 		const struct sb_cpu *c = &cpus[i];
 
 		if (f && !cpuset_has(f, c->id))
 			continue;
-		printf("%4u %3u%c %7u %8u %8u %7s %7s %8s %8s %8s  %s\n", c->id,
+		printf("%4u %3u%c %7u %8u %8u %7s %7s %8s %8s %8s  %-12s %s\n", c->id,
 		       c->type, c->declared ? 'd' : ' ', c->cluster, c->capacity,
 		       c->orig_capacity, sb_fp(c->factor), sb_fp(c->factor_nominal),
 		       c->override ? sb_fp(c->override) : "-", mhz(c->cur_khz),
-		       mhz(c->max_khz), c->model[0] ? c->model : "-");
+		       mhz(c->max_khz), c->model[0] ? c->model : "-",
+		       sb_types_from(c->type_from) ?: "-");
 	}
 }
 
@@ -168,6 +184,7 @@ void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 		js_str("clock", sb_clock_kind(c->clock));
 		js_uint("max_khz", c->max_khz);
 		js_str("model", c->model);
+		js_str("type_from", sb_types_from(c->type_from));
 		js_obj_end();
 	}
 	js_arr_end();

@@ -224,6 +224,9 @@ static void dr_types(struct doctor *d, const struct dr_status *s, const struct s
 		[SBRIDGE_TYPES_CAPACITY] = "from the capacities the scheduler reports (cpu_capacity)",
 		[SBRIDGE_TYPES_CPUFREQ] = "from the CPUs' maximum frequencies (cpufreq): every CPU reports one capacity",
 		[SBRIDGE_TYPES_DECLARED] = "declared with cpu_types=",
+		[SBRIDGE_TYPES_X86_HYBRID] = "from CPUID 0x1A's core types (Core, Atom), capacities from HWP highest performance: every CPU reports one capacity",
+		[SBRIDGE_TYPES_RANKING] = "from the CPPC preferred-core ranking (amd_pstate_prefcore_ranking): every CPU reports one capacity",
+		[SBRIDGE_TYPES_MIDR] = "from the MIDR part numbers and maximum frequencies: every CPU reports one capacity",
 	};
 	char list[256], line[1024] = "", how[160];
 	unsigned int t, h, hyb[SBRIDGE_MAX_CORE_TYPES], nh = 0, mixed = 0;

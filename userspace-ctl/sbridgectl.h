@@ -129,11 +129,14 @@ struct sb_cpu {
 	uint32_t clock;	/* enum sbridge_clock of cur_khz */
 	int declared;	/* core types declared by the user (cpu_types=) */
 	char model[32];
+	uint32_t type_from;	/* enum sbridge_types_from of its type, 0 unknown */
 };
 
 /* enum sbridge_clock as a word ("emulated"), and whether it is the
  * machine's own clock information (counters, FIE, cpufreq). */
 const char *sb_clock_kind(uint32_t kind);
+/* enum sbridge_types_from as a word ("cpuid-hybrid"), NULL if unknown. */
+const char *sb_types_from(uint32_t from);
 int sb_clock_real(uint32_t kind);
 
 /* Dumps the CPUs; *out is malloc'ed. Returns 0 or a negative errno. */

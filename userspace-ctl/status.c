@@ -140,9 +140,7 @@ int cmd_status(int argc, char **argv)
 		js_uint("core_types", s.ntypes);
 		js_bool("core_types_declared", ncpus && cpus[0].declared);
 		/* API 5: how they were found; null from an older module */
-		js_str("core_types_from", s.from == SBRIDGE_TYPES_CAPACITY ? "capacity" :
-			s.from == SBRIDGE_TYPES_CPUFREQ ? "cpufreq" :
-			s.from == SBRIDGE_TYPES_DECLARED ? "declared" : NULL);
+		js_str("core_types_from", sb_types_from(s.from));
 		js_str("message", s.message);
 		js_str("mode", s.mode);
 		js_obj_begin("clock");
@@ -173,6 +171,12 @@ int cmd_status(int argc, char **argv)
 		printf(" (declared with cpu_types=)");
 	else if (s.from == SBRIDGE_TYPES_CPUFREQ)
 		printf(" (by maximum frequency: every CPU reports one capacity)");
+	else if (s.from == SBRIDGE_TYPES_X86_HYBRID)
+		printf(" (by CPUID 0x1A core type, HWP highest performance: every CPU reports one capacity)");
+	else if (s.from == SBRIDGE_TYPES_RANKING)
+		printf(" (by the CPPC preferred-core ranking: every CPU reports one capacity)");
+	else if (s.from == SBRIDGE_TYPES_MIDR)
+		printf(" (by MIDR part and maximum frequency: every CPU reports one capacity)");
 	else if (s.ntypes == 1)
 		printf(" (every CPU reports one capacity: nothing is steered;\n"
 		       "                  declare core types with the cpu_types= module parameter)");

@@ -304,6 +304,7 @@ enum sbridge_attr {
 	SBRIDGE_A_STATUS_PREDICTOR,	/* string: the predictor in force and why, one line */
 	SBRIDGE_A_TASK_PRED_KIND,	/* u32: enum sbridge_pred_kind of SPEEDUP_PRED */
 	SBRIDGE_A_TASK_MIX,		/* nest of SBRIDGE_A_FACTOR (u32 fp), one per enum sbridge_mix; absent if unknown */
+	SBRIDGE_A_CPU_TYPE_FROM,	/* u32: enum sbridge_types_from of this CPU's core type */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1
@@ -388,11 +389,23 @@ enum sbridge_est_src {
  * @SBRIDGE_TYPES_CPUFREQ: every CPU reports one capacity, so each CPU's
  *	maximum frequency (cpufreq) stood in for it
  * @SBRIDGE_TYPES_DECLARED: declared with the cpu_types= module parameter
+ * @SBRIDGE_TYPES_X86_HYBRID: every CPU reports one capacity; CPUID 0x1A's
+ *	core type (Core, Atom) groups them, HWP highest performance (else the
+ *	cpufreq maximum) sets the types' capacities
+ * @SBRIDGE_TYPES_RANKING: every CPU reports one capacity; the CPPC highest
+ *	performance (AMD's preferred-core ranking) groups them where it
+ *	drops by more than 1/8
+ * @SBRIDGE_TYPES_MIDR: every CPU reports one capacity; the MIDR part
+ *	numbers group them (arm64), a coarse per-part tier x the cpufreq
+ *	maximum sets the capacities
  */
 enum sbridge_types_from {
 	SBRIDGE_TYPES_CAPACITY = 1,
 	SBRIDGE_TYPES_CPUFREQ,
 	SBRIDGE_TYPES_DECLARED,
+	SBRIDGE_TYPES_X86_HYBRID,
+	SBRIDGE_TYPES_RANKING,
+	SBRIDGE_TYPES_MIDR,
 };
 
 enum sbridge_event {
