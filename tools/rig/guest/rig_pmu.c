@@ -55,6 +55,12 @@ static char *hide;
 module_param(hide, charp, 0444);
 MODULE_PARM_DESC(hide, "Comma-separated rig counters whose events are refused (-ENOENT), as a PMU without them: instructions, cycles, llc_refs, llc_misses, stall_cycles, l1_refs, ref_cycles, alu, ldst, branch, mul, idiv, fdiv, vfp, ase");
 
+#define RIG_MAX_REFUSE	8
+static unsigned long refuse[RIG_MAX_REFUSE];
+static int nr_refuse;
+module_param_array(refuse, ulong, &nr_refuse, 0444);
+MODULE_PARM_DESC(refuse, "Comma-separated raw event codes refused (-ENOENT), as a PMU without those events while it has the counters (e.g. refuse=0x33,0x4005: no LL_CACHE_MISS, no STALL_BACKEND_MEM; L2D_CACHE_REFILL, STALL_BACKEND still served); at most 8");
+
 static unsigned int counters;
 module_param(counters, uint, 0444);
 MODULE_PARM_DESC(counters, "At most this many events count at once on a CPU (0: no limit); more fail to schedule, as on a PMU with fewer counters");
@@ -252,7 +258,12 @@ static int rig_event_init(struct perf_event *event)
 			return -ENOENT;
 	} else if (event->attr.type == r->pmu.type ||
 		   event->attr.type == PERF_TYPE_RAW) {
+		int i;
+
 		mask = rig_raw_event(config);
+		for (i = 0; i < nr_refuse; i++)
+			if (config == refuse[i])
+				mask = 0;
 		if (!mask)
 			return event->attr.type == PERF_TYPE_RAW ? -ENOENT : -EINVAL;
 	} else {
