@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "record_parse.h"
-#include "rules_parse.h"
+#include "lex.h"
 
 size_t rec_escape(const char *s, size_t len, char *out, size_t outlen)
 {

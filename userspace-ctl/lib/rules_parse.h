@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <linux/sbridge.h>
 
+#include "lex.h"
 #include "readfile.h"
 
-#define RP_MAX_LINE	4096		/* bytes per line, newline excluded */
 #define RP_MAX_DEPTH	8		/* include nesting */
 #define RP_MAX_FILE	SB_READ_MAX	/* bytes per file (readfile.h) */
 #define RP_SRC_LEN	128		/* "file:line" sent as SBRIDGE_A_RULE_SOURCE */
@@ -107,37 +107,6 @@ void rp_free(struct rp_set *set);
 /* Canonical one-line form of a rule (the syntax the parser reads). */
 void rp_format_rule(const struct rp_rule *r, char *buf, size_t len);
 
-/* Decimal ("1", "0.6", "1.25") -> fixed point, exact, rounded half up;
- * no floating point. Accepts at most 10 fractional digits and values up to
- * 1000. Returns 0, or -1 with *why set to a static message. */
-int sb_parse_fp(const char *s, uint32_t *out, const char **why);
-
-/* Fixed point -> shortest decimal with at most 4 fractional digits
- * (enough to parse back to the same value). */
-void sb_format_fp(uint32_t v, char *buf, size_t len);
-
-/* Length (1-4) of the valid UTF-8 sequence at @s (@len bytes left), 0 if
- * it is not one (overlong, surrogate, past U+10FFFF, cut off). An ASCII
- * byte, control characters included, is 1. */
-size_t rp_utf8_len(const unsigned char *s, size_t len);
-
-/*
- * @s into @out (@len bytes with the NUL) as a terminal may show it:
- * control bytes, DEL and every byte that is not part of valid UTF-8 as
- * \xNN, the rest as it is; cut short (never inside a sequence) if @out
- * is full.
- */
-void rp_escape(const char *s, char *out, size_t len);
-
-/* @len bytes of one line of a rule or configuration file: 0, or -1 with
- * *@col and *@why at the first NUL, control character (a tab, or a CR
- * ending the line, is fine) or byte of invalid UTF-8. */
-int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
-		   const char **why);
-
-/* Append @s to @buf, double-quoted and escaped if it needs it. */
-void rp_quote(char *buf, size_t len, const char *s);
-
 /*
  * A user name to its uid, from @root's /etc/passwd (@root NULL or "" for
  * /; not NSS: the tool is static, and an image's users are its own).
@@ -148,28 +117,5 @@ int rp_user_uid(const char *root, const char *user, unsigned long long *uid);
 const char *rp_match_name(uint32_t match);
 const char *rp_class_name(uint32_t cls);
 const char *rp_pref_name(uint32_t pref);
-
-/*
- * Tokenizer shared with the matrix file reader: splits one line into
- * whitespace-separated tokens, honours "double quotes" (with \" and \\) and
- * stops at an unquoted '#'. Each token is split at its first unquoted '='.
- */
-#define RP_MAX_TOKENS 64
-struct rp_token {
-	char *key;		/* NUL-terminated, unquoted */
-	char *val;		/* NULL if the token had no '=' */
-	unsigned int col;	/* 1-based byte column of the token */
-	unsigned int vcol;	/* column of the value */
-};
-
-struct rp_line {
-	struct rp_token tok[RP_MAX_TOKENS];
-	unsigned int n;
-	char store[RP_MAX_LINE + 2 * RP_MAX_TOKENS + 1];
-};
-
-/* Returns 0, or -1 with *col (1-based) and *why describing the problem. */
-int rp_tokenize(const char *line, size_t len, struct rp_line *out,
-		unsigned int *col, const char **why);
 
 #endif
