@@ -472,15 +472,96 @@ static void cf_check_live(struct cf_file *f, struct sb_params *p,
 	}
 }
 
+/* An apply under way: what is in force, what has been sent. */
+struct cf_apply {
+	struct sb_nl nl;
+	struct sb_params p;
+	struct sb_cpu *cpus;
+	size_t ncpus;
+	size_t *done, ndone;		/* the items sent, in order */
+	struct cf_item *bad;		/* the one the kernel refused */
+};
+
+/*
+ * Sends the settings in order. A parameter out of range only against
+ * another one (the act.up_util / act.down_util pair) is tried again
+ * after the rest, unless a later line sets it anyway. 0, or the error of
+ * the one refused (@a->bad).
+ */
+static int cf_send(struct cf_file *f, struct cf_apply *a)
+{
+	size_t i, k;
+	int err = 0;
+
+	for (k = 0; k < 2 && !err; k++) {
+		for (i = 0; i < f->n && !err; i++) {
+			struct cf_item *it = &f->v[i];
+			int r;
+
+			if (k && !it->deferred)
+				continue;
+			r = cf_do(&a->nl, it, &a->p, a->cpus, a->ncpus);
+			if (!r) {
+				a->done[a->ndone++] = i;
+				continue;
+			}
+			if (!k && r == -ERANGE && !it->cpu && !cf_set_later(f, i)) {
+				it->deferred = 1;
+				continue;
+			}
+			err = r;
+			a->bad = it;
+		}
+	}
+	return err;
+}
+
+/* Refused with @err: name the line, then undo in reverse order. The exit code. */
+static int cf_refused(struct cf_file *f, struct cf_apply *a, int err)
+{
+	const char *ka = a->nl.extack[0] ? a->nl.extack : NULL;
+	const struct cf_item *bad = a->bad;
+	size_t undone = 0;
+	int ret;
+
+	if (err == -EPERM || err == -EACCES) {
+		cf_bad(f, bad->line, bad->col,
+		       "permission denied: this needs CAP_SYS_ADMIN (run as root)");
+		ret = SB_EXIT_PERM;
+	} else {
+		cf_bad(f, bad->line, bad->col, "the kernel refused %s %s: %s%s%s%s",
+		       bad->cpu ? "cpu-factor" : "param",
+		       bad->cpu ? "override" : bad->name, ka ? ka : "",
+		       ka ? " (" : "", strerror(-err), ka ? ")" : "");
+		ret = SB_EXIT_ERR;
+	}
+	if (!sb_json)
+		cf_report(f);
+	while (a->ndone) {
+		struct cf_item *it = &f->v[a->done[--a->ndone]];
+		int r = cf_undo(&a->nl, it, &a->p, a->cpus, a->ncpus);
+
+		if (r) {
+			sb_err("%s:%u:%u: cannot undo this setting: %s; the settings up to it remain in force",
+			       f->path, it->line, it->col, strerror(-r));
+			ret = SB_EXIT_ERR;
+			break;
+		}
+		undone++;
+	}
+	if (!a->ndone)
+		sb_err("%s: nothing applied (%zu change%s undone)", f->path, undone,
+		       undone == 1 ? "" : "s");
+	if (sb_json)
+		cf_json(f, "applied", a->ndone);
+	return ret;
+}
+
 static int config_apply(const char *path)
 {
 	struct cf_file f = { .path = path };
-	struct sb_params p = { NULL, 0, 0 };
-	struct sb_cpu *cpus = NULL;
-	size_t ncpus = 0, i, k, ndone = 0, *done = NULL;
-	struct cf_item *bad = NULL;
-	struct sb_nl nl;
-	int ret, err = 0, have_cpus, nlopen = 0;
+	struct cf_apply a = { .p = { NULL, 0, 0 } };
+	int ret, err, have_cpus, nlopen = 0;
 
 	cf_parse(&f);
 	if (f.fatal) {
@@ -492,103 +573,117 @@ static int config_apply(const char *path)
 		ret = SB_EXIT_USAGE;
 		goto report;
 	}
-	ret = sb_connect(&nl);
+	ret = sb_connect(&a.nl);
 	if (ret)
 		goto out;
 	nlopen = 1;
-	have_cpus = !sb_get_cpus(&nl, &cpus, &ncpus);
-	sb_read_params(CF_PARAMS, &p);	/* else each name through its module parameter */
-	cf_check_live(&f, &p, cpus, ncpus, have_cpus);
+	have_cpus = !sb_get_cpus(&a.nl, &a.cpus, &a.ncpus);
+	sb_read_params(CF_PARAMS, &a.p);	/* else each name through its module parameter */
+	cf_check_live(&f, &a.p, a.cpus, a.ncpus, have_cpus);
 	if (f.nerr) {
 		ret = SB_EXIT_USAGE;
 		goto report;
 	}
-	done = calloc(f.n ? f.n : 1, sizeof(*done));
-	if (!done) {
+	a.done = calloc(f.n ? f.n : 1, sizeof(*a.done));
+	if (!a.done) {
 		sb_err("out of memory");
 		ret = SB_EXIT_ERR;
 		goto out;
 	}
-	/*
-	 * In order. A parameter out of range only against another one (the
-	 * act.up_util / act.down_util pair) is tried again after the rest,
-	 * unless a later line sets it anyway.
-	 */
-	for (k = 0; k < 2 && !err; k++) {
-		for (i = 0; i < f.n && !err; i++) {
-			struct cf_item *it = &f.v[i];
-			int r;
-
-			if (k && !it->deferred)
-				continue;
-			r = cf_do(&nl, it, &p, cpus, ncpus);
-			if (!r) {
-				done[ndone++] = i;
-				continue;
-			}
-			if (!k && r == -ERANGE && !it->cpu && !cf_set_later(&f, i)) {
-				it->deferred = 1;
-				continue;
-			}
-			err = r;
-			bad = it;
-		}
+	err = cf_send(&f, &a);
+	if (err) {
+		ret = cf_refused(&f, &a, err);
+	} else if (sb_json) {
+		cf_json(&f, "applied", a.ndone);
+	} else {
+		printf("%s: applied %zu setting%s\n", path, a.ndone, a.ndone == 1 ? "" : "s");
 	}
-	if (!err) {
-		if (sb_json)
-			cf_json(&f, "applied", ndone);
-		else
-			printf("%s: applied %zu setting%s\n", path, ndone, ndone == 1 ? "" : "s");
-		goto out;
-	}
-
-	/* Refused: name the line, then undo in reverse order. */
-	{
-		const char *ka = nl.extack[0] ? nl.extack : NULL;
-		size_t undone = 0;
-
-		if (err == -EPERM || err == -EACCES) {
-			cf_bad(&f, bad->line, bad->col,
-			       "permission denied: this needs CAP_SYS_ADMIN (run as root)");
-			ret = SB_EXIT_PERM;
-		} else {
-			cf_bad(&f, bad->line, bad->col, "the kernel refused %s %s: %s%s%s%s",
-			       bad->cpu ? "cpu-factor" : "param",
-			       bad->cpu ? "override" : bad->name, ka ? ka : "",
-			       ka ? " (" : "", strerror(-err), ka ? ")" : "");
-			ret = SB_EXIT_ERR;
-		}
-		if (!sb_json)
-			cf_report(&f);
-		while (ndone) {
-			struct cf_item *it = &f.v[done[--ndone]];
-			int r = cf_undo(&nl, it, &p, cpus, ncpus);
-
-			if (r) {
-				sb_err("%s:%u:%u: cannot undo this setting: %s; the settings up to it remain in force",
-				       path, it->line, it->col, strerror(-r));
-				ret = SB_EXIT_ERR;
-				break;
-			}
-			undone++;
-		}
-		if (!ndone)
-			sb_err("%s: nothing applied (%zu change%s undone)", path, undone,
-			       undone == 1 ? "" : "s");
-		if (sb_json)
-			cf_json(&f, "applied", ndone);
-		goto out;
-	}
+	goto out;
 report:
 	cf_errors(&f, "applied", 0);
 out:
 	if (nlopen)
-		sb_nl_close(&nl);
-	free(done);
-	free(cpus);
-	free(p.v);
+		sb_nl_close(&a.nl);
+	free(a.done);
+	free(a.cpus);
+	free(a.p.v);
 	cf_free(&f);
 	return ret;
+}
+
+/* sb_config_verify()'s parameters: the last line for a name is the one in force. */
+static void cf_verify_params(const struct cf_file *f, const struct sb_params *p,
+			     void (*fn)(void *arg, const char *msg), void *arg)
+{
+	char msg[700];
+	size_t i, j;
+
+	for (i = 0; i < f->n; i++) {
+		const struct cf_item *it = &f->v[i];
+		const uint64_t *have;
+
+		if (it->cpu)
+			continue;
+		for (j = i + 1; j < f->n && (f->v[j].cpu || strcmp(f->v[j].name, it->name)); j++)
+			;
+		if (j < f->n)
+			continue;
+		have = sb_find_param(p, it->name);
+		if (!have)
+			snprintf(msg, sizeof(msg), "%s:%u: param %s: the loaded module has no such parameter",
+				 f->path, it->line, it->name);
+		else if (*have != it->value)
+			snprintf(msg, sizeof(msg), "%s:%u: param %s is %llu in force, the file says %llu",
+				 f->path, it->line, it->name, (unsigned long long)*have,
+				 (unsigned long long)it->value);
+		else
+			continue;
+		fn(arg, msg);
+	}
+}
+
+/*
+ * sb_config_verify()'s CPU factors: per CPU, the last line naming it;
+ * @want and @line hold that line's factor and number per CPU. One
+ * message per line, naming the CPUs it does not hold for.
+ */
+static void cf_verify_cpus(const struct cf_file *f, const struct sb_cpu *cpus, size_t n,
+			   uint32_t *want, unsigned int *line, struct cpuset *bad,
+			   void (*fn)(void *arg, const char *msg), void *arg)
+{
+	char msg[700], list[256];
+	size_t i, k;
+
+	for (i = 0; i < f->n; i++)
+		for (k = 0; f->v[i].cpu && k < n; k++)
+			if (cpuset_has(f->v[i].cpus, cpus[k].id)) {
+				want[k] = f->v[i].factor;
+				line[k] = f->v[i].line;
+			}
+	for (i = 0; i < f->n; i++) {
+		const struct cf_item *it = &f->v[i];
+
+		if (!it->cpu)
+			continue;
+		memset(bad, 0, sizeof(*bad));
+		for (k = 0; k < n; k++)
+			if (line[k] == it->line && cpus[k].override != want[k] &&
+			    cpus[k].id < SB_MAX_CPUS)
+				bad->bits[cpus[k].id / 64] |= 1ULL << (cpus[k].id % 64);
+		if (cpuset_last(bad) < 0)
+			continue;
+		cpulist_format(bad, list, sizeof(list));
+		for (k = 0; k < n && !cpuset_has(bad, cpus[k].id); k++)
+			;
+		if (cpus[k].override)
+			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has override %s in force, the file says %s",
+				 f->path, it->line, list, sb_fp(cpus[k].override),
+				 it->factor ? sb_fp(it->factor) : "clear");
+		else
+			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has no override in force, the file says %s",
+				 f->path, it->line, list, it->factor ? sb_fp(it->factor) : "clear");
+		fn(arg, msg);
+	}
 }
 
 int sb_config_verify(const char *path, const struct sb_params *p,
@@ -599,10 +694,8 @@ int sb_config_verify(const char *path, const struct sb_params *p,
 	/* without the module, only what config check would say */
 	struct cf_file f = { .path = path, .offline = !fn };
 	struct cpuset *bad = malloc(sizeof(*bad));
-	char msg[700], list[256];
 	uint32_t *want = NULL;
 	unsigned int *line = NULL;
-	size_t i, j, k;
 	int ret;
 
 	cf_parse(&f);
@@ -620,30 +713,7 @@ int sb_config_verify(const char *path, const struct sb_params *p,
 	ret = (int)f.n;
 	if (!fn)
 		goto out;
-	/* parameters: the last line for a name is the one in force */
-	for (i = 0; i < f.n; i++) {
-		const struct cf_item *it = &f.v[i];
-		const uint64_t *have;
-
-		if (it->cpu)
-			continue;
-		for (j = i + 1; j < f.n && (f.v[j].cpu || strcmp(f.v[j].name, it->name)); j++)
-			;
-		if (j < f.n)
-			continue;
-		have = sb_find_param(p, it->name);
-		if (!have)
-			snprintf(msg, sizeof(msg), "%s:%u: param %s: the loaded module has no such parameter",
-				 f.path, it->line, it->name);
-		else if (*have != it->value)
-			snprintf(msg, sizeof(msg), "%s:%u: param %s is %llu in force, the file says %llu",
-				 f.path, it->line, it->name, (unsigned long long)*have,
-				 (unsigned long long)it->value);
-		else
-			continue;
-		fn(arg, msg);
-	}
-	/* CPU factors: per CPU, the last line naming it */
+	cf_verify_params(&f, p, fn, arg);
 	want = calloc(n ? n : 1, sizeof(*want));
 	line = calloc(n ? n : 1, sizeof(*line));
 	if (!want || !line) {
@@ -651,36 +721,7 @@ int sb_config_verify(const char *path, const struct sb_params *p,
 		ret = -1;
 		goto out;
 	}
-	for (i = 0; i < f.n; i++)
-		for (k = 0; f.v[i].cpu && k < n; k++)
-			if (cpuset_has(f.v[i].cpus, cpus[k].id)) {
-				want[k] = f.v[i].factor;
-				line[k] = f.v[i].line;
-			}
-	for (i = 0; i < f.n; i++) {
-		const struct cf_item *it = &f.v[i];
-
-		if (!it->cpu)
-			continue;
-		memset(bad, 0, sizeof(*bad));
-		for (k = 0; k < n; k++)
-			if (line[k] == it->line && cpus[k].override != want[k] &&
-			    cpus[k].id < SB_MAX_CPUS)
-				bad->bits[cpus[k].id / 64] |= 1ULL << (cpus[k].id % 64);
-		if (cpuset_last(bad) < 0)
-			continue;
-		cpulist_format(bad, list, sizeof(list));
-		for (k = 0; k < n && !cpuset_has(bad, cpus[k].id); k++)
-			;
-		if (cpus[k].override)
-			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has override %s in force, the file says %s",
-				 f.path, it->line, list, sb_fp(cpus[k].override),
-				 it->factor ? sb_fp(it->factor) : "clear");
-		else
-			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has no override in force, the file says %s",
-				 f.path, it->line, list, it->factor ? sb_fp(it->factor) : "clear");
-		fn(arg, msg);
-	}
+	cf_verify_cpus(&f, cpus, n, want, line, bad, fn, arg);
 out:
 	free(want);
 	free(line);

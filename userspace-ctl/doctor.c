@@ -217,6 +217,85 @@ static unsigned int dr_hybrid(const char *model)
 	return (unsigned int)strtoul(strrchr(model, ':') + 1, NULL, 16);
 }
 
+/* What CPUID says of hybrid x86 parts, next to sbridge's grouping. */
+static void dr_types_cpuid(struct doctor *d, const struct sb_cpu *cpus, size_t n)
+{
+	/* the same grouping: one sbridge type per CPUID type, and back */
+	int type_of[SBRIDGE_MAX_CORE_TYPES], hyb_of[SBRIDGE_MAX_CORE_TYPES];
+	unsigned int t, h, hyb[SBRIDGE_MAX_CORE_TYPES], nh = 0, mixed = 0;
+	char list[256], line[1024] = "";
+	struct cpuset set;
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		h = dr_hybrid(cpus[i].model);
+		for (t = 0; t < nh && hyb[t] != h; t++)
+			;
+		if (t == nh && nh < SBRIDGE_MAX_CORE_TYPES)
+			hyb[nh++] = h;
+	}
+	if (!(nh > 1 || (nh == 1 && hyb[0])))
+		return;
+	for (t = 0; t < SBRIDGE_MAX_CORE_TYPES; t++)
+		type_of[t] = hyb_of[t] = -1;
+	for (t = 0; t < nh; t++) {
+		memset(&set, 0, sizeof(set));
+		for (i = 0; i < n; i++) {
+			unsigned int st = cpus[i].type;
+
+			if (dr_hybrid(cpus[i].model) != hyb[t] || cpus[i].id >= SB_MAX_CPUS)
+				continue;
+			set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
+			if (st >= SBRIDGE_MAX_CORE_TYPES ||
+			    (type_of[t] >= 0 && type_of[t] != (int)st) ||
+			    (hyb_of[st] >= 0 && hyb_of[st] != (int)t)) {
+				mixed = 1;
+			} else {
+				type_of[t] = (int)st;
+				hyb_of[st] = (int)t;
+			}
+		}
+		cpulist_format(&set, list, sizeof(list));
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s on CPUs %s", t ? ", " : "",
+				      hyb[t] == 0x20 ? "Atom (E-cores)" :
+				      hyb[t] == 0x40 ? "Core (P-cores)" : "unknown type", list);
+	}
+	dr_add(d, "core types", mixed ? DR_WARN : DR_INFO,
+	       mixed ? "declare the types CPUID gives with cpu_types= (sbridgectl(8), CORE TYPES)" : NULL,
+	       "CPUID (leaf 0x1a) says: %s%s", line,
+	       mixed ? "; sbridge grouped them otherwise" : ", as sbridge grouped them");
+}
+
+/* Overrides in force that do less than they seem to. */
+static void dr_types_overrides(struct doctor *d, const struct sb_cpu *cpus, size_t n)
+{
+	struct cpuset set;
+	char list[256];
+	size_t i, o;
+	uint32_t v;
+
+	for (i = 0; i < n; i++) {
+		if (!cpus[i].override)
+			continue;
+		v = cpus[i].override;
+		memset(&set, 0, sizeof(set));
+		for (o = 0; o < n; o++)
+			if (cpus[o].override == v && cpus[o].id < SB_MAX_CPUS)
+				set.bits[cpus[o].id / 64] |= 1ULL << (cpus[o].id % 64);
+		for (o = 0; o < i && cpus[o].override != v; o++)
+			;
+		if (o < i)
+			continue;	/* this value was looked at */
+		if (sb_factor_warnings(&set, v, cpus, n, 0)) {
+			cpulist_format(&set, list, sizeof(list));
+			dr_add(d, "core types", DR_WARN,
+			       "set a factor on every CPU of a type, and on the smaller types only (sbridgectl set cpu-factor; the warnings it prints say which)",
+			       "CPU factor override %s on CPU %s does less than it seems to",
+			       sb_fp(v), list);
+		}
+	}
+}
+
 static void dr_types(struct doctor *d, const struct dr_status *s, const struct sb_cpu *cpus,
 		     size_t n)
 {
@@ -226,10 +305,8 @@ static void dr_types(struct doctor *d, const struct dr_status *s, const struct s
 		[SBRIDGE_TYPES_DECLARED] = "declared with cpu_types=",
 	};
 	char list[256], line[1024] = "", how[160];
-	unsigned int t, h, hyb[SBRIDGE_MAX_CORE_TYPES], nh = 0, mixed = 0;
 	size_t i, o = 0;
-	struct cpuset set;
-	uint32_t v;
+	unsigned int t;
 
 	if (s->has_from && s->from < SB_ARRAY_SIZE(from) && from[s->from])
 		snprintf(how, sizeof(how), "%s", from[s->from]);
@@ -257,71 +334,8 @@ static void dr_types(struct doctor *d, const struct dr_status *s, const struct s
 	if (s->stale)
 		dr_add(d, "core types", DR_WARN, reload_fix,
 		       "the kernel's CPU capacities changed after the load and now group the CPUs into other core types");
-
-	/* what CPUID says of hybrid x86 parts, next to sbridge's grouping */
-	for (i = 0; i < n; i++) {
-		h = dr_hybrid(cpus[i].model);
-		for (t = 0; t < nh && hyb[t] != h; t++)
-			;
-		if (t == nh && nh < SBRIDGE_MAX_CORE_TYPES)
-			hyb[nh++] = h;
-	}
-	if (nh > 1 || (nh == 1 && hyb[0])) {
-		/* the same grouping: one sbridge type per CPUID type, and back */
-		int type_of[SBRIDGE_MAX_CORE_TYPES], hyb_of[SBRIDGE_MAX_CORE_TYPES];
-
-		for (t = 0; t < SBRIDGE_MAX_CORE_TYPES; t++)
-			type_of[t] = hyb_of[t] = -1;
-		o = 0;
-		for (t = 0; t < nh; t++) {
-			memset(&set, 0, sizeof(set));
-			for (i = 0; i < n; i++) {
-				unsigned int st = cpus[i].type;
-
-				if (dr_hybrid(cpus[i].model) != hyb[t] || cpus[i].id >= SB_MAX_CPUS)
-					continue;
-				set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
-				if (st >= SBRIDGE_MAX_CORE_TYPES ||
-				    (type_of[t] >= 0 && type_of[t] != (int)st) ||
-				    (hyb_of[st] >= 0 && hyb_of[st] != (int)t)) {
-					mixed = 1;
-				} else {
-					type_of[t] = (int)st;
-					hyb_of[st] = (int)t;
-				}
-			}
-			cpulist_format(&set, list, sizeof(list));
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s on CPUs %s", t ? ", " : "",
-					      hyb[t] == 0x20 ? "Atom (E-cores)" :
-					      hyb[t] == 0x40 ? "Core (P-cores)" : "unknown type", list);
-		}
-		dr_add(d, "core types", mixed ? DR_WARN : DR_INFO,
-		       mixed ? "declare the types CPUID gives with cpu_types= (sbridgectl(8), CORE TYPES)" : NULL,
-		       "CPUID (leaf 0x1a) says: %s%s", line,
-		       mixed ? "; sbridge grouped them otherwise" : ", as sbridge grouped them");
-	}
-
-	/* overrides in force that do less than they seem to */
-	for (i = 0; i < n; i++) {
-		if (!cpus[i].override)
-			continue;
-		v = cpus[i].override;
-		memset(&set, 0, sizeof(set));
-		for (o = 0; o < n; o++)
-			if (cpus[o].override == v && cpus[o].id < SB_MAX_CPUS)
-				set.bits[cpus[o].id / 64] |= 1ULL << (cpus[o].id % 64);
-		for (o = 0; o < i && cpus[o].override != v; o++)
-			;
-		if (o < i)
-			continue;	/* this value was looked at */
-		if (sb_factor_warnings(&set, v, cpus, n, 0)) {
-			cpulist_format(&set, list, sizeof(list));
-			dr_add(d, "core types", DR_WARN,
-			       "set a factor on every CPU of a type, and on the smaller types only (sbridgectl set cpu-factor; the warnings it prints say which)",
-			       "CPU factor override %s on CPU %s does less than it seems to",
-			       sb_fp(v), list);
-		}
-	}
+	dr_types_cpuid(d, cpus, n);
+	dr_types_overrides(d, cpus, n);
 }
 
 /* ---- counters and clock ------------------------------------------------- */

@@ -155,91 +155,85 @@ static void write_entries(FILE *f, const struct mxlist *l)
 	}
 }
 
-static int matrix_save(const char *path, int show)
+static void mx_print_one(const struct mx *e)
 {
-	struct mxlist l = { NULL, 0, 0 };
-	char tmp[4096], ph[12];
-	struct sb_nl nl;
+	char ph[12];
+
+	printf("%-15s %4u %5s %7s %5s %8u %7s %6u", e->key, e->type,
+	       e->phase == SBRIDGE_PHASE_STARTUP ? "start" :
+	       (snprintf(ph, sizeof(ph), "%u", e->phase), ph),
+	       sb_fp(e->factor), sb_fp(e->cpib),
+	       e->samples, e->meas ? sb_fp(e->meas) : "-", e->uid);
+	if (e->tpi)
+		printf(" %12s %6u %6u %6u\n", ps_str(e->tpi), e->warm,
+		       e->spread, e->visits);
+	else
+		printf(" %12s %6s %6s %6s\n", "-", "-", "-", "-");
+}
+
+static void mx_json_one(const struct mx *e)
+{
+	js_obj_begin(NULL);
+	js_str("key", e->key);
+	js_uint("type", e->type);
+	js_uint("phase", e->phase);
+	js_fp("factor", e->factor);
+	js_fp("cpib_share", e->cpib);
+	js_uint("samples", e->samples);
+	if (e->has_exe)
+		js_uint("exe_hash", e->exe_hash);
+	if (e->meas)
+		js_fp("speedup_meas", e->meas);
+	js_uint("uid", e->uid);
+	if (e->tpi) {
+		js_uint("tpi_16ps", e->tpi);
+		js_uint("warm", e->warm);
+		js_uint("spread", e->spread);
+		js_uint("visits", e->visits);
+	}
+	js_obj_end();
+}
+
+/* The entries as a table, or as JSON with --json. */
+static void mx_show(const struct mxlist *l)
+{
 	size_t i;
+
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_arr_begin("matrix");
+	} else {
+		printf("%-15s %4s %5s %7s %5s %8s %7s %6s %12s %6s %6s %6s\n", "KEY",
+		       "TYPE", "PHASE", "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID",
+		       "TPI_PS", "WARM", "SPREAD", "VISITS");
+	}
+	for (i = 0; i < l->n; i++) {
+		if (sb_json)
+			mx_json_one(&l->v[i]);
+		else
+			mx_print_one(&l->v[i]);
+	}
+	if (sb_json) {
+		js_arr_end();
+		js_obj_end();
+	}
+}
+
+/* Writes a temporary file and renames it: a crash never leaves half a file. */
+static int mx_write(const char *path, const struct mxlist *l)
+{
+	char tmp[4096];
+	int fail, err;
 	FILE *f;
-	int ret, fail, err;
 
-	ret = sb_connect(&nl);
-	if (ret)
-		return ret;
-	ret = fetch(&nl, &l);
-	if (ret) {
-		ret = sb_fail(&nl, ret, "reading the matrix");
-		goto out;
-	}
-	if (show || sb_json) {
-		if (sb_json) {
-			js_obj_begin(NULL);
-			js_arr_begin("matrix");
-		} else {
-			printf("%-15s %4s %5s %7s %5s %8s %7s %6s %12s %6s %6s %6s\n", "KEY",
-			       "TYPE", "PHASE", "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID",
-			       "TPI_PS", "WARM", "SPREAD", "VISITS");
-		}
-		for (i = 0; i < l.n; i++) {
-			const struct mx *e = &l.v[i];
-
-			if (!sb_json) {
-				printf("%-15s %4u %5s %7s %5s %8u %7s %6u", e->key, e->type,
-				       e->phase == SBRIDGE_PHASE_STARTUP ? "start" :
-				       (snprintf(ph, sizeof(ph), "%u", e->phase), ph),
-				       sb_fp(e->factor), sb_fp(e->cpib),
-				       e->samples, e->meas ? sb_fp(e->meas) : "-", e->uid);
-				if (e->tpi)
-					printf(" %12s %6u %6u %6u\n", ps_str(e->tpi), e->warm,
-					       e->spread, e->visits);
-				else
-					printf(" %12s %6s %6s %6s\n", "-", "-", "-", "-");
-				continue;
-			}
-			js_obj_begin(NULL);
-			js_str("key", e->key);
-			js_uint("type", e->type);
-			js_uint("phase", e->phase);
-			js_fp("factor", e->factor);
-			js_fp("cpib_share", e->cpib);
-			js_uint("samples", e->samples);
-			if (e->has_exe)
-				js_uint("exe_hash", e->exe_hash);
-			if (e->meas)
-				js_fp("speedup_meas", e->meas);
-			js_uint("uid", e->uid);
-			if (e->tpi) {
-				js_uint("tpi_16ps", e->tpi);
-				js_uint("warm", e->warm);
-				js_uint("spread", e->spread);
-				js_uint("visits", e->visits);
-			}
-			js_obj_end();
-		}
-		if (sb_json) {
-			js_arr_end();
-			js_obj_end();
-		}
-		if (show || !strcmp(path, "-"))
-			goto out;
-	}
-	if (!strcmp(path, "-")) {
-		write_entries(stdout, &l);
-		goto out;
-	}
-	/* Write a temporary file and rename it: a crash never leaves half a file. */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		ret = sb_usage(matrix_help, "path too long");
-		goto out;
-	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return sb_usage(matrix_help, "path too long");
 	f = fopen(tmp, "w");
 	if (!f) {
 		sb_err("cannot write '%s': %s", tmp, strerror(errno));
-		ret = SB_EXIT_ERR;
-		goto out;
+		return SB_EXIT_ERR;
 	}
-	write_entries(f, &l);
+	write_entries(f, l);
 	/* fclose() on every path: the stream is gone whatever it returns */
 	fail = fflush(f) || ferror(f) || fsync(fileno(f));
 	err = errno;
@@ -254,11 +248,36 @@ static int matrix_save(const char *path, int show)
 	if (fail) {
 		sb_err("cannot write '%s': %s", path, strerror(err));
 		unlink(tmp);
-		ret = SB_EXIT_ERR;
-		goto out;
+		return SB_EXIT_ERR;
 	}
 	if (!sb_json)
-		printf("saved %zu matrix entr%s to %s\n", l.n, l.n == 1 ? "y" : "ies", path);
+		printf("saved %zu matrix entr%s to %s\n", l->n, l->n == 1 ? "y" : "ies", path);
+	return 0;
+}
+
+static int matrix_save(const char *path, int show)
+{
+	struct mxlist l = { NULL, 0, 0 };
+	struct sb_nl nl;
+	int ret;
+
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	ret = fetch(&nl, &l);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading the matrix");
+		goto out;
+	}
+	if (show || sb_json) {
+		mx_show(&l);
+		if (show || !strcmp(path, "-"))
+			goto out;
+	}
+	if (!strcmp(path, "-"))
+		write_entries(stdout, &l);
+	else
+		ret = mx_write(path, &l);
 out:
 	free(l.v);
 	sb_nl_close(&nl);

@@ -813,7 +813,15 @@ static int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+/* What the command line asks of a recording. */
+struct rec_opts {
+	unsigned long long duration, rate, max;
+	const char *out;
+	int switches, force;
+};
+
+/* The options, checked: -1 to go on, else the exit code (0 after --help). */
+static int record_options(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -824,44 +832,35 @@ int cmd_record(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct rec rr;
-	struct rec *r = &rr;
-	unsigned long long duration = 0, rate = 20, max = 16 << 20;
-	const char *out = "sbridge.rec";
-	int c, ret, switches = 1, force = 0, loaded, sbev = 0, fd;
-	uint64_t start, period, next, deadline, t;
-	struct sbuf meta = { NULL, 0, 0 };
-	struct sigaction sa;
-	const char *reason;
-	char end[REC_END_RESERVE];
+	int c;
 
 	while ((c = sb_getopt(argc, argv, "o:d:r:s:f", opts, record_help)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
 				return sb_usage(record_help, "empty output file name");
-			out = optarg;
+			o->out = optarg;
 			continue;
 		case 'd':
-			if (!sb_parse_uint(optarg, 2000000ULL, &duration) && duration)
+			if (!sb_parse_uint(optarg, 2000000ULL, &o->duration) && o->duration)
 				continue;
 			return sb_usage(record_help, "bad duration '%s' (whole seconds, 1-2000000)",
 					optarg);
 		case 'r':
-			if (!sb_parse_uint(optarg, 100, &rate) && rate)
+			if (!sb_parse_uint(optarg, 100, &o->rate) && o->rate)
 				continue;
 			return sb_usage(record_help, "bad rate '%s' (samples a second, 1-100)",
 					optarg);
 		case 's':
-			if (!parse_size(optarg, &max) && max >= 4096)
+			if (!parse_size(optarg, &o->max) && o->max >= 4096)
 				continue;
 			return sb_usage(record_help, "bad size limit '%s' (bytes, 4096 to 1G; "
 					"K, M, G suffixes)", optarg);
 		case 'S':
-			switches = 0;
+			o->switches = 0;
 			continue;
 		case 'f':
-			force = 1;
+			o->force = 1;
 			continue;
 		}
 		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
@@ -870,19 +869,32 @@ int cmd_record(int argc, char **argv)
 		return sb_usage(record_help, "unexpected argument '%s'", argv[optind]);
 	if (sb_json)
 		return sb_usage(record_help, "record writes its own format; --json does not apply");
-	if (strcmp(out, "-") && !force && !access(out, F_OK)) {
-		sb_err("record: '%s' exists; not overwriting it without --force", out);
+	if (strcmp(o->out, "-") && !o->force && !access(o->out, F_OK)) {
+		sb_err("record: '%s' exists; not overwriting it without --force", o->out);
 		return SB_EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
 		sb_err("record: permission denied: tracefs needs root (run as root)");
 		return SB_EXIT_PERM;
 	}
+	return -1;
+}
+
+/*
+ * Everything before the tracefs instance: the signals, the CPUs, the
+ * sampling state, the file's header in @meta and tracefs found. 0 or an
+ * exit code.
+ */
+static int record_prepare(struct rec *r, const struct rec_opts *o, struct sbuf *meta,
+			  int *loaded)
+{
+	struct sigaction sa;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->pipe_fd = -1;
 	r->stat_fd = -1;
-	r->max = max;
+	r->max = o->max;
 	/* Before the instance exists, so a signal never leaves it behind. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -897,49 +909,54 @@ int cmd_record(int argc, char **argv)
 	}
 	ret = setup_samples(r);
 	if (ret)
-		goto out_free;
-	if (make_meta(r, &meta, (unsigned int)rate, &loaded)) {
+		return ret;
+	if (make_meta(r, meta, (unsigned int)o->rate, loaded)) {
 		sb_err("record: out of memory");
-		ret = SB_EXIT_ERR;
-		goto out_free;
+		return SB_EXIT_ERR;
 	}
-	if (meta.len + REC_END_RESERVE > max) {
+	if (meta->len + REC_END_RESERVE > o->max) {
 		sb_err("record: size limit %llu is below the header's %zu bytes",
-		       max, meta.len + REC_END_RESERVE);
-		ret = SB_EXIT_USAGE;
-		goto out_free;
+		       o->max, meta->len + REC_END_RESERVE);
+		return SB_EXIT_USAGE;
 	}
-	ret = find_tracefs(r);
-	if (ret)
-		goto out_free;
-	reap_stale(r);
-	ret = make_instance(r, switches, &sbev);
-	if (ret)
-		goto out_inst;
+	return find_tracefs(r);
+}
 
-	if (!strcmp(out, "-")) {
+/* The output, stdout for "-": 0 or an exit code. */
+static int record_open(struct rec *r, const struct rec_opts *o)
+{
+	int fd;
+
+	if (!strcmp(o->out, "-")) {
 		r->out = stdout;
-	} else {
-		fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
-		r->out = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!r->out) {
-			sb_err("record: cannot create '%s': %s", out, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			ret = errno == EEXIST ? SB_EXIT_USAGE : SB_EXIT_ERR;
-			goto out_inst;
-		}
-		r->path = out;
+		return 0;
 	}
-	setvbuf(r->out, NULL, _IOFBF, 1 << 16);
-	fwrite(meta.s, 1, meta.len, r->out);
-	r->size = meta.len;
+	fd = open(o->out, O_WRONLY | O_CREAT | O_CLOEXEC | (o->force ? O_TRUNC : O_EXCL), 0644);
+	r->out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!r->out) {
+		sb_err("record: cannot create '%s': %s", o->out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return errno == EEXIST ? SB_EXIT_USAGE : SB_EXIT_ERR;
+	}
+	r->path = o->out;
+	return 0;
+}
+
+/*
+ * Traces until the duration is over, a signal comes or the file is full,
+ * sampling at @o->rate, then stops tracing and takes what the kernel had.
+ * 0 with *@end_ns the time it stopped, or an exit code.
+ */
+static int record_run(struct rec *r, const struct rec_opts *o, uint64_t *end_ns)
+{
+	uint64_t start, period, next, deadline, t;
+	int ret;
 
 	ret = inst_write(r, "tracing_on", "1");
 	if (ret) {
 		sb_err("record: cannot start tracing: %s", strerror(-ret));
-		ret = SB_EXIT_ERR;
-		goto out_close;
+		return SB_EXIT_ERR;
 	}
 	/* the seed; events from here on are replayed on top of it */
 	if (r->track) {
@@ -948,8 +965,8 @@ int cmd_record(int argc, char **argv)
 		r->resync_at = r->resynced + REC_RESYNC_NS;
 	}
 	start = now_ns(CLOCK_MONOTONIC);
-	period = 1000000000ULL / rate;
-	deadline = duration ? start + duration * 1000000000ULL : UINT64_MAX;
+	period = 1000000000ULL / o->rate;
+	deadline = o->duration ? start + o->duration * 1000000000ULL : UINT64_MAX;
 	next = start + period;
 	while (!stop && !r->full) {
 		t = now_ns(CLOCK_MONOTONIC);
@@ -965,10 +982,8 @@ int cmd_record(int argc, char **argv)
 			/* a signal cuts the wait short (no SA_RESTART) */
 			poll(NULL, 0, (int)((wait + 999999) / 1000000));
 		}
-		if (drain(r, 4 << 20)) {
-			ret = SB_EXIT_ERR;
-			goto out_close;
-		}
+		if (drain(r, 4 << 20))
+			return SB_EXIT_ERR;
 		t = now_ns(CLOCK_MONOTONIC);
 		if (t >= next && !stop) {
 			sample(r);
@@ -979,11 +994,17 @@ int cmd_record(int argc, char **argv)
 	}
 	/* Stop the kernel side first, then take what it had. */
 	inst_write(r, "tracing_on", "0");
-	t = now_ns(CLOCK_MONOTONIC);
-	if (drain(r, (size_t)-1)) {
-		ret = SB_EXIT_ERR;
-		goto out_close;
-	}
+	*end_ns = now_ns(CLOCK_MONOTONIC);
+	return drain(r, (size_t)-1) ? SB_EXIT_ERR : 0;
+}
+
+/* The end line, what went missing and the summary: the exit code. */
+static int record_end(struct rec *r, uint64_t t, int sbev, int loaded)
+{
+	char end[REC_END_RESERVE];
+	const char *reason;
+	int c, ret;
+
 	reason = r->full ? "size" : stop ? "signal" : "duration";
 	c = snprintf(end, sizeof(end), "end %llu %s events=%llu samples=%llu switches=%llu "
 		     "dropped=%llu", (unsigned long long)t, reason, r->events, r->samples,
@@ -1011,9 +1032,40 @@ int cmd_record(int argc, char **argv)
 		       r->samples, r->dropped, reason,
 		       sbev ? "" : loaded ? "; the sbridge module has no trace events" :
 		       "; sbridge not loaded");
-out_close:
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec_opts o = { 0, 20, 16 << 20, "sbridge.rec", 1, 0 };
+	struct sbuf meta = { NULL, 0, 0 };
+	static struct rec rr;
+	struct rec *r = &rr;
+	int c, ret, loaded, sbev = 0;
+	uint64_t t;
+
+	ret = record_options(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = record_prepare(r, &o, &meta, &loaded);
+	if (ret)
+		goto out_free;
+	reap_stale(r);
+	ret = make_instance(r, o.switches, &sbev);
+	if (ret)
+		goto out_inst;
+	ret = record_open(r, &o);
+	if (ret)
+		goto out_inst;
+	setvbuf(r->out, NULL, _IOFBF, 1 << 16);
+	fwrite(meta.s, 1, meta.len, r->out);
+	r->size = meta.len;
+
+	ret = record_run(r, &o, &t);
+	if (!ret)
+		ret = record_end(r, t, sbev, loaded);
 	if (r->out && r->out != stdout && fclose(r->out) && !ret) {
-		sb_err("record: closing '%s': %s", out, strerror(errno));
+		sb_err("record: closing '%s': %s", o.out, strerror(errno));
 		ret = SB_EXIT_ERR;
 	}
 	r->out = NULL;

@@ -210,11 +210,99 @@ static int placement_on(void)
 	return sb_read_param("act.placement", &v) || v;
 }
 
+static void task_json(const struct task *t, int placing, uint64_t interval_ns)
+{
+	size_t i;
+
+	js_obj_begin(NULL);
+	js_uint("pid", t->pid);
+	js_uint("uid", t->uid);
+	js_str("comm", t->comm);
+	js_uint("cpu", t->cpu);
+	js_str("class", rp_class_name(t->cls));
+	js_uint("phase", t->phase);
+	if (t->has_cpi) {
+		js_fp("cpi", t->cpi);
+		js_fp("cpi_stall", t->stall);
+		js_fp("cpib_share", t->cpib);
+	}
+	if (t->has_speedup) {
+		js_fp("speedup_pred", t->pred);
+		if (t->has_pred_kind)
+			js_str("pred_kind", t->pred_kind == SBRIDGE_PRED_MIX ? "mix" : "eq3");
+		if (t->has_meas)
+			js_fp("speedup_meas", t->meas);
+		if (t->has_own)
+			js_fp("speedup_own", t->own);
+		js_fp("speedup", t->speedup);
+		if (t->has_err) {
+			js_fp("speedup_err", t->err);
+			js_str("speedup_src", src_name(t->src));
+			js_uint("warm_windows", t->warm);
+		}
+	}
+	js_arr_begin("factors");
+	for (i = 0; i < t->nf; i++)
+		js_fp(NULL, t->factors[i]);
+	js_arr_end();
+	if (t->nmix == SBRIDGE_MIX_NR) {
+		js_obj_begin("mix");
+		js_fp("ldst", t->mix[SBRIDGE_MIX_LDST]);
+		js_fp("int", t->mix[SBRIDGE_MIX_INT]);
+		js_fp("fp", t->mix[SBRIDGE_MIX_FP]);
+		js_fp("branch", t->mix[SBRIDGE_MIX_BRANCH]);
+		js_obj_end();
+	}
+	js_str("hint", hint_name(t->hint));
+	js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
+	if (t->steered >= 0)
+		js_bool("mask_narrowed", t->steered);
+	js_uint("runtime_ns", t->runtime);
+	if (interval_ns)
+		js_uint("cpu_permille", t->delta * 1000 / interval_ns);
+	if (t->rule[0])
+		js_str("rule", t->rule);
+	js_obj_end();
+}
+
+static void task_print(const struct task *t, int placing, uint64_t interval_ns)
+{
+	char fac[64] = "-", place[8];
+	size_t i, o = 0;
+
+	for (i = 0; i < t->nf && o < sizeof(fac) - 8; i++)
+		o += (size_t)snprintf(fac + o, sizeof(fac) - o, "%s%s",
+				      i ? "/" : "", sb_fp(t->factors[i]));
+	/* sb_fp() rotates four buffers: at most three per printf. */
+	printf("%7u %6u %-15s %4u %s%-7s%s %2u %6s %6s %5s", t->pid, t->uid,
+	       t->comm, t->cpu, class_colour(t->cls), rp_class_name(t->cls),
+	       tasks_row_colour ? "\033[0m" : "", t->phase,
+	       t->has_cpi ? sb_fp(t->cpi) : "-",
+	       t->has_cpi ? sb_fp(t->stall) : "-",
+	       t->has_cpi ? sb_fp(t->cpib) : "-");
+	/* '*': the mask taskset -p shows is sbridge's narrowing */
+	snprintf(place, sizeof(place),
+		 placing || t->hint == SBRIDGE_HINT_NONE ? "%s%s" : "(%s)%s",
+		 hint_name(t->hint), t->steered > 0 ? "*" : "");
+	printf(" %5s %5s %7s",
+	       t->has_speedup ? sb_fp(t->pred) : "-",
+	       t->has_meas ? sb_fp(t->meas) : "-",
+	       t->has_speedup ? sb_fp(t->speedup) : "-");
+	printf(" %5s %-6s %6s %-19s %10llu",
+	       t->has_err ? sb_fp(t->err) : "-", src_name(t->src), place, fac,
+	       (unsigned long long)(t->runtime / 1000000));
+	if (interval_ns)
+		printf("  %3llu.%llu",
+		       (unsigned long long)(t->delta * 100 / interval_ns),
+		       (unsigned long long)(t->delta * 1000 / interval_ns % 10));
+	printf(" %s\n", t->rule[0] ? t->rule : "-");
+}
+
 void tasks_print(const struct tlist *l, const struct filter *f, uint64_t interval_ns)
 {
 	unsigned long long shown = 0;
 	int placing = placement_on();
-	size_t i, k;
+	size_t k;
 
 	if (sb_json)
 		js_arr_begin("tasks");
@@ -225,91 +313,14 @@ void tasks_print(const struct tlist *l, const struct filter *f, uint64_t interva
 		       "RUNTIME_MS", interval_ns ? "  %CPU" : "", "RULE");
 	for (k = 0; k < l->n && (!f->limit || shown < f->limit); k++) {
 		const struct task *t = &l->v[f->reverse ? l->n - 1 - k : k];
-		char fac[64] = "-", place[8];
-		size_t o = 0;
 
 		if (!keep(t, f))
 			continue;
 		shown++;
-		if (sb_json) {
-			js_obj_begin(NULL);
-			js_uint("pid", t->pid);
-			js_uint("uid", t->uid);
-			js_str("comm", t->comm);
-			js_uint("cpu", t->cpu);
-			js_str("class", rp_class_name(t->cls));
-			js_uint("phase", t->phase);
-			if (t->has_cpi) {
-				js_fp("cpi", t->cpi);
-				js_fp("cpi_stall", t->stall);
-				js_fp("cpib_share", t->cpib);
-			}
-			if (t->has_speedup) {
-				js_fp("speedup_pred", t->pred);
-				if (t->has_pred_kind)
-					js_str("pred_kind", t->pred_kind == SBRIDGE_PRED_MIX ?
-					       "mix" : "eq3");
-				if (t->has_meas)
-					js_fp("speedup_meas", t->meas);
-				if (t->has_own)
-					js_fp("speedup_own", t->own);
-				js_fp("speedup", t->speedup);
-				if (t->has_err) {
-					js_fp("speedup_err", t->err);
-					js_str("speedup_src", src_name(t->src));
-					js_uint("warm_windows", t->warm);
-				}
-			}
-			js_arr_begin("factors");
-			for (i = 0; i < t->nf; i++)
-				js_fp(NULL, t->factors[i]);
-			js_arr_end();
-			if (t->nmix == SBRIDGE_MIX_NR) {
-				js_obj_begin("mix");
-				js_fp("ldst", t->mix[SBRIDGE_MIX_LDST]);
-				js_fp("int", t->mix[SBRIDGE_MIX_INT]);
-				js_fp("fp", t->mix[SBRIDGE_MIX_FP]);
-				js_fp("branch", t->mix[SBRIDGE_MIX_BRANCH]);
-				js_obj_end();
-			}
-			js_str("hint", hint_name(t->hint));
-			js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
-			if (t->steered >= 0)
-				js_bool("mask_narrowed", t->steered);
-			js_uint("runtime_ns", t->runtime);
-			if (interval_ns)
-				js_uint("cpu_permille", t->delta * 1000 / interval_ns);
-			if (t->rule[0])
-				js_str("rule", t->rule);
-			js_obj_end();
-			continue;
-		}
-		for (i = 0; i < t->nf && o < sizeof(fac) - 8; i++)
-			o += (size_t)snprintf(fac + o, sizeof(fac) - o, "%s%s",
-					      i ? "/" : "", sb_fp(t->factors[i]));
-		/* sb_fp() rotates four buffers: at most three per printf. */
-		printf("%7u %6u %-15s %4u %s%-7s%s %2u %6s %6s %5s", t->pid, t->uid,
-		       t->comm, t->cpu, class_colour(t->cls), rp_class_name(t->cls),
-		       tasks_row_colour ? "\033[0m" : "", t->phase,
-		       t->has_cpi ? sb_fp(t->cpi) : "-",
-		       t->has_cpi ? sb_fp(t->stall) : "-",
-		       t->has_cpi ? sb_fp(t->cpib) : "-");
-		/* '*': the mask taskset -p shows is sbridge's narrowing */
-		snprintf(place, sizeof(place),
-			 placing || t->hint == SBRIDGE_HINT_NONE ? "%s%s" : "(%s)%s",
-			 hint_name(t->hint), t->steered > 0 ? "*" : "");
-		printf(" %5s %5s %7s",
-		       t->has_speedup ? sb_fp(t->pred) : "-",
-		       t->has_meas ? sb_fp(t->meas) : "-",
-		       t->has_speedup ? sb_fp(t->speedup) : "-");
-		printf(" %5s %-6s %6s %-19s %10llu",
-		       t->has_err ? sb_fp(t->err) : "-", src_name(t->src), place, fac,
-		       (unsigned long long)(t->runtime / 1000000));
-		if (interval_ns)
-			printf("  %3llu.%llu",
-			       (unsigned long long)(t->delta * 100 / interval_ns),
-			       (unsigned long long)(t->delta * 1000 / interval_ns % 10));
-		printf(" %s\n", t->rule[0] ? t->rule : "-");
+		if (sb_json)
+			task_json(t, placing, interval_ns);
+		else
+			task_print(t, placing, interval_ns);
 	}
 	if (sb_json)
 		js_arr_end();

@@ -147,6 +147,78 @@ static void top_header(const struct top_ui *ui, const struct filter *f, size_t n
 	printf("\n\n");
 }
 
+/*
+ * Waits out one interval. On a terminal, for keys: a key that changes the
+ * view (pausing too) refreshes at once, and while paused only a key ends
+ * the wait.
+ */
+static void top_wait(struct top_ui *ui, struct filter *f, unsigned long long *interval_ms)
+{
+	struct timespec ts = { (time_t)(*interval_ms / 1000),
+			       (long)(*interval_ms % 1000) * 1000000L };
+	uint64_t until = now_ns() + *interval_ms * 1000000ULL;
+
+	if (!ui->on) {
+		while (nanosleep(&ts, &ts) && !stop)
+			;
+		return;
+	}
+	for (;;) {
+		uint64_t t = now_ns();
+		int k, r;
+
+		if (stop)
+			break;
+		if (!ui->paused && t >= until)
+			break;
+		k = sb_term_key(ui->paused ? -1 : (int)((until - t) / 1000000ULL) + 1);
+		if (k == -1)
+			continue;
+		r = top_key(k, ui, f, interval_ms);
+		if (r < 0)
+			stop = 1;
+		else if (r > 0)
+			break;
+	}
+}
+
+/* CPU share: runtime growth since the previous sample (both by pid). */
+static void top_deltas(struct tlist *cur, const struct tlist *prev)
+{
+	size_t i;
+
+	for (i = 0; i < cur->n; i++) {
+		struct task *p = bsearch(&cur->v[i], prev->v, prev->n,
+					 sizeof(*prev->v), cmp_pid);
+
+		cur->v[i].delta = p && cur->v[i].runtime >= p->runtime ?
+				  cur->v[i].runtime - p->runtime : 0;
+	}
+}
+
+/* One refresh of @cur, sorted as @ui says, over @ns nanoseconds. */
+static void top_show(const struct tlist *cur, const struct filter *f, const struct top_ui *ui,
+		     int tty, unsigned long long interval_ms, unsigned int ntypes, uint64_t ns)
+{
+	struct tlist tmp = *cur;
+
+	tasks_sort(&tmp, top_sorts[ui->sort]);
+	if (sb_json) {
+		js_obj_begin(NULL);
+		js_uint("interval_ns", ns);
+		tasks_print(&tmp, f, ns);
+		js_obj_end();
+		return;
+	}
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
+	top_header(ui, f, cur->n, interval_ms, ntypes);
+	tasks_print(&tmp, f, ns);
+	if (!tty)
+		putchar('\n');
+	fflush(stdout);
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct filter f = { NULL, -1, -1, -1, 20, S_DELTA, 0 };
@@ -178,67 +250,16 @@ int cmd_top(int argc, char **argv)
 		goto fail;
 	qsort(prev.v, prev.n, sizeof(*prev.v), cmp_pid);
 	for (it = 0; !stop && (!iterations || it < iterations); it++) {
-		struct timespec ts = { (time_t)(interval_ms / 1000),
-				       (long)(interval_ms % 1000) * 1000000L };
-		uint64_t until = now_ns() + interval_ms * 1000000ULL;
-		size_t i;
-
-		if (ui.on) {
-			/* wait out the interval for keys; a key that changes
-			 * the view (pausing too) refreshes at once, and while
-			 * paused only a key ends the wait */
-			for (;;) {
-				uint64_t t = now_ns();
-				int k, r;
-
-				if (stop)
-					break;
-				if (!ui.paused && t >= until)
-					break;
-				k = sb_term_key(ui.paused ? -1 : (int)((until - t) / 1000000ULL) + 1);
-				if (k == -1)
-					continue;
-				r = top_key(k, &ui, &f, &interval_ms);
-				if (r < 0)
-					stop = 1;
-				else if (r > 0)
-					break;
-			}
-		} else {
-			while (nanosleep(&ts, &ts) && !stop)
-				;
-		}
+		top_wait(&ui, &f, &interval_ms);
 		if (stop)
 			break;
 		t1 = now_ns();
 		ret = tasks_fetch(&nl, &cur);
 		if (ret)
 			goto fail;
-		/* CPU share: runtime growth since the previous sample. */
 		qsort(cur.v, cur.n, sizeof(*cur.v), cmp_pid);
-		for (i = 0; i < cur.n; i++) {
-			struct task *p = bsearch(&cur.v[i], prev.v, prev.n,
-						 sizeof(*prev.v), cmp_pid);
-
-			cur.v[i].delta = p && cur.v[i].runtime >= p->runtime ?
-					 cur.v[i].runtime - p->runtime : 0;
-		}
-		tmp = cur;
-		tasks_sort(&tmp, top_sorts[ui.sort]);
-		if (sb_json) {
-			js_obj_begin(NULL);
-			js_uint("interval_ns", t1 - t0);
-			tasks_print(&tmp, &f, t1 - t0);
-			js_obj_end();
-		} else {
-			if (tty)
-				fputs("\033[H\033[2J", stdout);
-			top_header(&ui, &f, cur.n, interval_ms, st.ntypes);
-			tasks_print(&tmp, &f, t1 - t0);
-			if (!tty)
-				putchar('\n');
-			fflush(stdout);
-		}
+		top_deltas(&cur, &prev);
+		top_show(&cur, &f, &ui, tty, interval_ms, st.ntypes, t1 - t0);
 		qsort(cur.v, cur.n, sizeof(*cur.v), cmp_pid);
 		tmp = prev;
 		prev = cur;
@@ -256,4 +277,3 @@ out:
 	sb_nl_close(&nl);
 	return ret;
 }
-

@@ -888,6 +888,40 @@ out:
 	return ret;
 }
 
+/* @buf (@len bytes, freed here), the file @dev/@ino, as one more open file. */
+static int parse_opened(struct rp_ctx *cx, const char *name, char *buf, size_t len,
+			dev_t dev, ino_t ino)
+{
+	int ret;
+
+	cx->open[cx->depth].dev = dev;
+	cx->open[cx->depth].ino = ino;
+	cx->depth++;
+	ret = parse_buf(cx, name, buf, len);
+	cx->depth--;
+	free(buf);
+	return ret;
+}
+
+/* "-" named on the command line: standard input. */
+static int parse_stdin(struct rp_ctx *cx)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = fstat(0, &st) ? -errno :
+	      sb_read_fd(0, &st, RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
+	if (ret) {
+		set_err(cx->err, NULL, "cannot read standard input: %s",
+			sb_read_strerror(ret, RP_MAX_FILE, SB_READ_IDLE_MS));
+		cx->err->oom |= ret == -ENOMEM;
+		return -1;
+	}
+	return parse_opened(cx, "<stdin>", buf, len, 0, 0);
+}
+
 static int parse_path(struct rp_ctx *cx, const char *path,
 		      const struct rp_loc *from)
 {
@@ -898,23 +932,8 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 	size_t len = 0;
 	int fd, i, ret;
 
-	if (!strcmp(path, "-") && !from) {
-		ret = fstat(0, &st) ? -errno :
-		      sb_read_fd(0, &st, RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
-		if (ret) {
-			set_err(cx->err, NULL, "cannot read standard input: %s",
-				sb_read_strerror(ret, RP_MAX_FILE, SB_READ_IDLE_MS));
-			cx->err->oom |= ret == -ENOMEM;
-			return -1;
-		}
-		cx->open[cx->depth].dev = 0;
-		cx->open[cx->depth].ino = 0;
-		cx->depth++;
-		ret = parse_buf(cx, "<stdin>", buf, len);
-		cx->depth--;
-		free(buf);
-		return ret;
-	}
+	if (!strcmp(path, "-") && !from)
+		return parse_stdin(cx);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		set_err(cx->err, where, "cannot open '%s': %s", clip_path(path), strerror(errno));
@@ -962,13 +981,7 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 		cx->err->oom |= ret == -ENOMEM;
 		return -1;
 	}
-	cx->open[cx->depth].dev = st.st_dev;
-	cx->open[cx->depth].ino = st.st_ino;
-	cx->depth++;
-	ret = parse_buf(cx, path, buf, len);
-	cx->depth--;
-	free(buf);
-	return ret;
+	return parse_opened(cx, path, buf, len, st.st_dev, st.st_ino);
 }
 
 int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err)
