@@ -274,7 +274,7 @@ int main(void)
 	while (fgets(line, sizeof(line), stdin)) {
 		size_t n = strcspn(line, "\n");
 
-		if (rec_format(line, n, out, sizeof(out)) <= 0)
+		if (sb_rec_format(line, n, out, sizeof(out)) <= 0)
 			return 1;
 		puts(out);
 	}

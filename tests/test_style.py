@@ -99,3 +99,28 @@ def test_ctl_commands_one_file_each():
     for p in _ctl_sources():
         for name in re.findall(r"^int (cmd_\w+)\(", p.read_text(), re.M):
             assert name[4:] in cmds and p == CTL / f"{name[4:]}.c", f"{p.name} defines {name}"
+
+
+def test_ctl_lib_one_prefix(tmp_path):
+    """From the built objects: every symbol lib/ defines for others is
+    sb_*; a command file's are cmd_NAME and NAME_* (what another command
+    shares of it), main.c's main alone."""
+    subprocess.run(["make", "-s", "-C", str(CTL), "params_tab.h"], check=True)
+    bad = []
+    for p in _ctl_sources():
+        o = tmp_path / f"{p.parent.name}-{p.stem}.o"
+        subprocess.run(["cc", "-std=gnu11", "-c", '-DSB_VERSION="test"', f"-I{CTL}",
+                        f"-I{CTL / 'lib'}", f"-I{TOP / 'include/uapi'}", "-o", str(o), str(p)],
+                       check=True)
+        nm = subprocess.run(["nm", "--defined-only", str(o)], text=True, capture_output=True,
+                            check=True).stdout
+        syms = [f[2] for f in (ln.split() for ln in nm.splitlines())
+                if len(f) == 3 and f[1] in "TDBRCG"]
+        if p.parent.name == "lib":
+            ok = [s for s in syms if s.startswith("sb_")]
+        elif p.stem == "main":
+            ok = [s for s in syms if s == "main"]
+        else:
+            ok = [s for s in syms if s == f"cmd_{p.stem}" or s.startswith(f"{p.stem}_")]
+        bad += [f"{p.relative_to(TOP)}: {s}" for s in syms if s not in ok]
+    assert not bad, "symbols outside their file's prefix:\n" + "\n".join(bad)

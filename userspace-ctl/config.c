@@ -6,7 +6,7 @@
  *	param NAME VALUE
  *	cpu-factor CPUS VALUE
  *
- * parsed with the same steps as `set param` and `set cpu-factor` (cpu.c).
+ * parsed with the same steps as `set param` and `set cpu-factor` (lib/params.c).
  * The whole file is checked before anything is sent; apply then sets the
  * lines in order and, if the kernel refuses one, puts back every value it
  * changed, so a file is applied completely or not at all.
@@ -53,7 +53,7 @@ struct cf_item {
 	int cpu;			/* 1: cpu-factor, 0: param */
 	char name[SB_PARAM_NAME_MAX + 1];
 	uint64_t value;			/* param */
-	struct cpuset *cpus;		/* cpu-factor */
+	struct sb_cpuset *cpus;		/* cpu-factor */
 	uint32_t factor;		/* cpu-factor, 0 == clear the override */
 	/* apply: what the step replaced, to undo it */
 	uint64_t old_value;
@@ -114,10 +114,10 @@ static void cf_bad(struct cf_file *f, unsigned int line, unsigned int col,
 }
 
 /* "param NAME VALUE" or "cpu-factor CPUS VALUE" from the tokens of a line. */
-static void cf_line(struct cf_file *f, const struct rp_line *ln, unsigned int lineno,
+static void cf_line(struct cf_file *f, const struct sb_rp_line *ln, unsigned int lineno,
 		    unsigned int eol)
 {
-	const struct rp_token *t = ln->tok;
+	const struct sb_rp_token *t = ln->tok;
 	struct cf_item it, *nv;
 	struct sb_perr pe;
 	unsigned int i;
@@ -195,7 +195,7 @@ drop:
 /* Reads and checks the whole file; errors land in @f->err. */
 static void cf_parse(struct cf_file *f)
 {
-	struct rp_line *ln;
+	struct sb_rp_line *ln;
 	char *buf, *line;
 	size_t len, pos = 0, n;
 	unsigned int lineno = 0, col;
@@ -227,15 +227,15 @@ static void cf_parse(struct cf_file *f)
 		n = nl ? (size_t)(nl - line) : len - pos;
 		pos += n + 1;
 		lineno++;
-		if (n > RP_MAX_LINE) {
-			cf_bad(f, lineno, RP_MAX_LINE + 1, "line too long");
+		if (n > SB_RP_MAX_LINE) {
+			cf_bad(f, lineno, SB_RP_MAX_LINE + 1, "line too long");
 			continue;
 		}
-		if (rp_check_bytes((const unsigned char *)line, n, &col, &why)) {
+		if (sb_rp_check_bytes((const unsigned char *)line, n, &col, &why)) {
 			cf_bad(f, lineno, col, "%s", why);
 			continue;
 		}
-		if (rp_tokenize(line, n, ln, &col, &why)) {
+		if (sb_rp_tokenize(line, n, ln, &col, &why)) {
 			cf_bad(f, lineno, col, "%s", why);
 			continue;
 		}
@@ -261,15 +261,15 @@ static void cf_json(const struct cf_file *f, const char *key, size_t count)
 {
 	size_t i;
 
-	js_obj_begin(NULL);
-	js_bool("ok", !f->nerr);
-	js_str("file", f->path);
-	js_uint(key, count);
-	js_arr_begin("errors");
+	sb_js_obj_begin(NULL);
+	sb_js_bool("ok", !f->nerr);
+	sb_js_str("file", f->path);
+	sb_js_uint(key, count);
+	sb_js_arr_begin("errors");
 	for (i = 0; i < f->nerr; i++)
 		sb_json_error(f->path, f->err[i].line, f->err[i].col, f->err[i].msg);
-	js_arr_end();
-	js_obj_end();
+	sb_js_arr_end();
+	sb_js_obj_end();
 }
 
 /* The errors: in the JSON object with --json, else on stderr. */
@@ -289,7 +289,7 @@ static void cf_format(FILE *out, const struct cf_item *it)
 		fprintf(out, "param %s %llu\n", it->name, (unsigned long long)it->value);
 		return;
 	}
-	cpulist_format(it->cpus, list, sizeof(list));
+	sb_cpulist_format(it->cpus, list, sizeof(list));
 	fprintf(out, "cpu-factor %s %s\n", list, it->factor ? sb_fp(it->factor) : "clear");
 }
 
@@ -340,7 +340,7 @@ static int cf_read_modparam(const char *name, uint64_t *v)
 static int cf_undo_cpus(struct sb_nl *nl, const struct cf_item *it,
 			struct sb_cpu *cpus, size_t n)
 {
-	struct cpuset *set = malloc(sizeof(*set));
+	struct sb_cpuset *set = malloc(sizeof(*set));
 	size_t i, j;
 	int ret = 0, r;
 
@@ -350,23 +350,23 @@ static int cf_undo_cpus(struct sb_nl *nl, const struct cf_item *it,
 		uint32_t v = it->old_override[i];
 		int first = 1;
 
-		if (!cpuset_has(it->cpus, cpus[i].id))
+		if (!sb_cpuset_has(it->cpus, cpus[i].id))
 			continue;
 		for (j = 0; j < i && first; j++)
-			if (cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v)
+			if (sb_cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v)
 				first = 0;
 		if (!first)
 			continue;
 		memset(set, 0, sizeof(*set));
 		for (j = i; j < n; j++)
-			if (cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v &&
+			if (sb_cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v &&
 			    cpus[j].id < SB_MAX_CPUS)
 				set->bits[cpus[j].id / 64] |= 1ULL << (cpus[j].id % 64);
 		r = sb_set_cpu_factor(nl, set, v);
 		if (r)
 			ret = r;
 		for (j = i; j < n; j++)
-			if (cpuset_has(set, cpus[j].id))
+			if (sb_cpuset_has(set, cpus[j].id))
 				cpus[j].override = v;
 	}
 	free(set);
@@ -402,7 +402,7 @@ static int cf_do(struct sb_nl *nl, struct cf_item *it, struct sb_params *p,
 	ret = sb_set_cpu_factor(nl, it->cpus, it->factor);
 	if (!ret)
 		for (i = 0; i < n; i++)
-			if (cpuset_has(it->cpus, cpus[i].id))
+			if (sb_cpuset_has(it->cpus, cpus[i].id))
 				cpus[i].override = it->factor;
 	return ret;
 }
@@ -611,7 +611,7 @@ out:
 	return ret;
 }
 
-/* sb_config_verify()'s parameters: the last line for a name is the one in force. */
+/* config_verify()'s parameters: the last line for a name is the one in force. */
 static void cf_verify_params(const struct cf_file *f, const struct sb_params *p,
 			     void (*fn)(void *arg, const char *msg), void *arg)
 {
@@ -643,12 +643,12 @@ static void cf_verify_params(const struct cf_file *f, const struct sb_params *p,
 }
 
 /*
- * sb_config_verify()'s CPU factors: per CPU, the last line naming it;
+ * config_verify()'s CPU factors: per CPU, the last line naming it;
  * @want and @line hold that line's factor and number per CPU. One
  * message per line, naming the CPUs it does not hold for.
  */
 static void cf_verify_cpus(const struct cf_file *f, const struct sb_cpu *cpus, size_t n,
-			   uint32_t *want, unsigned int *line, struct cpuset *bad,
+			   uint32_t *want, unsigned int *line, struct sb_cpuset *bad,
 			   void (*fn)(void *arg, const char *msg), void *arg)
 {
 	char msg[700], list[256];
@@ -656,7 +656,7 @@ static void cf_verify_cpus(const struct cf_file *f, const struct sb_cpu *cpus, s
 
 	for (i = 0; i < f->n; i++)
 		for (k = 0; f->v[i].cpu && k < n; k++)
-			if (cpuset_has(f->v[i].cpus, cpus[k].id)) {
+			if (sb_cpuset_has(f->v[i].cpus, cpus[k].id)) {
 				want[k] = f->v[i].factor;
 				line[k] = f->v[i].line;
 			}
@@ -670,10 +670,10 @@ static void cf_verify_cpus(const struct cf_file *f, const struct sb_cpu *cpus, s
 			if (line[k] == it->line && cpus[k].override != want[k] &&
 			    cpus[k].id < SB_MAX_CPUS)
 				bad->bits[cpus[k].id / 64] |= 1ULL << (cpus[k].id % 64);
-		if (cpuset_last(bad) < 0)
+		if (sb_cpuset_last(bad) < 0)
 			continue;
-		cpulist_format(bad, list, sizeof(list));
-		for (k = 0; k < n && !cpuset_has(bad, cpus[k].id); k++)
+		sb_cpulist_format(bad, list, sizeof(list));
+		for (k = 0; k < n && !sb_cpuset_has(bad, cpus[k].id); k++)
 			;
 		if (cpus[k].override)
 			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has override %s in force, the file says %s",
@@ -686,14 +686,14 @@ static void cf_verify_cpus(const struct cf_file *f, const struct sb_cpu *cpus, s
 	}
 }
 
-int sb_config_verify(const char *path, const struct sb_params *p,
+int config_verify(const char *path, const struct sb_params *p,
 		     const struct sb_cpu *cpus, size_t n,
 		     void (*fn)(void *arg, const char *msg), void *arg,
 		     char *why, size_t whylen)
 {
 	/* without the module, only what config check would say */
 	struct cf_file f = { .path = path, .offline = !fn };
-	struct cpuset *bad = malloc(sizeof(*bad));
+	struct sb_cpuset *bad = malloc(sizeof(*bad));
 	uint32_t *want = NULL;
 	unsigned int *line = NULL;
 	int ret;
@@ -733,7 +733,7 @@ out:
 static size_t cf_write(FILE *out, const struct sb_params *p, const struct sb_cpu *cpus,
 		       size_t n, size_t *nfactors)
 {
-	struct cpuset *set = malloc(sizeof(*set));
+	struct sb_cpuset *set = malloc(sizeof(*set));
 	char list[4096];
 	size_t i, j;
 
@@ -757,7 +757,7 @@ static size_t cf_write(FILE *out, const struct sb_params *p, const struct sb_cpu
 		for (j = i; j < n; j++)
 			if (cpus[j].override == v && cpus[j].id < SB_MAX_CPUS)
 				set->bits[cpus[j].id / 64] |= 1ULL << (cpus[j].id % 64);
-		cpulist_format(set, list, sizeof(list));
+		sb_cpulist_format(set, list, sizeof(list));
 		fprintf(out, "cpu-factor %s %s\n", list, sb_fp(v));
 		(*nfactors)++;
 	}
@@ -818,11 +818,11 @@ static int config_save(const char *path)
 		goto out;
 	}
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_str("file", path);
-		js_uint("params", p.n);
-		js_uint("cpu_factors", nf);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_str("file", path);
+		sb_js_uint("params", p.n);
+		sb_js_uint("cpu_factors", nf);
+		sb_js_obj_end();
 	} else {
 		printf("saved %zu parameters and %zu CPU factor override%s to %s\n",
 		       p.n, nf, nf == 1 ? "" : "s", path);

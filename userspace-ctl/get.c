@@ -36,9 +36,9 @@ static const char *mhz(uint32_t khz)
 	return buf[i];
 }
 
-void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
+void get_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 {
-	const struct cpuset *f = filter;
+	const struct sb_cpuset *f = filter;
 	size_t i;
 
 	printf("%4s %4s %7s %8s %8s %7s %7s %8s %8s %8s  %s\n", "CPU", "TYPE",
@@ -47,7 +47,7 @@ void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 	for (i = 0; i < n; i++) {
 		const struct sb_cpu *c = &cpus[i];
 
-		if (f && !cpuset_has(f, c->id))
+		if (f && !sb_cpuset_has(f, c->id))
 			continue;
 		printf("%4u %3u%c %7u %8u %8u %7s %7s %8s %8s %8s  %s\n", c->id,
 		       c->type, c->declared ? 'd' : ' ', c->cluster, c->capacity,
@@ -57,40 +57,40 @@ void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 	}
 }
 
-void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
+void get_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 {
-	const struct cpuset *f = filter;
+	const struct sb_cpuset *f = filter;
 	size_t i;
 
-	js_arr_begin("cpus");
+	sb_js_arr_begin("cpus");
 	for (i = 0; i < n; i++) {
 		const struct sb_cpu *c = &cpus[i];
 
-		if (f && !cpuset_has(f, c->id))
+		if (f && !sb_cpuset_has(f, c->id))
 			continue;
-		js_obj_begin(NULL);
-		js_uint("cpu", c->id);
-		js_uint("type", c->type);
-		js_uint("cluster", c->cluster);
-		js_uint("capacity", c->capacity);
-		js_uint("orig_capacity", c->orig_capacity);
-		js_fp("factor", c->factor);
-		js_fp("factor_nominal", c->factor_nominal);
-		js_bool("declared", c->declared);
+		sb_js_obj_begin(NULL);
+		sb_js_uint("cpu", c->id);
+		sb_js_uint("type", c->type);
+		sb_js_uint("cluster", c->cluster);
+		sb_js_uint("capacity", c->capacity);
+		sb_js_uint("orig_capacity", c->orig_capacity);
+		sb_js_fp("factor", c->factor);
+		sb_js_fp("factor_nominal", c->factor_nominal);
+		sb_js_bool("declared", c->declared);
 		if (c->override)	/* 0 is none: the text's "-" */
-			js_fp("override", c->override);
+			sb_js_fp("override", c->override);
 		else
-			js_null("override");
-		js_uint("cur_khz", c->cur_khz);
-		js_str("clock", sb_clock_kind(c->clock));
-		js_uint("max_khz", c->max_khz);
-		js_str("model", c->model);
-		js_obj_end();
+			sb_js_null("override");
+		sb_js_uint("cur_khz", c->cur_khz);
+		sb_js_str("clock", sb_clock_kind(c->clock));
+		sb_js_uint("max_khz", c->max_khz);
+		sb_js_str("model", c->model);
+		sb_js_obj_end();
 	}
-	js_arr_end();
+	sb_js_arr_end();
 }
 
-int sb_show_params(const char *path, const char *name)
+int get_show_params(const char *path, const char *name)
 {
 	struct sb_params p;
 	uint64_t *v = NULL;
@@ -112,21 +112,21 @@ int sb_show_params(const char *path, const char *name)
 		}
 	}
 	if (sb_json) {
-		js_obj_begin(NULL);
+		sb_js_obj_begin(NULL);
 		if (name) {
-			js_str("param", name);
-			js_uint("value", *v);
+			sb_js_str("param", name);
+			sb_js_uint("value", *v);
 		} else {
-			js_arr_begin("params");
+			sb_js_arr_begin("params");
 			for (i = 0; i < p.n; i++) {
-				js_obj_begin(NULL);
-				js_str("param", p.v[i].name);
-				js_uint("value", p.v[i].value);
-				js_obj_end();
+				sb_js_obj_begin(NULL);
+				sb_js_str("param", p.v[i].name);
+				sb_js_uint("value", p.v[i].value);
+				sb_js_obj_end();
 			}
-			js_arr_end();
+			sb_js_arr_end();
 		}
-		js_obj_end();
+		sb_js_obj_end();
 	} else if (name) {
 		printf("%s %llu\n", name, (unsigned long long)*v);
 	} else {
@@ -158,12 +158,12 @@ static int get_param(int argc, char **argv)
 	if (ret)
 		return ret;
 	sb_nl_close(&nl);
-	return sb_show_params(SB_PARAMS_PATH, argc ? argv[0] : NULL);
+	return get_show_params(SB_PARAMS_PATH, argc ? argv[0] : NULL);
 }
 
 int cmd_get(int argc, char **argv)
 {
-	struct cpuset set, *filter = NULL;
+	struct sb_cpuset set, *filter = NULL;
 	struct sb_cpu *cpus = NULL;
 	struct sb_nl nl;
 	size_t n = 0;
@@ -203,11 +203,11 @@ int cmd_get(int argc, char **argv)
 			goto out;
 	}
 	if (sb_json) {
-		js_obj_begin(NULL);
-		sb_json_cpus(cpus, n, filter);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		get_json_cpus(cpus, n, filter);
+		sb_js_obj_end();
 	} else {
-		sb_print_cpus(cpus, n, filter);
+		get_print_cpus(cpus, n, filter);
 	}
 out:
 	free(cpus);

@@ -138,7 +138,7 @@ static void write_entries(FILE *f, const struct mxlist *l)
 		const struct mx *e = &l->v[i];
 
 		key[0] = '\0';
-		rp_quote(key, sizeof(key), e->key);
+		sb_rp_quote(key, sizeof(key), e->key);
 		fprintf(f, "key=%s type=%u phase=%u factor=%s cpib=%s samples=%u",
 			key, e->type, e->phase, sb_fp(e->factor), sb_fp(e->cpib),
 			e->samples);
@@ -173,25 +173,25 @@ static void mx_print_one(const struct mx *e)
 
 static void mx_json_one(const struct mx *e)
 {
-	js_obj_begin(NULL);
-	js_str("key", e->key);
-	js_uint("type", e->type);
-	js_uint("phase", e->phase);
-	js_fp("factor", e->factor);
-	js_fp("cpib_share", e->cpib);
-	js_uint("samples", e->samples);
+	sb_js_obj_begin(NULL);
+	sb_js_str("key", e->key);
+	sb_js_uint("type", e->type);
+	sb_js_uint("phase", e->phase);
+	sb_js_fp("factor", e->factor);
+	sb_js_fp("cpib_share", e->cpib);
+	sb_js_uint("samples", e->samples);
 	if (e->has_exe)
-		js_uint("exe_hash", e->exe_hash);
+		sb_js_uint("exe_hash", e->exe_hash);
 	if (e->meas)
-		js_fp("speedup_meas", e->meas);
-	js_uint("uid", e->uid);
+		sb_js_fp("speedup_meas", e->meas);
+	sb_js_uint("uid", e->uid);
 	if (e->tpi) {
-		js_uint("tpi_16ps", e->tpi);
-		js_uint("warm", e->warm);
-		js_uint("spread", e->spread);
-		js_uint("visits", e->visits);
+		sb_js_uint("tpi_16ps", e->tpi);
+		sb_js_uint("warm", e->warm);
+		sb_js_uint("spread", e->spread);
+		sb_js_uint("visits", e->visits);
 	}
-	js_obj_end();
+	sb_js_obj_end();
 }
 
 /* The entries as a table, or as JSON with --json. */
@@ -200,8 +200,8 @@ static void mx_show(const struct mxlist *l)
 	size_t i;
 
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_arr_begin("matrix");
+		sb_js_obj_begin(NULL);
+		sb_js_arr_begin("matrix");
 	} else {
 		printf("%-15s %4s %5s %7s %5s %8s %7s %6s %12s %6s %6s %6s\n", "KEY",
 		       "TYPE", "PHASE", "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID",
@@ -214,8 +214,8 @@ static void mx_show(const struct mxlist *l)
 			mx_print_one(&l->v[i]);
 	}
 	if (sb_json) {
-		js_arr_end();
-		js_obj_end();
+		sb_js_arr_end();
+		sb_js_obj_end();
 	}
 }
 
@@ -417,13 +417,13 @@ static int mx_set(const struct mx_field *fd, const char *v, struct mx *e)
 
 /* The entry of one tokenized, non-empty line into @e. */
 static int parse_entry(const char *path, unsigned int lineno,
-		       const struct rp_line *ln, struct mx *e)
+		       const struct sb_rp_line *ln, struct mx *e)
 {
 	unsigned int seen = 0, i, k;
 
 	memset(e, 0, sizeof(*e));
 	for (i = 0; i < ln->n; i++) {
-		const struct rp_token *t = &ln->tok[i];
+		const struct sb_rp_token *t = &ln->tok[i];
 		const struct mx_field *fd = NULL;
 
 		if (!t->val)
@@ -450,7 +450,7 @@ static int parse_entry(const char *path, unsigned int lineno,
 static int parse_file(const char *path, struct mxlist *l)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	struct rp_line *ln;
+	struct sb_rp_line *ln;
 	char *buf, *line;
 	size_t len, pos = 0, n;
 	unsigned int lineno = 0, col;
@@ -477,11 +477,11 @@ static int parse_file(const char *path, struct mxlist *l)
 		n = nl ? (size_t)(nl - line) : len - pos;
 		pos += n + 1;
 		lineno++;
-		if (n > RP_MAX_LINE)
-			ret = bad(name, lineno, RP_MAX_LINE + 1, "line too long", NULL);
+		if (n > SB_RP_MAX_LINE)
+			ret = bad(name, lineno, SB_RP_MAX_LINE + 1, "line too long", NULL);
 		else if (memchr(line, '\0', n))
 			ret = bad(name, lineno, 1, "NUL byte in line", NULL);
-		else if (rp_tokenize(line, n, ln, &col, &why))
+		else if (sb_rp_tokenize(line, n, ln, &col, &why))
 			ret = bad(name, lineno, col, why, NULL);
 		else if (ln->n)
 			ret = parse_entry(name, lineno, ln, &e);
@@ -545,9 +545,9 @@ static int matrix_load(const char *path)
 		if (ret)
 			ret = sb_fail(&nl, ret, "matrix load");
 		else if (sb_json) {
-			js_obj_begin(NULL);
-			js_uint("loaded", l.n);
-			js_obj_end();
+			sb_js_obj_begin(NULL);
+			sb_js_uint("loaded", l.n);
+			sb_js_obj_end();
 		} else {
 			printf("loaded %zu matrix entr%s\n", l.n, l.n == 1 ? "y" : "ies");
 		}

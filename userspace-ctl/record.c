@@ -87,11 +87,11 @@ struct rec {
 	int pipe_fd;
 	/* samples */
 	unsigned int ncpu;		/* highest possible CPU + 1 */
-	struct cpuset possible;
+	struct sb_cpuset possible;
 	unsigned long long *busy, *total;	/* previous /proc/stat, per CPU */
 	unsigned long long *cbusy, *ctotal;	/* the current one */
 	unsigned int *nr;
-	struct rec_rq rq;		/* runnable tasks from the events */
+	struct sb_rec_rq rq;		/* runnable tasks from the events */
 	int track;			/* rq follows the sched events */
 	uint64_t resync_at, resynced;	/* next and last /proc reseed */
 	unsigned long long resyncs;
@@ -330,10 +330,10 @@ static void emit(struct rec *r, const char *s, size_t len)
 
 static void trace_line(struct rec *r, const char *s, size_t len)
 {
-	struct rec_trace tr;
+	struct sb_rec_trace tr;
 	int kind;
 
-	if (rec_parse_trace(s, len, &tr)) {
+	if (sb_rec_parse_trace(s, len, &tr)) {
 		/* "CPU:1 [LOST 12 EVENTS]": the kernel's buffer overran */
 		const char *l = memmem(s, len, "[LOST ", 6);
 
@@ -347,11 +347,11 @@ static void trace_line(struct rec *r, const char *s, size_t len)
 		}
 		return;
 	}
-	kind = rec_format_trace(&tr, r->obuf, sizeof(r->obuf));
+	kind = sb_rec_format_trace(&tr, r->obuf, sizeof(r->obuf));
 	/* a bad switch line counts once, below */
-	if (r->track && rec_rq_event(&r->rq, &tr) < 0 && kind >= 0)
+	if (r->track && sb_rec_rq_event(&r->rq, &tr) < 0 && kind >= 0)
 		r->bad++;
-	if (kind == REC_NONE)
+	if (kind == SB_REC_NONE)
 		return;
 	if (kind < 0) {
 		r->bad++;
@@ -364,7 +364,7 @@ static void trace_line(struct rec *r, const char *s, size_t len)
 	emit(r, r->obuf, strlen(r->obuf));
 	if (r->full)
 		return;
-	if (kind == REC_SWITCH)
+	if (kind == SB_REC_SWITCH)
 		r->switches++;
 	else
 		r->events++;
@@ -409,7 +409,7 @@ static int drain(struct rec *r, size_t budget)
 
 /* /proc/stat per CPU: busy (all but idle and iowait) and total jiffies. */
 static int read_stat(struct rec *r, unsigned long long *busy, unsigned long long *total,
-		     struct cpuset *seen)
+		     struct sb_cpuset *seen)
 {
 	char *p;
 	ssize_t n;
@@ -487,7 +487,7 @@ static int stat_task(struct rec *r, int dirfd, const char *rel, int tid, char *b
 			unsigned long cpu = strtoul(c, NULL, 10);
 
 			if (cpu < r->ncpu)
-				rec_rq_set(&r->rq, tid, (unsigned int)cpu);
+				sb_rec_rq_set(&r->rq, tid, (unsigned int)cpu);
 		}
 	}
 	return 0;
@@ -507,7 +507,7 @@ static void count_runnable(struct rec *r)
 	struct dirent *e, *f;
 	char path[300], buf[1024];
 
-	rec_rq_clear(&r->rq);
+	sb_rec_rq_clear(&r->rq);
 	r->resyncs++;
 	if (!d)
 		return;
@@ -523,7 +523,7 @@ static void count_runnable(struct rec *r)
 		c = stat_word(buf, 17);		/* field 20, num_threads */
 		if (c && c[0] == '1' && c[1] == ' ')
 			continue;
-		rec_rq_del(&r->rq, atoi(e->d_name));	/* counted below as a thread */
+		sb_rec_rq_del(&r->rq, atoi(e->d_name));	/* counted below as a thread */
 		snprintf(path, sizeof(path), "/proc/%s/task", e->d_name);
 		t = opendir(path);
 		if (!t)
@@ -541,7 +541,7 @@ static void count_runnable(struct rec *r)
 static void sample(struct rec *r)
 {
 	unsigned long long *busy = r->cbusy, *total = r->ctotal;
-	struct cpuset seen;
+	struct sb_cpuset seen;
 	uint64_t ts;
 	unsigned int c;
 	char line[128], kbuf[32];
@@ -560,7 +560,7 @@ static void sample(struct rec *r)
 		unsigned long long db, dt, khz = 0;
 		int len;
 
-		if (!cpuset_has(&seen, c))
+		if (!sb_cpuset_has(&seen, c))
 			continue;
 		db = busy[c] - r->busy[c];
 		dt = total[c] - r->total[c];
@@ -582,7 +582,7 @@ static void sample(struct rec *r)
 
 static int setup_samples(struct rec *r)
 {
-	struct cpuset seen;
+	struct sb_cpuset seen;
 	unsigned int c;
 	char p[96];
 
@@ -604,13 +604,13 @@ static int setup_samples(struct rec *r)
 	for (c = 0; c < r->ncpu; c++) {
 		snprintf(p, sizeof(p),
 			 "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", c);
-		r->khz_fd[c] = cpuset_has(&r->possible, c) ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		r->khz_fd[c] = sb_cpuset_has(&r->possible, c) ? open(p, O_RDONLY | O_CLOEXEC) : -1;
 	}
 	if (read_stat(r, r->busy, r->total, &seen)) {
 		sb_err("record: cannot read /proc/stat");
 		return SB_EXIT_ERR;
 	}
-	rec_rq_init(&r->rq, r->nr, r->ncpu, (int)getpid());
+	sb_rec_rq_init(&r->rq, r->nr, r->ncpu, (int)getpid());
 	return 0;
 }
 
@@ -701,7 +701,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 		sb_nl_close(&nl);
 	}
 	uname(&u);
-	rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
+	sb_rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
 	wall = now_ns(CLOCK_REALTIME);
 	mono = now_ns(CLOCK_MONOTONIC);
 	if (sbuf_add(b, "sbridge-record 1\nmeta kernel %s\nmeta start %llu %llu\n"
@@ -714,7 +714,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 	for (c = 0; c < r->ncpu; c++) {
 		unsigned long long cap;
 
-		if (!cpuset_has(&r->possible, c))
+		if (!sb_cpuset_has(&r->possible, c))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpu_capacity", c);
 		cap = read_ull(p, 1024);
@@ -741,7 +741,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 		unsigned long long cap, khz;
 		long type = -1;
 
-		if (!cpuset_has(&r->possible, c))
+		if (!sb_cpuset_has(&r->possible, c))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpu_capacity", c);
 		cap = read_ull(p, 1024);
@@ -780,9 +780,9 @@ static int read_possible(struct rec *r)
 		return -1;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	if (cpulist_parse(buf, &r->possible, &why, &col))
+	if (sb_cpulist_parse(buf, &r->possible, &why, &col))
 		return -1;
-	last = cpuset_last(&r->possible);
+	last = sb_cpuset_last(&r->possible);
 	if (last < 0)
 		return -1;
 	r->ncpu = (unsigned int)last + 1;
@@ -1025,7 +1025,7 @@ static int record_end(struct rec *r, uint64_t t, int sbev, int loaded)
 		sb_err("record: %llu trace lines not understood, left out", r->bad);
 	if (r->rq.overflow)
 		sb_err("record: more than %d tasks runnable at once: %llu left out of "
-		       "the runnable count", REC_RQ_MAX, r->rq.overflow);
+		       "the runnable count", SB_REC_RQ_MAX, r->rq.overflow);
 	if (!ret && r->path)
 		printf("%s: %llu bytes, %llu events, %llu switches, %llu samples, "
 		       "%llu dropped (%s)%s\n", r->path, r->size, r->events, r->switches,

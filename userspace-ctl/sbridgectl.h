@@ -34,14 +34,14 @@ struct sb_cmd {
 #undef SB_COMMAND
 
 /* get.c: the CPUs of the GET_CPUS dump as text and JSON (get, status). */
-void sb_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
-void sb_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
+void get_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
+void get_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter);
 /*
  * get.c: `get param [NAME]` once the module is known to be there: every
  * parameter of @path, or @name's, as text or JSON. Returns an exit code:
  * 1 if @path cannot be read, 2 for a NAME it does not list.
  */
-int sb_show_params(const char *path, const char *name);
+int get_show_params(const char *path, const char *name);
 /*
  * config.c, for doctor: the settings of the configuration file @path
  * against what is in force (@p from SB_PARAMS_PATH, @cpus the GET_CPUS dump), as `tuned-adm
@@ -50,13 +50,13 @@ int sb_show_params(const char *path, const char *name);
  * the file is only checked, as `config check` does. Returns how many
  * settings the file holds, or -1 with @why if it cannot be read or parsed.
  */
-int sb_config_verify(const char *path, const struct sb_params *p,
+int config_verify(const char *path, const struct sb_params *p,
 		     const struct sb_cpu *cpus, size_t n,
 		     void (*fn)(void *arg, const char *msg), void *arg,
 		     char *why, size_t whylen);
 /* rules.c, for doctor: the rules in force (RULES_GET) appended to @set,
  * factors per type index as the kernel has them: 0 or a negative errno. */
-struct rp_set;
-int sb_rules_get(struct sb_nl *nl, struct rp_set *set);
+struct sb_rp_set;
+int rules_get(struct sb_nl *nl, struct sb_rp_set *set);
 
 #endif

@@ -22,7 +22,7 @@ static const char set_help[] =
 
 static int set_cpu_factor(char **args)
 {
-	struct cpuset set;
+	struct sb_cpuset set;
 	struct sb_cpu *cpus = NULL;
 	struct sb_nl nl;
 	struct sb_perr e;
@@ -53,12 +53,12 @@ static int set_cpu_factor(char **args)
 		ret = sb_fail(&nl, ret, "set cpu-factor");
 		goto out;
 	}
-	cpulist_format(&set, list, sizeof(list));
+	sb_cpulist_format(&set, list, sizeof(list));
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_str("cpus", list);
-		js_fp("factor", v);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_str("cpus", list);
+		sb_js_fp("factor", v);
+		sb_js_obj_end();
 	} else if (v) {
 		printf("CPU %s: factor override %s\n", list, sb_fp(v));
 	} else {
@@ -85,10 +85,10 @@ static int set_param(char **args)
 	if (ret) {
 		ret = sb_fail(&nl, ret, "set param");
 	} else if (sb_json) {
-		js_obj_begin(NULL);
-		js_str("param", args[0]);
-		js_uint("value", v);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_str("param", args[0]);
+		sb_js_uint("value", v);
+		sb_js_obj_end();
 	} else {
 		printf("%s = %llu\n", args[0], (unsigned long long)v);
 	}

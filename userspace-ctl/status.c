@@ -84,51 +84,51 @@ static void status_json_absent(void)
 {
 	int inst = sb_module_installed();
 
-	js_obj_begin(NULL);
-	js_bool("loaded", 0);
+	sb_js_obj_begin(NULL);
+	sb_js_bool("loaded", 0);
 	if (inst < 0)
-		js_str("installed", NULL);
+		sb_js_str("installed", NULL);
 	else
-		js_bool("installed", inst);
-	js_obj_end();
+		sb_js_bool("installed", inst);
+	sb_js_obj_end();
 }
 
 static void status_json(const struct status *s, const struct sb_cpu *cpus, size_t ncpus)
 {
 	size_t i;
 
-	js_obj_begin(NULL);
-	js_str("version", s->version);
-	js_uint("api", s->api);
-	js_str("source", s->has_source ? s->source : NULL);
-	js_arr_begin("events");
+	sb_js_obj_begin(NULL);
+	sb_js_str("version", s->version);
+	sb_js_uint("api", s->api);
+	sb_js_str("source", s->has_source ? s->source : NULL);
+	sb_js_arr_begin("events");
 	for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
 		if (s->events & (1u << i))
-			js_str(NULL, ev_names[i]);
-	js_arr_end();
-	js_bool("learning", s->learning);
-	js_uint("tasks", s->tasks);
-	js_uint("allocs", s->allocs);
-	js_uint("frees", s->frees);
-	js_uint("switches", s->switches);
-	js_uint("rules", s->rules);
-	js_uint("matrix", s->matrix);
-	js_uint("core_types", s->ntypes);
-	js_bool("core_types_declared", ncpus && cpus[0].declared);
+			sb_js_str(NULL, ev_names[i]);
+	sb_js_arr_end();
+	sb_js_bool("learning", s->learning);
+	sb_js_uint("tasks", s->tasks);
+	sb_js_uint("allocs", s->allocs);
+	sb_js_uint("frees", s->frees);
+	sb_js_uint("switches", s->switches);
+	sb_js_uint("rules", s->rules);
+	sb_js_uint("matrix", s->matrix);
+	sb_js_uint("core_types", s->ntypes);
+	sb_js_bool("core_types_declared", ncpus && cpus[0].declared);
 	/* API 5: how they were found; null from an older module */
-	js_str("core_types_from", s->from == SBRIDGE_TYPES_CAPACITY ? "capacity" :
+	sb_js_str("core_types_from", s->from == SBRIDGE_TYPES_CAPACITY ? "capacity" :
 		s->from == SBRIDGE_TYPES_CPUFREQ ? "cpufreq" :
 		s->from == SBRIDGE_TYPES_DECLARED ? "declared" : NULL);
-	js_str("message", s->message);
-	js_str("mode", s->mode);
-	js_obj_begin("clock");
-	js_str("source", s->clock_kind ? s->clock : NULL);
-	js_str("kind", sb_clock_kind(s->clock_kind));
-	js_bool("real", sb_clock_real(s->clock_kind));
-	js_obj_end();
-	js_str("predictor", s->predictor[0] ? s->predictor : NULL);
-	sb_json_cpus(cpus, ncpus, NULL);
-	js_obj_end();
+	sb_js_str("message", s->message);
+	sb_js_str("mode", s->mode);
+	sb_js_obj_begin("clock");
+	sb_js_str("source", s->clock_kind ? s->clock : NULL);
+	sb_js_str("kind", sb_clock_kind(s->clock_kind));
+	sb_js_bool("real", sb_clock_real(s->clock_kind));
+	sb_js_obj_end();
+	sb_js_str("predictor", s->predictor[0] ? s->predictor : NULL);
+	get_json_cpus(cpus, ncpus, NULL);
+	sb_js_obj_end();
 }
 
 static void status_print(const struct status *s, const struct sb_cpu *cpus, size_t ncpus)
@@ -169,7 +169,7 @@ static void status_print(const struct status *s, const struct sb_cpu *cpus, size
 		printf("note:             %s\n", s->message);
 	if (ncpus) {
 		putchar('\n');
-		sb_print_cpus(cpus, ncpus, NULL);
+		get_print_cpus(cpus, ncpus, NULL);
 	}
 }
 

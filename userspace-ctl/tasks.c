@@ -214,55 +214,55 @@ static void task_json(const struct task *t, int placing, uint64_t interval_ns)
 {
 	size_t i;
 
-	js_obj_begin(NULL);
-	js_uint("pid", t->pid);
-	js_uint("uid", t->uid);
-	js_str("comm", t->comm);
-	js_uint("cpu", t->cpu);
-	js_str("class", rp_class_name(t->cls));
-	js_uint("phase", t->phase);
+	sb_js_obj_begin(NULL);
+	sb_js_uint("pid", t->pid);
+	sb_js_uint("uid", t->uid);
+	sb_js_str("comm", t->comm);
+	sb_js_uint("cpu", t->cpu);
+	sb_js_str("class", sb_rp_class_name(t->cls));
+	sb_js_uint("phase", t->phase);
 	if (t->has_cpi) {
-		js_fp("cpi", t->cpi);
-		js_fp("cpi_stall", t->stall);
-		js_fp("cpib_share", t->cpib);
+		sb_js_fp("cpi", t->cpi);
+		sb_js_fp("cpi_stall", t->stall);
+		sb_js_fp("cpib_share", t->cpib);
 	}
 	if (t->has_speedup) {
-		js_fp("speedup_pred", t->pred);
+		sb_js_fp("speedup_pred", t->pred);
 		if (t->has_pred_kind)
-			js_str("pred_kind", t->pred_kind == SBRIDGE_PRED_MIX ? "mix" : "eq3");
+			sb_js_str("pred_kind", t->pred_kind == SBRIDGE_PRED_MIX ? "mix" : "eq3");
 		if (t->has_meas)
-			js_fp("speedup_meas", t->meas);
+			sb_js_fp("speedup_meas", t->meas);
 		if (t->has_own)
-			js_fp("speedup_own", t->own);
-		js_fp("speedup", t->speedup);
+			sb_js_fp("speedup_own", t->own);
+		sb_js_fp("speedup", t->speedup);
 		if (t->has_err) {
-			js_fp("speedup_err", t->err);
-			js_str("speedup_src", src_name(t->src));
-			js_uint("warm_windows", t->warm);
+			sb_js_fp("speedup_err", t->err);
+			sb_js_str("speedup_src", src_name(t->src));
+			sb_js_uint("warm_windows", t->warm);
 		}
 	}
-	js_arr_begin("factors");
+	sb_js_arr_begin("factors");
 	for (i = 0; i < t->nf; i++)
-		js_fp(NULL, t->factors[i]);
-	js_arr_end();
+		sb_js_fp(NULL, t->factors[i]);
+	sb_js_arr_end();
 	if (t->nmix == SBRIDGE_MIX_NR) {
-		js_obj_begin("mix");
-		js_fp("ldst", t->mix[SBRIDGE_MIX_LDST]);
-		js_fp("int", t->mix[SBRIDGE_MIX_INT]);
-		js_fp("fp", t->mix[SBRIDGE_MIX_FP]);
-		js_fp("branch", t->mix[SBRIDGE_MIX_BRANCH]);
-		js_obj_end();
+		sb_js_obj_begin("mix");
+		sb_js_fp("ldst", t->mix[SBRIDGE_MIX_LDST]);
+		sb_js_fp("int", t->mix[SBRIDGE_MIX_INT]);
+		sb_js_fp("fp", t->mix[SBRIDGE_MIX_FP]);
+		sb_js_fp("branch", t->mix[SBRIDGE_MIX_BRANCH]);
+		sb_js_obj_end();
 	}
-	js_str("hint", hint_name(t->hint));
-	js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
+	sb_js_str("hint", hint_name(t->hint));
+	sb_js_bool("hint_in_force", placing && t->hint != SBRIDGE_HINT_NONE);
 	if (t->steered >= 0)
-		js_bool("mask_narrowed", t->steered);
-	js_uint("runtime_ns", t->runtime);
+		sb_js_bool("mask_narrowed", t->steered);
+	sb_js_uint("runtime_ns", t->runtime);
 	if (interval_ns)
-		js_uint("cpu_permille", t->delta * 1000 / interval_ns);
+		sb_js_uint("cpu_permille", t->delta * 1000 / interval_ns);
 	if (t->rule[0])
-		js_str("rule", t->rule);
-	js_obj_end();
+		sb_js_str("rule", t->rule);
+	sb_js_obj_end();
 }
 
 static void task_print(const struct task *t, int placing, uint64_t interval_ns)
@@ -275,7 +275,7 @@ static void task_print(const struct task *t, int placing, uint64_t interval_ns)
 				      i ? "/" : "", sb_fp(t->factors[i]));
 	/* sb_fp() rotates four buffers: at most three per printf. */
 	printf("%7u %6u %-15s %4u %s%-7s%s %2u %6s %6s %5s", t->pid, t->uid,
-	       t->comm, t->cpu, class_colour(t->cls), rp_class_name(t->cls),
+	       t->comm, t->cpu, class_colour(t->cls), sb_rp_class_name(t->cls),
 	       tasks_row_colour ? "\033[0m" : "", t->phase,
 	       t->has_cpi ? sb_fp(t->cpi) : "-",
 	       t->has_cpi ? sb_fp(t->stall) : "-",
@@ -305,7 +305,7 @@ void tasks_print(const struct tlist *l, const struct filter *f, uint64_t interva
 	size_t k;
 
 	if (sb_json)
-		js_arr_begin("tasks");
+		sb_js_arr_begin("tasks");
 	else
 		printf("%7s %6s %-15s %4s %-7s %2s %6s %6s %5s %5s %5s %7s %5s %-6s %6s %-19s %10s%s %s\n",
 		       "PID", "UID", "COMM", "CPU", "CLASS", "PH", "CPI", "STALL",
@@ -323,7 +323,7 @@ void tasks_print(const struct tlist *l, const struct filter *f, uint64_t interva
 			task_print(t, placing, interval_ns);
 	}
 	if (sb_json)
-		js_arr_end();
+		sb_js_arr_end();
 }
 
 /* One filter option @c of tasks and top; 0 or an exit code. */
@@ -364,7 +364,7 @@ static int filter_opt(int c, const char *arg, struct filter *f, const char *help
 		return 0;
 	case 'u':
 		/* a number or a user name, as rules take uid= */
-		if (sb_parse_uint(arg, 0xffffffffULL, &v) && rp_user_uid(NULL, arg, &v))
+		if (sb_parse_uint(arg, 0xffffffffULL, &v) && sb_rp_user_uid(NULL, arg, &v))
 			return sb_usage(help, "bad UID '%s' (a number or a user in /etc/passwd)",
 					arg);
 		f->uid = (long long)v;
@@ -448,10 +448,10 @@ int cmd_tasks(int argc, char **argv)
 	} else {
 		tasks_sort(&l, f.sort);
 		if (sb_json)
-			js_obj_begin(NULL);
+			sb_js_obj_begin(NULL);
 		tasks_print(&l, &f, 0);
 		if (sb_json)
-			js_obj_end();
+			sb_js_obj_end();
 	}
 	free(l.v);
 	sb_nl_close(&nl);

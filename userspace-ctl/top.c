@@ -93,7 +93,7 @@ static int top_key(int c, struct top_ui *ui, struct filter *f,
 		v = strtol(line, &end, 10);
 		if (!line[0])
 			f->uid = -1;
-		else if ((*end || v < 0) && !rp_user_uid(NULL, line, &u))
+		else if ((*end || v < 0) && !sb_rp_user_uid(NULL, line, &u))
 			f->uid = (long long)u;
 		else if (*end || v < 0)
 			snprintf(ui->msg, sizeof(ui->msg), "not a uid or user: '%s'", line);
@@ -204,10 +204,10 @@ static void top_show(const struct tlist *cur, const struct filter *f, const stru
 
 	tasks_sort(&tmp, top_sorts[ui->sort]);
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_uint("interval_ns", ns);
+		sb_js_obj_begin(NULL);
+		sb_js_uint("interval_ns", ns);
 		tasks_print(&tmp, f, ns);
-		js_obj_end();
+		sb_js_obj_end();
 		return;
 	}
 	if (tty)

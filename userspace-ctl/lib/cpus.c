@@ -82,10 +82,10 @@ int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n)
 	return 0;
 }
 
-int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
+int sb_cpus_unknown(const struct sb_cpuset *want, const struct sb_cpu *cpus,
 		    size_t n, char *msg, size_t len)
 {
-	struct cpuset have;
+	struct sb_cpuset have;
 	char list[256];
 	unsigned int c;
 	size_t i;
@@ -95,8 +95,8 @@ int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
 		if (cpus[i].id < SB_MAX_CPUS)
 			have.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
 	for (c = 0; c < SB_MAX_CPUS; c++) {
-		if (cpuset_has(want, c) && !cpuset_has(&have, c)) {
-			cpulist_format(&have, list, sizeof(list));
+		if (sb_cpuset_has(want, c) && !sb_cpuset_has(&have, c)) {
+			sb_cpulist_format(&have, list, sizeof(list));
 			snprintf(msg, len, "CPU %u is not known to sbridge (CPUs: %s)",
 				 c, list[0] ? list : "none");
 			return -1;
@@ -105,10 +105,10 @@ int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
 	return 0;
 }
 
-int sb_factor_warnings(const struct cpuset *set, uint32_t v, const struct sb_cpu *cpus,
+int sb_factor_warnings(const struct sb_cpuset *set, uint32_t v, const struct sb_cpu *cpus,
 		       size_t n, int warn)
 {
-	struct cpuset *type = malloc(sizeof(*type)), *in = malloc(sizeof(*in));
+	struct sb_cpuset *type = malloc(sizeof(*type)), *in = malloc(sizeof(*in));
 	char tl[256], il[256];
 	unsigned int t, ntypes = 0, nw = 0;
 	size_t i;
@@ -133,7 +133,7 @@ int sb_factor_warnings(const struct cpuset *set, uint32_t v, const struct sb_cpu
 			if (first < 0 || (int)c->id < first)
 				first = (int)c->id;
 			type->bits[c->id / 64] |= 1ULL << (c->id % 64);
-			if (cpuset_has(set, c->id)) {
+			if (sb_cpuset_has(set, c->id)) {
 				in->bits[c->id / 64] |= 1ULL << (c->id % 64);
 				any = 1;
 			} else {
@@ -142,10 +142,10 @@ int sb_factor_warnings(const struct cpuset *set, uint32_t v, const struct sb_cpu
 		}
 		if (!any)
 			continue;
-		cpulist_format(type, tl, sizeof(tl));
-		cpulist_format(in, il, sizeof(il));
+		sb_cpulist_format(type, tl, sizeof(tl));
+		sb_cpulist_format(in, il, sizeof(il));
 		/* topology.c: a type's factor is its first CPU's */
-		if (!all && !cpuset_has(set, (unsigned int)first)) {
+		if (!all && !sb_cpuset_has(set, (unsigned int)first)) {
 			nw++;
 			if (warn)
 				sb_warn("CPU %s: this changes nothing: core type %u (CPUs %s) takes the factor of its first CPU, %d; give all of %s",
@@ -170,7 +170,7 @@ out:
 }
 
 /* Every CPU of @want must be one the module knows. */
-int sb_check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
+int sb_check_cpus_known(const struct sb_cpuset *want, const struct sb_cpu *cpus,
 			    size_t n)
 {
 	char msg[512];
@@ -180,14 +180,14 @@ int sb_check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
 	return 0;
 }
 
-int sb_set_cpu_factor(struct sb_nl *nl, const struct cpuset *set, uint32_t v)
+int sb_set_cpu_factor(struct sb_nl *nl, const struct sb_cpuset *set, uint32_t v)
 {
 	uint8_t mask[SB_MAX_CPUS / 8];
 	struct sb_msg m;
 	size_t len;
 	int ret;
 
-	len = cpuset_to_le(set, mask, sizeof(mask));
+	len = sb_cpuset_to_le(set, mask, sizeof(mask));
 	sb_msg_init(&m, nl, SBRIDGE_CMD_SET_CPU_FACTOR, 0);
 	sb_put(&m, SBRIDGE_A_CPUMASK, mask, len);
 	sb_put_u32(&m, SBRIDGE_A_FACTOR, v);

@@ -8,7 +8,7 @@
 
 #include "nl.h"
 
-struct cpuset;
+struct sb_cpuset;
 
 /* One CPU of the SBRIDGE_CMD_GET_CPUS dump (get, status, config, doctor, record). */
 struct sb_cpu {
@@ -27,10 +27,10 @@ int sb_clock_real(uint32_t kind);
 /* Dumps the CPUs; *out is malloc'ed. Returns 0 or a negative errno. */
 int sb_get_cpus(struct sb_nl *nl, struct sb_cpu **out, size_t *n);
 /* -1 with @msg if a CPU of @want is not in @cpus (the GET_CPUS dump). */
-int sb_cpus_unknown(const struct cpuset *want, const struct sb_cpu *cpus,
+int sb_cpus_unknown(const struct sb_cpuset *want, const struct sb_cpu *cpus,
 		    size_t n, char *msg, size_t len);
 /* sb_cpus_unknown() as a usage error: 0 or SB_EXIT_USAGE. */
-int sb_check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
+int sb_check_cpus_known(const struct sb_cpuset *want, const struct sb_cpu *cpus,
 			size_t n);
 /*
  * Overrides that do less than they seem to, as warnings on stderr (with
@@ -38,10 +38,10 @@ int sb_check_cpus_known(const struct cpuset *want, const struct sb_cpu *cpus,
  * of its first CPU, topology.c) and a factor other than 1 on the
  * reference (biggest) type. @v 0 clears. Returns how many there are.
  */
-int sb_factor_warnings(const struct cpuset *set, uint32_t v, const struct sb_cpu *cpus,
+int sb_factor_warnings(const struct sb_cpuset *set, uint32_t v, const struct sb_cpu *cpus,
 		       size_t n, int warn);
 /* SET_CPU_FACTOR / SET_PARAM requests; 0 or a negative errno. */
-int sb_set_cpu_factor(struct sb_nl *nl, const struct cpuset *set, uint32_t v);
+int sb_set_cpu_factor(struct sb_nl *nl, const struct sb_cpuset *set, uint32_t v);
 int sb_set_param(struct sb_nl *nl, const char *name, uint64_t v);
 
 #endif

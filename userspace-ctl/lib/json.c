@@ -7,17 +7,17 @@
 #include "lex.h"
 
 /* JSON writer: one flag per nesting level says whether a comma is due. */
-static int js_depth;
-static int js_comma[32];
+static int sb_js_depth;
+static int sb_js_comma[32];
 
 /*
  * A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8
  * passed through and every other byte (overlong forms, surrogates, values
  * past U+10FFFF, stray continuation bytes) replaced by U+FFFD, so that any
  * task name a user can set with prctl() still makes valid JSON. Validity
- * is the lexer's (rp_utf8_len()).
+ * is the lexer's (sb_rp_utf8_len()).
  */
-static void js_put_string(const char *s)
+static void sb_js_put_string(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t left = strlen(s), n;
@@ -35,7 +35,7 @@ static void js_put_string(const char *s)
 		} else if (c < 0x80) {
 			putchar(c);
 			n = 1;
-		} else if ((n = rp_utf8_len(p, left))) {
+		} else if ((n = sb_rp_utf8_len(p, left))) {
 			fwrite(p, 1, n, stdout);
 		} else {
 			fputs("\\ufffd", stdout);
@@ -47,88 +47,88 @@ static void js_put_string(const char *s)
 	putchar('"');
 }
 
-static void js_key(const char *key)
+static void sb_js_key(const char *key)
 {
-	if (js_depth > 0 && js_comma[js_depth - 1])
+	if (sb_js_depth > 0 && sb_js_comma[sb_js_depth - 1])
 		putchar(',');
-	if (js_depth > 0)
-		js_comma[js_depth - 1] = 1;
+	if (sb_js_depth > 0)
+		sb_js_comma[sb_js_depth - 1] = 1;
 	if (key) {
-		js_put_string(key);
+		sb_js_put_string(key);
 		putchar(':');
 	}
 }
 
-static void js_open(const char *key, char c)
+static void sb_js_open(const char *key, char c)
 {
-	js_key(key);
+	sb_js_key(key);
 	putchar(c);
-	if (js_depth < 31)
-		js_comma[js_depth++] = 0;
+	if (sb_js_depth < 31)
+		sb_js_comma[sb_js_depth++] = 0;
 }
 
-static void js_close(char c)
+static void sb_js_close(char c)
 {
 	putchar(c);
-	if (js_depth > 0)
-		js_depth--;
-	if (!js_depth) {
+	if (sb_js_depth > 0)
+		sb_js_depth--;
+	if (!sb_js_depth) {
 		putchar('\n');
 		fflush(stdout);
 	}
 }
 
-void js_obj_begin(const char *key) { js_open(key, '{'); }
-void js_obj_end(void) { js_close('}'); }
-void js_arr_begin(const char *key) { js_open(key, '['); }
-void js_arr_end(void) { js_close(']'); }
+void sb_js_obj_begin(const char *key) { sb_js_open(key, '{'); }
+void sb_js_obj_end(void) { sb_js_close('}'); }
+void sb_js_arr_begin(const char *key) { sb_js_open(key, '['); }
+void sb_js_arr_end(void) { sb_js_close(']'); }
 
-void js_str(const char *key, const char *v)
+void sb_js_str(const char *key, const char *v)
 {
-	js_key(key);
+	sb_js_key(key);
 	if (v)
-		js_put_string(v);
+		sb_js_put_string(v);
 	else
 		fputs("null", stdout);
 }
 
-void js_uint(const char *key, uint64_t v)
+void sb_js_uint(const char *key, uint64_t v)
 {
-	js_key(key);
+	sb_js_key(key);
 	printf("%llu", (unsigned long long)v);
 }
 
-void js_fp(const char *key, uint32_t v)
+void sb_js_fp(const char *key, uint32_t v)
 {
-	js_key(key);
+	sb_js_key(key);
 	fputs(sb_fp(v), stdout);
 }
 
-void js_bool(const char *key, int v)
+void sb_js_bool(const char *key, int v)
 {
-	js_key(key);
+	sb_js_key(key);
 	fputs(v ? "true" : "false", stdout);
 }
 
-void js_null(const char *key)
+void sb_js_null(const char *key)
 {
-	js_key(key);
+	sb_js_key(key);
 	fputs("null", stdout);
 }
 
 void sb_json_error(const char *file, unsigned int line, unsigned int col,
 		   const char *msg)
 {
-	js_obj_begin(NULL);
-	js_str("file", file);
+	sb_js_obj_begin(NULL);
+	sb_js_str("file", file);
 	if (line)
-		js_uint("line", line);
+		sb_js_uint("line", line);
 	else
-		js_null("line");
+		sb_js_null("line");
 	if (col)
-		js_uint("column", col);
+		sb_js_uint("column", col);
 	else
-		js_null("column");
-	js_str("message", msg);
-	js_obj_end();
+		sb_js_null("column");
+	sb_js_str("message", msg);
+	sb_js_obj_end();
 }

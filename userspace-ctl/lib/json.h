@@ -6,15 +6,15 @@
 #include <stdint.h>
 
 /* Minimal JSON writer to stdout; a NULL key inside arrays. */
-void js_obj_begin(const char *key);
-void js_obj_end(void);
-void js_arr_begin(const char *key);
-void js_arr_end(void);
-void js_str(const char *key, const char *v);
-void js_uint(const char *key, uint64_t v);
-void js_fp(const char *key, uint32_t v);
-void js_bool(const char *key, int v);
-void js_null(const char *key);
+void sb_js_obj_begin(const char *key);
+void sb_js_obj_end(void);
+void sb_js_arr_begin(const char *key);
+void sb_js_arr_end(void);
+void sb_js_str(const char *key, const char *v);
+void sb_js_uint(const char *key, uint64_t v);
+void sb_js_fp(const char *key, uint32_t v);
+void sb_js_bool(const char *key, int v);
+void sb_js_null(const char *key);
 /*
  * One error of an input file, the one schema every --json error list
  * uses: {"file":F,"line":N,"column":N,"message":M}, @file NULL, @line or

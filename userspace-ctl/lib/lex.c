@@ -76,7 +76,7 @@ void sb_format_fp(uint32_t v, char *buf, size_t len)
 		 (unsigned long long)(t % scale));
 }
 
-void rp_quote(char *buf, size_t len, const char *s)
+void sb_rp_quote(char *buf, size_t len, const char *s)
 {
 	size_t o = strlen(buf);
 	int q = !*s || strpbrk(s, " \t\"\\#=") != NULL;
@@ -104,7 +104,7 @@ const char *sb_fp(uint32_t v)
 	return buf[i];
 }
 
-int rp_tokenize(const char *line, size_t len, struct rp_line *out,
+int sb_rp_tokenize(const char *line, size_t len, struct sb_rp_line *out,
 		unsigned int *col, const char **why)
 {
 	char *p = out->store;
@@ -112,7 +112,7 @@ int rp_tokenize(const char *line, size_t len, struct rp_line *out,
 
 	out->n = 0;
 	while (i < len) {
-		struct rp_token *t;
+		struct sb_rp_token *t;
 		char c = line[i];
 
 		if (c == ' ' || c == '\t' || c == '\r') {
@@ -121,7 +121,7 @@ int rp_tokenize(const char *line, size_t len, struct rp_line *out,
 		}
 		if (c == '#')
 			break;
-		if (out->n == RP_MAX_TOKENS) {
+		if (out->n == SB_RP_MAX_TOKENS) {
 			*col = (unsigned int)i + 1;
 			*why = "too many words on one line (at most 64)";
 			return -1;
@@ -183,7 +183,7 @@ int rp_tokenize(const char *line, size_t len, struct rp_line *out,
 	return 0;
 }
 
-size_t rp_utf8_len(const unsigned char *s, size_t len)
+size_t sb_rp_utf8_len(const unsigned char *s, size_t len)
 {
 	unsigned char c = s[0];
 	size_t n, k;
@@ -216,7 +216,7 @@ size_t rp_utf8_len(const unsigned char *s, size_t len)
 	return n + 1;
 }
 
-void rp_escape(const char *s, char *out, size_t len)
+void sb_rp_escape(const char *s, char *out, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t left = strlen(s), o = 0, n;
@@ -224,7 +224,7 @@ void rp_escape(const char *s, char *out, size_t len)
 	if (!len)
 		return;
 	while (left) {
-		n = *p >= 0x20 && *p != 0x7f ? rp_utf8_len(p, left) : 0;
+		n = *p >= 0x20 && *p != 0x7f ? sb_rp_utf8_len(p, left) : 0;
 		if (n) {
 			if (o + n >= len)
 				break;
@@ -242,7 +242,7 @@ void rp_escape(const char *s, char *out, size_t len)
 	out[o] = '\0';
 }
 
-int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
+int sb_rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
 		   const char **why)
 {
 	size_t i = 0;
@@ -264,7 +264,7 @@ int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
 			i++;
 			continue;
 		}
-		n = rp_utf8_len(s + i, len - i);
+		n = sb_rp_utf8_len(s + i, len - i);
 		if (!n) {
 			/* A good lead byte with its sequence cut off by the end. */
 			size_t want = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_MAX_LINE	4096		/* bytes per line, newline excluded */
+#define SB_RP_MAX_LINE	4096		/* bytes per line, newline excluded */
 
 /* Decimal ("1", "0.6", "1.25") -> fixed point, exact, rounded half up;
  * no floating point. Accepts at most 10 fractional digits and values up to
@@ -24,7 +24,7 @@ void sb_format_fp(uint32_t v, char *buf, size_t len);
 /* Length (1-4) of the valid UTF-8 sequence at @s (@len bytes left), 0 if
  * it is not one (overlong, surrogate, past U+10FFFF, cut off). An ASCII
  * byte, control characters included, is 1. */
-size_t rp_utf8_len(const unsigned char *s, size_t len);
+size_t sb_rp_utf8_len(const unsigned char *s, size_t len);
 
 /*
  * @s into @out (@len bytes with the NUL) as a terminal may show it:
@@ -32,38 +32,38 @@ size_t rp_utf8_len(const unsigned char *s, size_t len);
  * \xNN, the rest as it is; cut short (never inside a sequence) if @out
  * is full.
  */
-void rp_escape(const char *s, char *out, size_t len);
+void sb_rp_escape(const char *s, char *out, size_t len);
 
 /* @len bytes of one line of a rule or configuration file: 0, or -1 with
  * *@col and *@why at the first NUL, control character (a tab, or a CR
  * ending the line, is fine) or byte of invalid UTF-8. */
-int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
+int sb_rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
 		   const char **why);
 
 /* Append @s to @buf, double-quoted and escaped if it needs it. */
-void rp_quote(char *buf, size_t len, const char *s);
+void sb_rp_quote(char *buf, size_t len, const char *s);
 
 /*
  * Tokenizer shared by the rule, configuration and matrix file readers: splits one line into
  * whitespace-separated tokens, honours "double quotes" (with \" and \\) and
  * stops at an unquoted '#'. Each token is split at its first unquoted '='.
  */
-#define RP_MAX_TOKENS 64
-struct rp_token {
+#define SB_RP_MAX_TOKENS 64
+struct sb_rp_token {
 	char *key;		/* NUL-terminated, unquoted */
 	char *val;		/* NULL if the token had no '=' */
 	unsigned int col;	/* 1-based byte column of the token */
 	unsigned int vcol;	/* column of the value */
 };
 
-struct rp_line {
-	struct rp_token tok[RP_MAX_TOKENS];
+struct sb_rp_line {
+	struct sb_rp_token tok[SB_RP_MAX_TOKENS];
 	unsigned int n;
-	char store[RP_MAX_LINE + 2 * RP_MAX_TOKENS + 1];
+	char store[SB_RP_MAX_LINE + 2 * SB_RP_MAX_TOKENS + 1];
 };
 
 /* Returns 0, or -1 with *col (1-based) and *why describing the problem. */
-int rp_tokenize(const char *line, size_t len, struct rp_line *out,
+int sb_rp_tokenize(const char *line, size_t len, struct sb_rp_line *out,
 		unsigned int *col, const char **why);
 
 /* Fixed point as text, e.g. "1.25" (four rotating static buffers). */

@@ -15,12 +15,12 @@
 #include "params.h"
 #include "util.h"
 
-int sb_parse_cpus(const char *s, struct cpuset *set, struct sb_perr *e)
+int sb_parse_cpus(const char *s, struct sb_cpuset *set, struct sb_perr *e)
 {
 	const char *why;
 	unsigned int col;
 
-	if (!cpulist_parse(s, set, &why, &col))
+	if (!sb_cpulist_parse(s, set, &why, &col))
 		return 0;
 	snprintf(e->msg, sizeof(e->msg),
 		 "bad CPU list '%s': %s at position %u (expected e.g. 0-3,5,7-9:2)",
@@ -152,7 +152,7 @@ int sb_parse_param(const char *name, const char *value, uint64_t *v,
 	return 0;
 }
 
-int sb_parse_cpus_arg(const char *s, struct cpuset *set, const char *help)
+int sb_parse_cpus_arg(const char *s, struct sb_cpuset *set, const char *help)
 {
 	struct sb_perr e;
 

@@ -25,8 +25,8 @@ struct sb_perr {
 	unsigned int off;
 	int value;
 };
-struct cpuset;
-int sb_parse_cpus(const char *s, struct cpuset *set, struct sb_perr *e);
+struct sb_cpuset;
+int sb_parse_cpus(const char *s, struct sb_cpuset *set, struct sb_perr *e);
 /* A factor in [0.125, 8], or 0 / clear / none (drop the override: *v = 0). */
 int sb_parse_factor(const char *s, uint32_t *v, struct sb_perr *e);
 int sb_parse_param(const char *name, const char *value, uint64_t *v,
@@ -36,7 +36,7 @@ int sb_check_param_name(const char *name, struct sb_perr *e);
 
 /* sb_parse_cpus() of a command-line argument: 0, or a usage error
  * (SB_EXIT_USAGE) printed with @help. */
-int sb_parse_cpus_arg(const char *s, struct cpuset *set, const char *help);
+int sb_parse_cpus_arg(const char *s, struct sb_cpuset *set, const char *help);
 
 /*
  * The core's parameter table as this sbridgectl was built with it

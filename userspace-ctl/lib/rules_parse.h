@@ -13,72 +13,72 @@
 #include "lex.h"
 #include "readfile.h"
 
-#define RP_MAX_DEPTH	8		/* include nesting */
-#define RP_MAX_FILE	SB_READ_MAX	/* bytes per file (readfile.h) */
-#define RP_SRC_LEN	128		/* "file:line" sent as SBRIDGE_A_RULE_SOURCE */
+#define SB_RP_MAX_DEPTH	8		/* include nesting */
+#define SB_RP_MAX_FILE	SB_READ_MAX	/* bytes per file (readfile.h) */
+#define SB_RP_SRC_LEN	128		/* "file:line" sent as SBRIDGE_A_RULE_SOURCE */
 
 /* One parsed rule; factors are fixed point (SBRIDGE_FP_ONE), 0 == learn. */
-struct rp_rule {
+struct sb_rp_rule {
 	uint32_t match;			/* enum sbridge_rule_match */
 	uint32_t cls;			/* enum sbridge_task_class */
 	uint32_t pref;			/* enum sbridge_pref */
 	uint32_t factors[SBRIDGE_MAX_CORE_TYPES];
 	uint32_t big;			/* factor for "big" (highest type), 0 == unset */
 	char pattern[SBRIDGE_PATH_LEN];
-	char source[RP_SRC_LEN];
+	char source[SB_RP_SRC_LEN];
 	uint32_t layer;			/* top file of a layered set, 0 if none */
 };
 
-#define RP_SKIPPED_NAMES	8	/* skipped entries named in warnings */
+#define SB_RP_SKIPPED_NAMES	8	/* skipped entries named in warnings */
 
-struct rp_set {
-	struct rp_rule *rules;
+struct sb_rp_set {
+	struct sb_rp_rule *rules;
 	size_t n, cap;
 	unsigned int skipped;	/* directory entries not named *.rules */
 	unsigned int overridden; /* rules a later file of a layered set replaced */
 	/* the first skipped entries, as paths (a long one's tail) */
-	char skipped_name[RP_SKIPPED_NAMES][256];
-	unsigned int dirs;	/* rp_parse_system(): layer directories found */
+	char skipped_name[SB_RP_SKIPPED_NAMES][256];
+	unsigned int dirs;	/* sb_rp_parse_system(): layer directories found */
 };
 
 /* Errors a parse stops after: a file full of mistakes is not a report. */
-#define RP_MAX_ERRORS	20
+#define SB_RP_MAX_ERRORS	20
 
 /* An error's text without its place; its file name's tail past this. */
-#define RP_TEXT_LEN	400
-#define RP_ERR_FILE	256
+#define SB_RP_TEXT_LEN	400
+#define SB_RP_ERR_FILE	256
 
 /* One error, taken apart (for --json): @file "" and @line, @col 0 if none. */
-struct rp_error_at {
-	char file[RP_ERR_FILE];
+struct sb_rp_error_at {
+	char file[SB_RP_ERR_FILE];
 	unsigned int line, col;
-	char text[RP_TEXT_LEN];
+	char text[SB_RP_TEXT_LEN];
 };
 
 /*
  * "file:line:column: message", or "file: message" when no line applies.
  * @msg is the first error; a parse goes on past a bad line, and every
  * later error is a line of @more; @n counts them all. @at holds the first
- * RP_MAX_ERRORS of them taken apart. Running out of memory is an error,
+ * SB_RP_MAX_ERRORS of them taken apart. Running out of memory is an error,
  * never the end of a file, and sets @oom.
  */
-struct rp_error {
+struct sb_rp_error {
 	char msg[512];
 	char more[4096];
 	unsigned int n;
 	int oom;		/* one of them is running out of memory */
-	struct rp_error_at at[RP_MAX_ERRORS];
+	struct sb_rp_error_at at[SB_RP_MAX_ERRORS];
 };
 
 /* Parse a file, a directory (its *.rules in name order; README and
  * README.* are left alone, other names counted in @set->skipped) or "-" (stdin),
  * appending to @set. Returns 0, or -1 with @err filled (every bad line,
- * up to RP_MAX_ERRORS); on error @set may hold a partial result that the
- * caller must not use (only rp_free it). */
-int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err);
+ * up to SB_RP_MAX_ERRORS); on error @set may hold a partial result that the
+ * caller must not use (only sb_rp_free it). */
+int sb_rp_parse_path(struct sb_rp_set *set, const char *path, struct sb_rp_error *err);
 
 /*
- * The system's layered rule set: every *.rules file of RP_SYSTEM_DIRS
+ * The system's layered rule set: every *.rules file of SB_RP_SYSTEM_DIRS
  * under @root ("" for /). A file masks any of the same name in the
  * directories before it, as in udev and systemd (one linked to /dev/null,
  * or empty, disables it). Files are read directory by directory, shipped
@@ -86,36 +86,36 @@ int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err);
  * what an earlier file's rule matched replaces that rule where it stood:
  * the admin's rules win (a duplicate inside one file is still an error).
  */
-#define RP_SYSTEM_DIRS	{ "/usr/lib/sbridge/rules.d", "/run/sbridge/rules.d", \
+#define SB_RP_SYSTEM_DIRS	{ "/usr/lib/sbridge/rules.d", "/run/sbridge/rules.d", \
 			  "/etc/sbridge/rules.d" }
-int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err);
+int sb_rp_parse_system(struct sb_rp_set *set, const char *root, struct sb_rp_error *err);
 
 /* Parse an in-memory buffer named @name (used for messages and to resolve
  * relative includes). */
-int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
-		    size_t len, struct rp_error *err);
+int sb_rp_parse_buffer(struct sb_rp_set *set, const char *name, const char *buf,
+		    size_t len, struct sb_rp_error *err);
 
 /* @err emptied, then one error without a place: the text of @fmt. */
-void rp_error_text(struct rp_error *err, const char *fmt, ...)
+void sb_rp_error_text(struct sb_rp_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Map "big" to type @ntypes - 1 and check every type index is < @ntypes. */
-int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err);
+int sb_rp_resolve(struct sb_rp_set *set, unsigned int ntypes, struct sb_rp_error *err);
 
-void rp_free(struct rp_set *set);
+void sb_rp_free(struct sb_rp_set *set);
 
 /* Canonical one-line form of a rule (the syntax the parser reads). */
-void rp_format_rule(const struct rp_rule *r, char *buf, size_t len);
+void sb_rp_format_rule(const struct sb_rp_rule *r, char *buf, size_t len);
 
 /*
  * A user name to its uid, from @root's /etc/passwd (@root NULL or "" for
  * /; not NSS: the tool is static, and an image's users are its own).
  * 0, or -1 if there is no such user.
  */
-int rp_user_uid(const char *root, const char *user, unsigned long long *uid);
+int sb_rp_user_uid(const char *root, const char *user, unsigned long long *uid);
 
-const char *rp_match_name(uint32_t match);
-const char *rp_class_name(uint32_t cls);
-const char *rp_pref_name(uint32_t pref);
+const char *sb_rp_match_name(uint32_t match);
+const char *sb_rp_class_name(uint32_t cls);
+const char *sb_rp_pref_name(uint32_t pref);
 
 #endif

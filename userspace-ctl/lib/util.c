@@ -26,7 +26,7 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	char text[4096], shown[4 * sizeof(text)];
 
 	vsnprintf(text, sizeof(text), fmt, ap);
-	rp_escape(text, shown, sizeof(shown));
+	sb_rp_escape(text, shown, sizeof(shown));
 	fflush(stdout);
 	fprintf(stderr, "%s: %s%s\n", sb_prog, prefix, shown);
 }
