@@ -12,10 +12,9 @@
 /* One parameter from SB_PARAMS_PATH: 0, or -1 if not there. */
 int sb_read_param(const char *name, unsigned long long *v);
 
-
 /*
  * Parse steps of `set cpu-factor` and `set param`, shared with `config`
- * (get, set): no kernel contact. Each returns 0, or -1 with @e->msg a whole
+ * and `get`: no kernel contact. Each returns 0, or -1 with @e->msg a whole
  * message naming the bad argument and @e->off the 0-based offset of the
  * problem inside it (@e->value: the VALUE, not the NAME, of a param).
  */

@@ -12,18 +12,18 @@
 
 #include "nl.h"
 
-/* Exit codes: stable, documented in sbridgectl(8). */
 #define SB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* Exit codes: stable, documented in sbridgectl(8). */
 #define SB_EXIT_OK	0	/* success */
 #define SB_EXIT_ERR	1	/* kernel or runtime error */
 #define SB_EXIT_USAGE	2	/* bad command line or bad input file; nothing sent */
 #define SB_EXIT_NOMOD	3	/* sbridge module not loaded */
 #define SB_EXIT_PERM	4	/* permission denied (needs CAP_SYS_ADMIN) */
 
-
 extern int sb_json;		/* --json given */
 extern const char *sb_prog;	/* "sbridgectl" */
+
 /*
  * Option parsing shared by every subcommand: runs getopt_long over @argv
  * with --json/-j and --help/-h added to @extra. Returns the next option
