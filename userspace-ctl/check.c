@@ -22,13 +22,13 @@ static void one(const struct nlattr *const *tb, struct ctx *cx)
 
 	cx->n++;
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_uint("time_ns", t);
-		js_uint("idle_cpu", sb_u32(tb[SBRIDGE_A_REPORT_IDLE_CPU], 0));
-		js_uint("busy_cpu", sb_u32(tb[SBRIDGE_A_REPORT_BUSY_CPU], 0));
-		js_uint("nr_waiting", sb_u32(tb[SBRIDGE_A_REPORT_NR_WAITING], 0));
-		js_uint("hints", sb_u32(tb[SBRIDGE_A_REPORT_HINTS], 0));
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_uint("time_ns", t);
+		sb_js_uint("idle_cpu", sb_u32(tb[SBRIDGE_A_REPORT_IDLE_CPU], 0));
+		sb_js_uint("busy_cpu", sb_u32(tb[SBRIDGE_A_REPORT_BUSY_CPU], 0));
+		sb_js_uint("nr_waiting", sb_u32(tb[SBRIDGE_A_REPORT_NR_WAITING], 0));
+		sb_js_uint("hints", sb_u32(tb[SBRIDGE_A_REPORT_HINTS], 0));
+		sb_js_obj_end();
 		return;
 	}
 	printf("%10llu.%06llu %8u %8u %10u   0x%x\n",
@@ -71,8 +71,8 @@ int cmd_check(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_arr_begin("reports");
+		sb_js_obj_begin(NULL);
+		sb_js_arr_begin("reports");
 	} else {
 		printf("%17s %8s %8s %10s   %s\n", "TIME_S", "IDLE_CPU", "BUSY_CPU",
 		       "NR_WAITING", "HINTS");
@@ -81,9 +81,9 @@ int cmd_check(int argc, char **argv)
 	ret = sb_request(&nl, &m, report_cb, &cx);
 	sb_msg_free(&m);
 	if (sb_json) {
-		js_arr_end();
-		js_uint("count", cx.n);
-		js_obj_end();
+		sb_js_arr_end();
+		sb_js_uint("count", cx.n);
+		sb_js_obj_end();
 	} else if (!ret) {
 		printf("%zu report%s: work-conserving invariant %s\n", cx.n,
 		       cx.n == 1 ? "" : "s", cx.n ? "was violated" : "held");

@@ -6,7 +6,7 @@
  *	param NAME VALUE
  *	cpu-factor CPUS VALUE
  *
- * parsed with the same steps as `set param` and `set cpu-factor` (cpu.c).
+ * parsed with the same steps as `set param` and `set cpu-factor` (lib/params.c).
  * The whole file is checked before anything is sent; apply then sets the
  * lines in order and, if the kernel refuses one, puts back every value it
  * changed, so a file is applied completely or not at all.
@@ -53,7 +53,7 @@ struct cf_item {
 	int cpu;			/* 1: cpu-factor, 0: param */
 	char name[SB_PARAM_NAME_MAX + 1];
 	uint64_t value;			/* param */
-	struct cpuset *cpus;		/* cpu-factor */
+	struct sb_cpuset *cpus;		/* cpu-factor */
 	uint32_t factor;		/* cpu-factor, 0 == clear the override */
 	/* apply: what the step replaced, to undo it */
 	uint64_t old_value;
@@ -114,10 +114,10 @@ static void cf_bad(struct cf_file *f, unsigned int line, unsigned int col,
 }
 
 /* "param NAME VALUE" or "cpu-factor CPUS VALUE" from the tokens of a line. */
-static void cf_line(struct cf_file *f, const struct rp_line *ln, unsigned int lineno,
+static void cf_line(struct cf_file *f, const struct sb_rp_line *ln, unsigned int lineno,
 		    unsigned int eol)
 {
-	const struct rp_token *t = ln->tok;
+	const struct sb_rp_token *t = ln->tok;
 	struct cf_item it, *nv;
 	struct sb_perr pe;
 	unsigned int i;
@@ -195,7 +195,7 @@ drop:
 /* Reads and checks the whole file; errors land in @f->err. */
 static void cf_parse(struct cf_file *f)
 {
-	struct rp_line *ln;
+	struct sb_rp_line *ln;
 	char *buf, *line;
 	size_t len, pos = 0, n;
 	unsigned int lineno = 0, col;
@@ -227,15 +227,15 @@ static void cf_parse(struct cf_file *f)
 		n = nl ? (size_t)(nl - line) : len - pos;
 		pos += n + 1;
 		lineno++;
-		if (n > RP_MAX_LINE) {
-			cf_bad(f, lineno, RP_MAX_LINE + 1, "line too long");
+		if (n > SB_RP_MAX_LINE) {
+			cf_bad(f, lineno, SB_RP_MAX_LINE + 1, "line too long");
 			continue;
 		}
-		if (rp_check_bytes((const unsigned char *)line, n, &col, &why)) {
+		if (sb_rp_check_bytes((const unsigned char *)line, n, &col, &why)) {
 			cf_bad(f, lineno, col, "%s", why);
 			continue;
 		}
-		if (rp_tokenize(line, n, ln, &col, &why)) {
+		if (sb_rp_tokenize(line, n, ln, &col, &why)) {
 			cf_bad(f, lineno, col, "%s", why);
 			continue;
 		}
@@ -261,15 +261,15 @@ static void cf_json(const struct cf_file *f, const char *key, size_t count)
 {
 	size_t i;
 
-	js_obj_begin(NULL);
-	js_bool("ok", !f->nerr);
-	js_str("file", f->path);
-	js_uint(key, count);
-	js_arr_begin("errors");
+	sb_js_obj_begin(NULL);
+	sb_js_bool("ok", !f->nerr);
+	sb_js_str("file", f->path);
+	sb_js_uint(key, count);
+	sb_js_arr_begin("errors");
 	for (i = 0; i < f->nerr; i++)
 		sb_json_error(f->path, f->err[i].line, f->err[i].col, f->err[i].msg);
-	js_arr_end();
-	js_obj_end();
+	sb_js_arr_end();
+	sb_js_obj_end();
 }
 
 /* The errors: in the JSON object with --json, else on stderr. */
@@ -289,7 +289,7 @@ static void cf_format(FILE *out, const struct cf_item *it)
 		fprintf(out, "param %s %llu\n", it->name, (unsigned long long)it->value);
 		return;
 	}
-	cpulist_format(it->cpus, list, sizeof(list));
+	sb_cpulist_format(it->cpus, list, sizeof(list));
 	fprintf(out, "cpu-factor %s %s\n", list, it->factor ? sb_fp(it->factor) : "clear");
 }
 
@@ -340,7 +340,7 @@ static int cf_read_modparam(const char *name, uint64_t *v)
 static int cf_undo_cpus(struct sb_nl *nl, const struct cf_item *it,
 			struct sb_cpu *cpus, size_t n)
 {
-	struct cpuset *set = malloc(sizeof(*set));
+	struct sb_cpuset *set = malloc(sizeof(*set));
 	size_t i, j;
 	int ret = 0, r;
 
@@ -350,23 +350,23 @@ static int cf_undo_cpus(struct sb_nl *nl, const struct cf_item *it,
 		uint32_t v = it->old_override[i];
 		int first = 1;
 
-		if (!cpuset_has(it->cpus, cpus[i].id))
+		if (!sb_cpuset_has(it->cpus, cpus[i].id))
 			continue;
 		for (j = 0; j < i && first; j++)
-			if (cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v)
+			if (sb_cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v)
 				first = 0;
 		if (!first)
 			continue;
 		memset(set, 0, sizeof(*set));
 		for (j = i; j < n; j++)
-			if (cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v &&
+			if (sb_cpuset_has(it->cpus, cpus[j].id) && it->old_override[j] == v &&
 			    cpus[j].id < SB_MAX_CPUS)
 				set->bits[cpus[j].id / 64] |= 1ULL << (cpus[j].id % 64);
 		r = sb_set_cpu_factor(nl, set, v);
 		if (r)
 			ret = r;
 		for (j = i; j < n; j++)
-			if (cpuset_has(set, cpus[j].id))
+			if (sb_cpuset_has(set, cpus[j].id))
 				cpus[j].override = v;
 	}
 	free(set);
@@ -402,7 +402,7 @@ static int cf_do(struct sb_nl *nl, struct cf_item *it, struct sb_params *p,
 	ret = sb_set_cpu_factor(nl, it->cpus, it->factor);
 	if (!ret)
 		for (i = 0; i < n; i++)
-			if (cpuset_has(it->cpus, cpus[i].id))
+			if (sb_cpuset_has(it->cpus, cpus[i].id))
 				cpus[i].override = it->factor;
 	return ret;
 }
@@ -472,15 +472,96 @@ static void cf_check_live(struct cf_file *f, struct sb_params *p,
 	}
 }
 
+/* An apply under way: what is in force, what has been sent. */
+struct cf_apply {
+	struct sb_nl nl;
+	struct sb_params p;
+	struct sb_cpu *cpus;
+	size_t ncpus;
+	size_t *done, ndone;		/* the items sent, in order */
+	struct cf_item *bad;		/* the one the kernel refused */
+};
+
+/*
+ * Sends the settings in order. A parameter out of range only against
+ * another one (the act.up_util / act.down_util pair) is tried again
+ * after the rest, unless a later line sets it anyway. 0, or the error of
+ * the one refused (@a->bad).
+ */
+static int cf_send(struct cf_file *f, struct cf_apply *a)
+{
+	size_t i, k;
+	int err = 0;
+
+	for (k = 0; k < 2 && !err; k++) {
+		for (i = 0; i < f->n && !err; i++) {
+			struct cf_item *it = &f->v[i];
+			int r;
+
+			if (k && !it->deferred)
+				continue;
+			r = cf_do(&a->nl, it, &a->p, a->cpus, a->ncpus);
+			if (!r) {
+				a->done[a->ndone++] = i;
+				continue;
+			}
+			if (!k && r == -ERANGE && !it->cpu && !cf_set_later(f, i)) {
+				it->deferred = 1;
+				continue;
+			}
+			err = r;
+			a->bad = it;
+		}
+	}
+	return err;
+}
+
+/* Refused with @err: name the line, then undo in reverse order. The exit code. */
+static int cf_refused(struct cf_file *f, struct cf_apply *a, int err)
+{
+	const char *ka = a->nl.extack[0] ? a->nl.extack : NULL;
+	const struct cf_item *bad = a->bad;
+	size_t undone = 0;
+	int ret;
+
+	if (err == -EPERM || err == -EACCES) {
+		cf_bad(f, bad->line, bad->col,
+		       "permission denied: this needs CAP_SYS_ADMIN (run as root)");
+		ret = SB_EXIT_PERM;
+	} else {
+		cf_bad(f, bad->line, bad->col, "the kernel refused %s %s: %s%s%s%s",
+		       bad->cpu ? "cpu-factor" : "param",
+		       bad->cpu ? "override" : bad->name, ka ? ka : "",
+		       ka ? " (" : "", strerror(-err), ka ? ")" : "");
+		ret = SB_EXIT_ERR;
+	}
+	if (!sb_json)
+		cf_report(f);
+	while (a->ndone) {
+		struct cf_item *it = &f->v[a->done[--a->ndone]];
+		int r = cf_undo(&a->nl, it, &a->p, a->cpus, a->ncpus);
+
+		if (r) {
+			sb_err("%s:%u:%u: cannot undo this setting: %s; the settings up to it remain in force",
+			       f->path, it->line, it->col, strerror(-r));
+			ret = SB_EXIT_ERR;
+			break;
+		}
+		undone++;
+	}
+	if (!a->ndone)
+		sb_err("%s: nothing applied (%zu change%s undone)", f->path, undone,
+		       undone == 1 ? "" : "s");
+	if (sb_json)
+		cf_json(f, "applied", a->ndone);
+	return ret;
+}
+
 static int config_apply(const char *path)
 {
 	struct cf_file f = { .path = path };
-	struct sb_params p = { NULL, 0, 0 };
-	struct sb_cpu *cpus = NULL;
-	size_t ncpus = 0, i, k, ndone = 0, *done = NULL;
-	struct cf_item *bad = NULL;
-	struct sb_nl nl;
-	int ret, err = 0, have_cpus, nlopen = 0;
+	struct cf_apply a = { .p = { NULL, 0, 0 } };
+	int ret, err, have_cpus, nlopen = 0;
 
 	cf_parse(&f);
 	if (f.fatal) {
@@ -492,117 +573,129 @@ static int config_apply(const char *path)
 		ret = SB_EXIT_USAGE;
 		goto report;
 	}
-	ret = sb_connect(&nl);
+	ret = sb_connect(&a.nl);
 	if (ret)
 		goto out;
 	nlopen = 1;
-	have_cpus = !sb_get_cpus(&nl, &cpus, &ncpus);
-	sb_read_params(CF_PARAMS, &p);	/* else each name through its module parameter */
-	cf_check_live(&f, &p, cpus, ncpus, have_cpus);
+	have_cpus = !sb_get_cpus(&a.nl, &a.cpus, &a.ncpus);
+	sb_read_params(CF_PARAMS, &a.p);	/* else each name through its module parameter */
+	cf_check_live(&f, &a.p, a.cpus, a.ncpus, have_cpus);
 	if (f.nerr) {
 		ret = SB_EXIT_USAGE;
 		goto report;
 	}
-	done = calloc(f.n ? f.n : 1, sizeof(*done));
-	if (!done) {
+	a.done = calloc(f.n ? f.n : 1, sizeof(*a.done));
+	if (!a.done) {
 		sb_err("out of memory");
 		ret = SB_EXIT_ERR;
 		goto out;
 	}
-	/*
-	 * In order. A parameter out of range only against another one (the
-	 * act.up_util / act.down_util pair) is tried again after the rest,
-	 * unless a later line sets it anyway.
-	 */
-	for (k = 0; k < 2 && !err; k++) {
-		for (i = 0; i < f.n && !err; i++) {
-			struct cf_item *it = &f.v[i];
-			int r;
-
-			if (k && !it->deferred)
-				continue;
-			r = cf_do(&nl, it, &p, cpus, ncpus);
-			if (!r) {
-				done[ndone++] = i;
-				continue;
-			}
-			if (!k && r == -ERANGE && !it->cpu && !cf_set_later(&f, i)) {
-				it->deferred = 1;
-				continue;
-			}
-			err = r;
-			bad = it;
-		}
+	err = cf_send(&f, &a);
+	if (err) {
+		ret = cf_refused(&f, &a, err);
+	} else if (sb_json) {
+		cf_json(&f, "applied", a.ndone);
+	} else {
+		printf("%s: applied %zu setting%s\n", path, a.ndone, a.ndone == 1 ? "" : "s");
 	}
-	if (!err) {
-		if (sb_json)
-			cf_json(&f, "applied", ndone);
-		else
-			printf("%s: applied %zu setting%s\n", path, ndone, ndone == 1 ? "" : "s");
-		goto out;
-	}
-
-	/* Refused: name the line, then undo in reverse order. */
-	{
-		const char *ka = nl.extack[0] ? nl.extack : NULL;
-		size_t undone = 0;
-
-		if (err == -EPERM || err == -EACCES) {
-			cf_bad(&f, bad->line, bad->col,
-			       "permission denied: this needs CAP_SYS_ADMIN (run as root)");
-			ret = SB_EXIT_PERM;
-		} else {
-			cf_bad(&f, bad->line, bad->col, "the kernel refused %s %s: %s%s%s%s",
-			       bad->cpu ? "cpu-factor" : "param",
-			       bad->cpu ? "override" : bad->name, ka ? ka : "",
-			       ka ? " (" : "", strerror(-err), ka ? ")" : "");
-			ret = SB_EXIT_ERR;
-		}
-		if (!sb_json)
-			cf_report(&f);
-		while (ndone) {
-			struct cf_item *it = &f.v[done[--ndone]];
-			int r = cf_undo(&nl, it, &p, cpus, ncpus);
-
-			if (r) {
-				sb_err("%s:%u:%u: cannot undo this setting: %s; the settings up to it remain in force",
-				       path, it->line, it->col, strerror(-r));
-				ret = SB_EXIT_ERR;
-				break;
-			}
-			undone++;
-		}
-		if (!ndone)
-			sb_err("%s: nothing applied (%zu change%s undone)", path, undone,
-			       undone == 1 ? "" : "s");
-		if (sb_json)
-			cf_json(&f, "applied", ndone);
-		goto out;
-	}
+	goto out;
 report:
 	cf_errors(&f, "applied", 0);
 out:
 	if (nlopen)
-		sb_nl_close(&nl);
-	free(done);
-	free(cpus);
-	free(p.v);
+		sb_nl_close(&a.nl);
+	free(a.done);
+	free(a.cpus);
+	free(a.p.v);
 	cf_free(&f);
 	return ret;
 }
 
-int sb_config_verify(const char *path, const struct sb_params *p,
+/* config_verify()'s parameters: the last line for a name is the one in force. */
+static void cf_verify_params(const struct cf_file *f, const struct sb_params *p,
+			     void (*fn)(void *arg, const char *msg), void *arg)
+{
+	char msg[700];
+	size_t i, j;
+
+	for (i = 0; i < f->n; i++) {
+		const struct cf_item *it = &f->v[i];
+		const uint64_t *have;
+
+		if (it->cpu)
+			continue;
+		for (j = i + 1; j < f->n && (f->v[j].cpu || strcmp(f->v[j].name, it->name)); j++)
+			;
+		if (j < f->n)
+			continue;
+		have = sb_find_param(p, it->name);
+		if (!have)
+			snprintf(msg, sizeof(msg), "%s:%u: param %s: the loaded module has no such parameter",
+				 f->path, it->line, it->name);
+		else if (*have != it->value)
+			snprintf(msg, sizeof(msg), "%s:%u: param %s is %llu in force, the file says %llu",
+				 f->path, it->line, it->name, (unsigned long long)*have,
+				 (unsigned long long)it->value);
+		else
+			continue;
+		fn(arg, msg);
+	}
+}
+
+/*
+ * config_verify()'s CPU factors: per CPU, the last line naming it;
+ * @want and @line hold that line's factor and number per CPU. One
+ * message per line, naming the CPUs it does not hold for.
+ */
+static void cf_verify_cpus(const struct cf_file *f, const struct sb_cpu *cpus, size_t n,
+			   uint32_t *want, unsigned int *line, struct sb_cpuset *bad,
+			   void (*fn)(void *arg, const char *msg), void *arg)
+{
+	char msg[700], list[256];
+	size_t i, k;
+
+	for (i = 0; i < f->n; i++)
+		for (k = 0; f->v[i].cpu && k < n; k++)
+			if (sb_cpuset_has(f->v[i].cpus, cpus[k].id)) {
+				want[k] = f->v[i].factor;
+				line[k] = f->v[i].line;
+			}
+	for (i = 0; i < f->n; i++) {
+		const struct cf_item *it = &f->v[i];
+
+		if (!it->cpu)
+			continue;
+		memset(bad, 0, sizeof(*bad));
+		for (k = 0; k < n; k++)
+			if (line[k] == it->line && cpus[k].override != want[k] &&
+			    cpus[k].id < SB_MAX_CPUS)
+				bad->bits[cpus[k].id / 64] |= 1ULL << (cpus[k].id % 64);
+		if (sb_cpuset_last(bad) < 0)
+			continue;
+		sb_cpulist_format(bad, list, sizeof(list));
+		for (k = 0; k < n && !sb_cpuset_has(bad, cpus[k].id); k++)
+			;
+		if (cpus[k].override)
+			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has override %s in force, the file says %s",
+				 f->path, it->line, list, sb_fp(cpus[k].override),
+				 it->factor ? sb_fp(it->factor) : "clear");
+		else
+			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has no override in force, the file says %s",
+				 f->path, it->line, list, it->factor ? sb_fp(it->factor) : "clear");
+		fn(arg, msg);
+	}
+}
+
+int config_verify(const char *path, const struct sb_params *p,
 		     const struct sb_cpu *cpus, size_t n,
 		     void (*fn)(void *arg, const char *msg), void *arg,
 		     char *why, size_t whylen)
 {
 	/* without the module, only what config check would say */
 	struct cf_file f = { .path = path, .offline = !fn };
-	struct cpuset *bad = malloc(sizeof(*bad));
-	char msg[700], list[256];
+	struct sb_cpuset *bad = malloc(sizeof(*bad));
 	uint32_t *want = NULL;
 	unsigned int *line = NULL;
-	size_t i, j, k;
 	int ret;
 
 	cf_parse(&f);
@@ -620,30 +713,7 @@ int sb_config_verify(const char *path, const struct sb_params *p,
 	ret = (int)f.n;
 	if (!fn)
 		goto out;
-	/* parameters: the last line for a name is the one in force */
-	for (i = 0; i < f.n; i++) {
-		const struct cf_item *it = &f.v[i];
-		const uint64_t *have;
-
-		if (it->cpu)
-			continue;
-		for (j = i + 1; j < f.n && (f.v[j].cpu || strcmp(f.v[j].name, it->name)); j++)
-			;
-		if (j < f.n)
-			continue;
-		have = sb_find_param(p, it->name);
-		if (!have)
-			snprintf(msg, sizeof(msg), "%s:%u: param %s: the loaded module has no such parameter",
-				 f.path, it->line, it->name);
-		else if (*have != it->value)
-			snprintf(msg, sizeof(msg), "%s:%u: param %s is %llu in force, the file says %llu",
-				 f.path, it->line, it->name, (unsigned long long)*have,
-				 (unsigned long long)it->value);
-		else
-			continue;
-		fn(arg, msg);
-	}
-	/* CPU factors: per CPU, the last line naming it */
+	cf_verify_params(&f, p, fn, arg);
 	want = calloc(n ? n : 1, sizeof(*want));
 	line = calloc(n ? n : 1, sizeof(*line));
 	if (!want || !line) {
@@ -651,36 +721,7 @@ int sb_config_verify(const char *path, const struct sb_params *p,
 		ret = -1;
 		goto out;
 	}
-	for (i = 0; i < f.n; i++)
-		for (k = 0; f.v[i].cpu && k < n; k++)
-			if (cpuset_has(f.v[i].cpus, cpus[k].id)) {
-				want[k] = f.v[i].factor;
-				line[k] = f.v[i].line;
-			}
-	for (i = 0; i < f.n; i++) {
-		const struct cf_item *it = &f.v[i];
-
-		if (!it->cpu)
-			continue;
-		memset(bad, 0, sizeof(*bad));
-		for (k = 0; k < n; k++)
-			if (line[k] == it->line && cpus[k].override != want[k] &&
-			    cpus[k].id < SB_MAX_CPUS)
-				bad->bits[cpus[k].id / 64] |= 1ULL << (cpus[k].id % 64);
-		if (cpuset_last(bad) < 0)
-			continue;
-		cpulist_format(bad, list, sizeof(list));
-		for (k = 0; k < n && !cpuset_has(bad, cpus[k].id); k++)
-			;
-		if (cpus[k].override)
-			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has override %s in force, the file says %s",
-				 f.path, it->line, list, sb_fp(cpus[k].override),
-				 it->factor ? sb_fp(it->factor) : "clear");
-		else
-			snprintf(msg, sizeof(msg), "%s:%u: cpu-factor: CPU %s has no override in force, the file says %s",
-				 f.path, it->line, list, it->factor ? sb_fp(it->factor) : "clear");
-		fn(arg, msg);
-	}
+	cf_verify_cpus(&f, cpus, n, want, line, bad, fn, arg);
 out:
 	free(want);
 	free(line);
@@ -692,7 +733,7 @@ out:
 static size_t cf_write(FILE *out, const struct sb_params *p, const struct sb_cpu *cpus,
 		       size_t n, size_t *nfactors)
 {
-	struct cpuset *set = malloc(sizeof(*set));
+	struct sb_cpuset *set = malloc(sizeof(*set));
 	char list[4096];
 	size_t i, j;
 
@@ -716,7 +757,7 @@ static size_t cf_write(FILE *out, const struct sb_params *p, const struct sb_cpu
 		for (j = i; j < n; j++)
 			if (cpus[j].override == v && cpus[j].id < SB_MAX_CPUS)
 				set->bits[cpus[j].id / 64] |= 1ULL << (cpus[j].id % 64);
-		cpulist_format(set, list, sizeof(list));
+		sb_cpulist_format(set, list, sizeof(list));
 		fprintf(out, "cpu-factor %s %s\n", list, sb_fp(v));
 		(*nfactors)++;
 	}
@@ -777,11 +818,11 @@ static int config_save(const char *path)
 		goto out;
 	}
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_str("file", path);
-		js_uint("params", p.n);
-		js_uint("cpu_factors", nf);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_str("file", path);
+		sb_js_uint("params", p.n);
+		sb_js_uint("cpu_factors", nf);
+		sb_js_obj_end();
 	} else {
 		printf("saved %zu parameters and %zu CPU factor override%s to %s\n",
 		       p.n, nf, nf == 1 ? "" : "s", path);

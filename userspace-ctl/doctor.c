@@ -194,14 +194,14 @@ static void dr_modules(struct doctor *d, const struct dr_status *s, int loaded)
 
 static void dr_cpus_of(const struct sb_cpu *cpus, size_t n, int type, char *out, size_t len)
 {
-	struct cpuset set;
+	struct sb_cpuset set;
 	size_t i;
 
 	memset(&set, 0, sizeof(set));
 	for (i = 0; i < n; i++)
 		if ((type < 0 || (int)cpus[i].type == type) && cpus[i].id < SB_MAX_CPUS)
 			set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
-	cpulist_format(&set, out, len);
+	sb_cpulist_format(&set, out, len);
 }
 
 /*
@@ -217,6 +217,85 @@ static unsigned int dr_hybrid(const char *model)
 	return (unsigned int)strtoul(strrchr(model, ':') + 1, NULL, 16);
 }
 
+/* What CPUID says of hybrid x86 parts, next to sbridge's grouping. */
+static void dr_types_cpuid(struct doctor *d, const struct sb_cpu *cpus, size_t n)
+{
+	/* the same grouping: one sbridge type per CPUID type, and back */
+	int type_of[SBRIDGE_MAX_CORE_TYPES], hyb_of[SBRIDGE_MAX_CORE_TYPES];
+	unsigned int t, h, hyb[SBRIDGE_MAX_CORE_TYPES], nh = 0, mixed = 0;
+	char list[256], line[1024] = "";
+	struct sb_cpuset set;
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		h = dr_hybrid(cpus[i].model);
+		for (t = 0; t < nh && hyb[t] != h; t++)
+			;
+		if (t == nh && nh < SBRIDGE_MAX_CORE_TYPES)
+			hyb[nh++] = h;
+	}
+	if (!(nh > 1 || (nh == 1 && hyb[0])))
+		return;
+	for (t = 0; t < SBRIDGE_MAX_CORE_TYPES; t++)
+		type_of[t] = hyb_of[t] = -1;
+	for (t = 0; t < nh; t++) {
+		memset(&set, 0, sizeof(set));
+		for (i = 0; i < n; i++) {
+			unsigned int st = cpus[i].type;
+
+			if (dr_hybrid(cpus[i].model) != hyb[t] || cpus[i].id >= SB_MAX_CPUS)
+				continue;
+			set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
+			if (st >= SBRIDGE_MAX_CORE_TYPES ||
+			    (type_of[t] >= 0 && type_of[t] != (int)st) ||
+			    (hyb_of[st] >= 0 && hyb_of[st] != (int)t)) {
+				mixed = 1;
+			} else {
+				type_of[t] = (int)st;
+				hyb_of[st] = (int)t;
+			}
+		}
+		sb_cpulist_format(&set, list, sizeof(list));
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s on CPUs %s", t ? ", " : "",
+				      hyb[t] == 0x20 ? "Atom (E-cores)" :
+				      hyb[t] == 0x40 ? "Core (P-cores)" : "unknown type", list);
+	}
+	dr_add(d, "core types", mixed ? DR_WARN : DR_INFO,
+	       mixed ? "declare the types CPUID gives with cpu_types= (sbridgectl(8), CORE TYPES)" : NULL,
+	       "CPUID (leaf 0x1a) says: %s%s", line,
+	       mixed ? "; sbridge grouped them otherwise" : ", as sbridge grouped them");
+}
+
+/* Overrides in force that do less than they seem to. */
+static void dr_types_overrides(struct doctor *d, const struct sb_cpu *cpus, size_t n)
+{
+	struct sb_cpuset set;
+	char list[256];
+	size_t i, o;
+	uint32_t v;
+
+	for (i = 0; i < n; i++) {
+		if (!cpus[i].override)
+			continue;
+		v = cpus[i].override;
+		memset(&set, 0, sizeof(set));
+		for (o = 0; o < n; o++)
+			if (cpus[o].override == v && cpus[o].id < SB_MAX_CPUS)
+				set.bits[cpus[o].id / 64] |= 1ULL << (cpus[o].id % 64);
+		for (o = 0; o < i && cpus[o].override != v; o++)
+			;
+		if (o < i)
+			continue;	/* this value was looked at */
+		if (sb_factor_warnings(&set, v, cpus, n, 0)) {
+			sb_cpulist_format(&set, list, sizeof(list));
+			dr_add(d, "core types", DR_WARN,
+			       "set a factor on every CPU of a type, and on the smaller types only (sbridgectl set cpu-factor; the warnings it prints say which)",
+			       "CPU factor override %s on CPU %s does less than it seems to",
+			       sb_fp(v), list);
+		}
+	}
+}
+
 static void dr_types(struct doctor *d, const struct dr_status *s, const struct sb_cpu *cpus,
 		     size_t n)
 {
@@ -229,10 +308,8 @@ static void dr_types(struct doctor *d, const struct dr_status *s, const struct s
 		[SBRIDGE_TYPES_MIDR] = "from the MIDR part numbers and maximum frequencies: every CPU reports one capacity",
 	};
 	char list[256], line[1024] = "", how[160];
-	unsigned int t, h, hyb[SBRIDGE_MAX_CORE_TYPES], nh = 0, mixed = 0;
 	size_t i, o = 0;
-	struct cpuset set;
-	uint32_t v;
+	unsigned int t;
 
 	if (s->has_from && s->from < SB_ARRAY_SIZE(from) && from[s->from])
 		snprintf(how, sizeof(how), "%s", from[s->from]);
@@ -260,71 +337,8 @@ static void dr_types(struct doctor *d, const struct dr_status *s, const struct s
 	if (s->stale)
 		dr_add(d, "core types", DR_WARN, reload_fix,
 		       "the kernel's CPU capacities changed after the load and now group the CPUs into other core types");
-
-	/* what CPUID says of hybrid x86 parts, next to sbridge's grouping */
-	for (i = 0; i < n; i++) {
-		h = dr_hybrid(cpus[i].model);
-		for (t = 0; t < nh && hyb[t] != h; t++)
-			;
-		if (t == nh && nh < SBRIDGE_MAX_CORE_TYPES)
-			hyb[nh++] = h;
-	}
-	if (nh > 1 || (nh == 1 && hyb[0])) {
-		/* the same grouping: one sbridge type per CPUID type, and back */
-		int type_of[SBRIDGE_MAX_CORE_TYPES], hyb_of[SBRIDGE_MAX_CORE_TYPES];
-
-		for (t = 0; t < SBRIDGE_MAX_CORE_TYPES; t++)
-			type_of[t] = hyb_of[t] = -1;
-		o = 0;
-		for (t = 0; t < nh; t++) {
-			memset(&set, 0, sizeof(set));
-			for (i = 0; i < n; i++) {
-				unsigned int st = cpus[i].type;
-
-				if (dr_hybrid(cpus[i].model) != hyb[t] || cpus[i].id >= SB_MAX_CPUS)
-					continue;
-				set.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
-				if (st >= SBRIDGE_MAX_CORE_TYPES ||
-				    (type_of[t] >= 0 && type_of[t] != (int)st) ||
-				    (hyb_of[st] >= 0 && hyb_of[st] != (int)t)) {
-					mixed = 1;
-				} else {
-					type_of[t] = (int)st;
-					hyb_of[st] = (int)t;
-				}
-			}
-			cpulist_format(&set, list, sizeof(list));
-			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s on CPUs %s", t ? ", " : "",
-					      hyb[t] == 0x20 ? "Atom (E-cores)" :
-					      hyb[t] == 0x40 ? "Core (P-cores)" : "unknown type", list);
-		}
-		dr_add(d, "core types", mixed ? DR_WARN : DR_INFO,
-		       mixed ? "declare the types CPUID gives with cpu_types= (sbridgectl(8), CORE TYPES)" : NULL,
-		       "CPUID (leaf 0x1a) says: %s%s", line,
-		       mixed ? "; sbridge grouped them otherwise" : ", as sbridge grouped them");
-	}
-
-	/* overrides in force that do less than they seem to */
-	for (i = 0; i < n; i++) {
-		if (!cpus[i].override)
-			continue;
-		v = cpus[i].override;
-		memset(&set, 0, sizeof(set));
-		for (o = 0; o < n; o++)
-			if (cpus[o].override == v && cpus[o].id < SB_MAX_CPUS)
-				set.bits[cpus[o].id / 64] |= 1ULL << (cpus[o].id % 64);
-		for (o = 0; o < i && cpus[o].override != v; o++)
-			;
-		if (o < i)
-			continue;	/* this value was looked at */
-		if (sb_factor_warnings(&set, v, cpus, n, 0)) {
-			cpulist_format(&set, list, sizeof(list));
-			dr_add(d, "core types", DR_WARN,
-			       "set a factor on every CPU of a type, and on the smaller types only (sbridgectl set cpu-factor; the warnings it prints say which)",
-			       "CPU factor override %s on CPU %s does less than it seems to",
-			       sb_fp(v), list);
-		}
-	}
+	dr_types_cpuid(d, cpus, n);
+	dr_types_overrides(d, cpus, n);
 }
 
 /* ---- counters and clock ------------------------------------------------- */
@@ -384,7 +398,7 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 			size_t n)
 {
 	char buf[8192], lat[32], list[256], *line, *rest;
-	struct cpuset none;
+	struct sb_cpuset none;
 	size_t i;
 
 	if (!s->has_source) {
@@ -445,8 +459,8 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 	for (i = 0; i < n; i++)
 		if (!cpus[i].cur_khz && cpus[i].id < SB_MAX_CPUS)
 			none.bits[cpus[i].id / 64] |= 1ULL << (cpus[i].id % 64);
-	if (cpuset_last(&none) >= 0) {
-		cpulist_format(&none, list, sizeof(list));
+	if (sb_cpuset_last(&none) >= 0) {
+		sb_cpulist_format(&none, list, sizeof(list));
 		dr_add(d, "clock", DR_WARN,
 		       "load the cpufreq driver of the board (e.g. cpufreq-dt), or accept it: the measured speedup then compares IPC only",
 		       "no frequency known on CPU %s: factors stay nominal there and MEAS takes the clocks as equal",
@@ -548,7 +562,7 @@ static void dr_config(struct doctor *d, int loaded)
 	}
 	if (loaded)
 		sb_read_params(SB_PARAMS_PATH, &p);
-	ret = sb_config_verify(path, &p, cpus, n, loaded ? dr_cf_diff : NULL, &c, why, sizeof(why));
+	ret = config_verify(path, &p, cpus, n, loaded ? dr_cf_diff : NULL, &c, why, sizeof(why));
 	if (ret < 0)
 		dr_add(d, "config", DR_FAIL, "fix the file (sbridgectl config check names every error)",
 		       "%s", why);
@@ -563,7 +577,7 @@ static void dr_config(struct doctor *d, int loaded)
 }
 
 /* Same rule: match, pattern and actions (factors over @ntypes types). */
-static int dr_same_rule(const struct rp_rule *a, const struct rp_rule *b, unsigned int ntypes)
+static int dr_same_rule(const struct sb_rp_rule *a, const struct sb_rp_rule *b, unsigned int ntypes)
 {
 	unsigned int t;
 
@@ -576,7 +590,7 @@ static int dr_same_rule(const struct rp_rule *a, const struct rp_rule *b, unsign
 	return 1;
 }
 
-static const struct rp_rule *dr_find_rule(const struct rp_set *set, const struct rp_rule *r)
+static const struct sb_rp_rule *dr_find_rule(const struct sb_rp_set *set, const struct sb_rp_rule *r)
 {
 	size_t i;
 
@@ -590,14 +604,14 @@ static void dr_rules(struct doctor *d, const struct dr_status *s, struct sb_nl *
 {
 	static const char fix[] =
 		"sbridgectl rules load --system, or systemctl restart sbridge-rules.service";
-	struct rp_set files = { .rules = NULL }, live = { .rules = NULL };
+	struct sb_rp_set files = { .rules = NULL }, live = { .rules = NULL };
 	unsigned int ntypes = s && s->ntypes ? s->ntypes : SBRIDGE_MAX_CORE_TYPES;
 	size_t i, missing = 0, extra = 0, changed = 0, order = 0;
-	const struct rp_rule *o, *ex_m = NULL, *ex_x = NULL, *ex_c = NULL;
+	const struct sb_rp_rule *o, *ex_m = NULL, *ex_x = NULL, *ex_c = NULL;
 	char line[1024];
-	struct rp_error err;
+	struct sb_rp_error err;
 
-	if (rp_parse_system(&files, d->root, &err) || rp_resolve(&files, ntypes, &err)) {
+	if (sb_rp_parse_system(&files, d->root, &err) || sb_rp_resolve(&files, ntypes, &err)) {
 		dr_add(d, "rules", DR_FAIL, "fix the file (sbridgectl rules check --system names every error)",
 		       "the rule files do not load: %s%s", err.msg,
 		       err.n > 1 ? " (and more)" : "");
@@ -611,7 +625,7 @@ static void dr_rules(struct doctor *d, const struct dr_status *s, struct sb_nl *
 		       files.n, files.n == 1 ? "" : "s");
 		goto out;
 	}
-	if (sb_rules_get(nl, &live)) {
+	if (rules_get(nl, &live)) {
 		dr_add(d, "rules", DR_WARN, NULL, "cannot read the rules in force");
 		goto out;
 	}
@@ -640,19 +654,19 @@ static void dr_rules(struct doctor *d, const struct dr_status *s, struct sb_nl *
 		goto out;
 	}
 	if (missing) {
-		rp_format_rule(ex_m, line, sizeof(line));
+		sb_rp_format_rule(ex_m, line, sizeof(line));
 		dr_add(d, "rules", DR_WARN, fix,
 		       "%zu rule%s of the files %s not in force, e.g. %s (%s)", missing,
 		       missing == 1 ? "" : "s", missing == 1 ? "is" : "are", line, ex_m->source);
 	}
 	if (changed) {
-		rp_format_rule(ex_c, line, sizeof(line));
+		sb_rp_format_rule(ex_c, line, sizeof(line));
 		dr_add(d, "rules", DR_WARN, fix,
 		       "%zu rule%s in force differ%s from the files, e.g. the files say %s (%s)",
 		       changed, changed == 1 ? "" : "s", changed == 1 ? "s" : "", line, ex_c->source);
 	}
 	if (extra) {
-		rp_format_rule(ex_x, line, sizeof(line));
+		sb_rp_format_rule(ex_x, line, sizeof(line));
 		dr_add(d, "rules", DR_WARN, fix,
 		       "%zu rule%s in force %s in no file of the layered set, e.g. %s (loaded from %s)",
 		       extra, extra == 1 ? "" : "s", extra == 1 ? "is" : "are", line,
@@ -662,8 +676,8 @@ static void dr_rules(struct doctor *d, const struct dr_status *s, struct sb_nl *
 		dr_add(d, "rules", DR_WARN, fix,
 		       "the rules in force are the files' but in another order (the first match wins)");
 out:
-	rp_free(&files);
-	rp_free(&live);
+	sb_rp_free(&files);
+	sb_rp_free(&live);
 }
 
 /* ---- sched_ext ---------------------------------------------------------- */
@@ -712,23 +726,23 @@ static void dr_json(const struct doctor *d)
 {
 	size_t i;
 
-	js_obj_begin(NULL);
-	js_bool("ok", !d->warn && !d->fail);
-	js_uint("warnings", d->warn);
-	js_uint("failures", d->fail);
-	js_arr_begin("checks");
+	sb_js_obj_begin(NULL);
+	sb_js_bool("ok", !d->warn && !d->fail);
+	sb_js_uint("warnings", d->warn);
+	sb_js_uint("failures", d->fail);
+	sb_js_arr_begin("checks");
 	for (i = 0; i < d->n; i++) {
 		const struct dr_check *c = &d->v[i];
 
-		js_obj_begin(NULL);
-		js_str("area", c->area);
-		js_str("status", dr_names[c->level]);
-		js_str("message", c->msg);
-		js_str("fix", c->fix[0] && c->level >= DR_WARN ? c->fix : NULL);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_str("area", c->area);
+		sb_js_str("status", dr_names[c->level]);
+		sb_js_str("message", c->msg);
+		sb_js_str("fix", c->fix[0] && c->level >= DR_WARN ? c->fix : NULL);
+		sb_js_obj_end();
 	}
-	js_arr_end();
-	js_obj_end();
+	sb_js_arr_end();
+	sb_js_obj_end();
 }
 
 int cmd_doctor(int argc, char **argv)

@@ -38,12 +38,12 @@ static int event_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	cx->seen++;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_uint("time_ms", (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-		js_uint("type", type);
-		js_str("name", name);
-		js_str("text", sb_str(at->a[SBRIDGE_A_EVENT_TEXT]));
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_uint("time_ms", (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+		sb_js_uint("type", type);
+		sb_js_str("name", name);
+		sb_js_str("text", sb_str(at->a[SBRIDGE_A_EVENT_TEXT]));
+		sb_js_obj_end();
 	} else {
 		struct tm tm;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sbridgectl: control tool for the sbridge modules. A cpupower-style
- * command table dispatches to one file per subcommand group; every
+ * command table (commands.h) dispatches to one file per command; every
  * command validates its arguments before talking to the kernel.
  */
 #include <string.h>
@@ -13,18 +13,9 @@
 #endif
 
 static const struct sb_cmd commands[] = {
-	{ "status", cmd_status, "module state, counter source, core types" },
-	{ "doctor", cmd_doctor, "check sbridge on this machine, say what to fix" },
-	{ "get", cmd_get, "per-CPU core type, capacity, factor | get param [NAME]" },
-	{ "set", cmd_set, "set cpu-factor CPUS VALUE | set param NAME VALUE" },
-	{ "config", cmd_config, "config apply|check|save FILE: set values at boot" },
-	{ "tasks", cmd_tasks, "tracked tasks: CPI stack, factors, placement" },
-	{ "top", cmd_top, "refreshing view of the busiest tasks" },
-	{ "rules", cmd_rules, "rules load|list|clear|check" },
-	{ "matrix", cmd_matrix, "matrix save|load FILE: the learned factors" },
-	{ "check", cmd_check, "work-conserving invariant reports" },
-	{ "events", cmd_events, "stream module events" },
-	{ "record", cmd_record, "record events, switches and samples to a file" },
+#define SB_COMMAND(name, summary)	{ #name, cmd_##name, summary },
+#include "commands.h"
+#undef SB_COMMAND
 };
 
 #define NCMDS SB_ARRAY_SIZE(commands)

@@ -138,7 +138,7 @@ static void write_entries(FILE *f, const struct mxlist *l)
 		const struct mx *e = &l->v[i];
 
 		key[0] = '\0';
-		rp_quote(key, sizeof(key), e->key);
+		sb_rp_quote(key, sizeof(key), e->key);
 		fprintf(f, "key=%s type=%u phase=%u factor=%s cpib=%s samples=%u",
 			key, e->type, e->phase, sb_fp(e->factor), sb_fp(e->cpib),
 			e->samples);
@@ -155,91 +155,85 @@ static void write_entries(FILE *f, const struct mxlist *l)
 	}
 }
 
-static int matrix_save(const char *path, int show)
+static void mx_print_one(const struct mx *e)
 {
-	struct mxlist l = { NULL, 0, 0 };
-	char tmp[4096], ph[12];
-	struct sb_nl nl;
+	char ph[12];
+
+	printf("%-15s %4u %5s %7s %5s %8u %7s %6u", e->key, e->type,
+	       e->phase == SBRIDGE_PHASE_STARTUP ? "start" :
+	       (snprintf(ph, sizeof(ph), "%u", e->phase), ph),
+	       sb_fp(e->factor), sb_fp(e->cpib),
+	       e->samples, e->meas ? sb_fp(e->meas) : "-", e->uid);
+	if (e->tpi)
+		printf(" %12s %6u %6u %6u\n", ps_str(e->tpi), e->warm,
+		       e->spread, e->visits);
+	else
+		printf(" %12s %6s %6s %6s\n", "-", "-", "-", "-");
+}
+
+static void mx_json_one(const struct mx *e)
+{
+	sb_js_obj_begin(NULL);
+	sb_js_str("key", e->key);
+	sb_js_uint("type", e->type);
+	sb_js_uint("phase", e->phase);
+	sb_js_fp("factor", e->factor);
+	sb_js_fp("cpib_share", e->cpib);
+	sb_js_uint("samples", e->samples);
+	if (e->has_exe)
+		sb_js_uint("exe_hash", e->exe_hash);
+	if (e->meas)
+		sb_js_fp("speedup_meas", e->meas);
+	sb_js_uint("uid", e->uid);
+	if (e->tpi) {
+		sb_js_uint("tpi_16ps", e->tpi);
+		sb_js_uint("warm", e->warm);
+		sb_js_uint("spread", e->spread);
+		sb_js_uint("visits", e->visits);
+	}
+	sb_js_obj_end();
+}
+
+/* The entries as a table, or as JSON with --json. */
+static void mx_show(const struct mxlist *l)
+{
 	size_t i;
+
+	if (sb_json) {
+		sb_js_obj_begin(NULL);
+		sb_js_arr_begin("matrix");
+	} else {
+		printf("%-15s %4s %5s %7s %5s %8s %7s %6s %12s %6s %6s %6s\n", "KEY",
+		       "TYPE", "PHASE", "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID",
+		       "TPI_PS", "WARM", "SPREAD", "VISITS");
+	}
+	for (i = 0; i < l->n; i++) {
+		if (sb_json)
+			mx_json_one(&l->v[i]);
+		else
+			mx_print_one(&l->v[i]);
+	}
+	if (sb_json) {
+		sb_js_arr_end();
+		sb_js_obj_end();
+	}
+}
+
+/* Writes a temporary file and renames it: a crash never leaves half a file. */
+static int mx_write(const char *path, const struct mxlist *l)
+{
+	char tmp[4096];
+	int fail, err;
 	FILE *f;
-	int ret, fail, err;
 
-	ret = sb_connect(&nl);
-	if (ret)
-		return ret;
-	ret = fetch(&nl, &l);
-	if (ret) {
-		ret = sb_fail(&nl, ret, "reading the matrix");
-		goto out;
-	}
-	if (show || sb_json) {
-		if (sb_json) {
-			js_obj_begin(NULL);
-			js_arr_begin("matrix");
-		} else {
-			printf("%-15s %4s %5s %7s %5s %8s %7s %6s %12s %6s %6s %6s\n", "KEY",
-			       "TYPE", "PHASE", "FACTOR", "CPI_B", "SAMPLES", "SPEEDUP", "UID",
-			       "TPI_PS", "WARM", "SPREAD", "VISITS");
-		}
-		for (i = 0; i < l.n; i++) {
-			const struct mx *e = &l.v[i];
-
-			if (!sb_json) {
-				printf("%-15s %4u %5s %7s %5s %8u %7s %6u", e->key, e->type,
-				       e->phase == SBRIDGE_PHASE_STARTUP ? "start" :
-				       (snprintf(ph, sizeof(ph), "%u", e->phase), ph),
-				       sb_fp(e->factor), sb_fp(e->cpib),
-				       e->samples, e->meas ? sb_fp(e->meas) : "-", e->uid);
-				if (e->tpi)
-					printf(" %12s %6u %6u %6u\n", ps_str(e->tpi), e->warm,
-					       e->spread, e->visits);
-				else
-					printf(" %12s %6s %6s %6s\n", "-", "-", "-", "-");
-				continue;
-			}
-			js_obj_begin(NULL);
-			js_str("key", e->key);
-			js_uint("type", e->type);
-			js_uint("phase", e->phase);
-			js_fp("factor", e->factor);
-			js_fp("cpib_share", e->cpib);
-			js_uint("samples", e->samples);
-			if (e->has_exe)
-				js_uint("exe_hash", e->exe_hash);
-			if (e->meas)
-				js_fp("speedup_meas", e->meas);
-			js_uint("uid", e->uid);
-			if (e->tpi) {
-				js_uint("tpi_16ps", e->tpi);
-				js_uint("warm", e->warm);
-				js_uint("spread", e->spread);
-				js_uint("visits", e->visits);
-			}
-			js_obj_end();
-		}
-		if (sb_json) {
-			js_arr_end();
-			js_obj_end();
-		}
-		if (show || !strcmp(path, "-"))
-			goto out;
-	}
-	if (!strcmp(path, "-")) {
-		write_entries(stdout, &l);
-		goto out;
-	}
-	/* Write a temporary file and rename it: a crash never leaves half a file. */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		ret = sb_usage(matrix_help, "path too long");
-		goto out;
-	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return sb_usage(matrix_help, "path too long");
 	f = fopen(tmp, "w");
 	if (!f) {
 		sb_err("cannot write '%s': %s", tmp, strerror(errno));
-		ret = SB_EXIT_ERR;
-		goto out;
+		return SB_EXIT_ERR;
 	}
-	write_entries(f, &l);
+	write_entries(f, l);
 	/* fclose() on every path: the stream is gone whatever it returns */
 	fail = fflush(f) || ferror(f) || fsync(fileno(f));
 	err = errno;
@@ -254,11 +248,36 @@ static int matrix_save(const char *path, int show)
 	if (fail) {
 		sb_err("cannot write '%s': %s", path, strerror(err));
 		unlink(tmp);
-		ret = SB_EXIT_ERR;
-		goto out;
+		return SB_EXIT_ERR;
 	}
 	if (!sb_json)
-		printf("saved %zu matrix entr%s to %s\n", l.n, l.n == 1 ? "y" : "ies", path);
+		printf("saved %zu matrix entr%s to %s\n", l->n, l->n == 1 ? "y" : "ies", path);
+	return 0;
+}
+
+static int matrix_save(const char *path, int show)
+{
+	struct mxlist l = { NULL, 0, 0 };
+	struct sb_nl nl;
+	int ret;
+
+	ret = sb_connect(&nl);
+	if (ret)
+		return ret;
+	ret = fetch(&nl, &l);
+	if (ret) {
+		ret = sb_fail(&nl, ret, "reading the matrix");
+		goto out;
+	}
+	if (show || sb_json) {
+		mx_show(&l);
+		if (show || !strcmp(path, "-"))
+			goto out;
+	}
+	if (!strcmp(path, "-"))
+		write_entries(stdout, &l);
+	else
+		ret = mx_write(path, &l);
 out:
 	free(l.v);
 	sb_nl_close(&nl);
@@ -398,13 +417,13 @@ static int mx_set(const struct mx_field *fd, const char *v, struct mx *e)
 
 /* The entry of one tokenized, non-empty line into @e. */
 static int parse_entry(const char *path, unsigned int lineno,
-		       const struct rp_line *ln, struct mx *e)
+		       const struct sb_rp_line *ln, struct mx *e)
 {
 	unsigned int seen = 0, i, k;
 
 	memset(e, 0, sizeof(*e));
 	for (i = 0; i < ln->n; i++) {
-		const struct rp_token *t = &ln->tok[i];
+		const struct sb_rp_token *t = &ln->tok[i];
 		const struct mx_field *fd = NULL;
 
 		if (!t->val)
@@ -431,7 +450,7 @@ static int parse_entry(const char *path, unsigned int lineno,
 static int parse_file(const char *path, struct mxlist *l)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	struct rp_line *ln;
+	struct sb_rp_line *ln;
 	char *buf, *line;
 	size_t len, pos = 0, n;
 	unsigned int lineno = 0, col;
@@ -458,11 +477,11 @@ static int parse_file(const char *path, struct mxlist *l)
 		n = nl ? (size_t)(nl - line) : len - pos;
 		pos += n + 1;
 		lineno++;
-		if (n > RP_MAX_LINE)
-			ret = bad(name, lineno, RP_MAX_LINE + 1, "line too long", NULL);
+		if (n > SB_RP_MAX_LINE)
+			ret = bad(name, lineno, SB_RP_MAX_LINE + 1, "line too long", NULL);
 		else if (memchr(line, '\0', n))
 			ret = bad(name, lineno, 1, "NUL byte in line", NULL);
-		else if (rp_tokenize(line, n, ln, &col, &why))
+		else if (sb_rp_tokenize(line, n, ln, &col, &why))
 			ret = bad(name, lineno, col, why, NULL);
 		else if (ln->n)
 			ret = parse_entry(name, lineno, ln, &e);
@@ -526,9 +545,9 @@ static int matrix_load(const char *path)
 		if (ret)
 			ret = sb_fail(&nl, ret, "matrix load");
 		else if (sb_json) {
-			js_obj_begin(NULL);
-			js_uint("loaded", l.n);
-			js_obj_end();
+			sb_js_obj_begin(NULL);
+			sb_js_uint("loaded", l.n);
+			sb_js_obj_end();
 		} else {
 			printf("loaded %zu matrix entr%s\n", l.n, l.n == 1 ? "y" : "ies");
 		}

@@ -87,11 +87,11 @@ struct rec {
 	int pipe_fd;
 	/* samples */
 	unsigned int ncpu;		/* highest possible CPU + 1 */
-	struct cpuset possible;
+	struct sb_cpuset possible;
 	unsigned long long *busy, *total;	/* previous /proc/stat, per CPU */
 	unsigned long long *cbusy, *ctotal;	/* the current one */
 	unsigned int *nr;
-	struct rec_rq rq;		/* runnable tasks from the events */
+	struct sb_rec_rq rq;		/* runnable tasks from the events */
 	int track;			/* rq follows the sched events */
 	uint64_t resync_at, resynced;	/* next and last /proc reseed */
 	unsigned long long resyncs;
@@ -330,10 +330,10 @@ static void emit(struct rec *r, const char *s, size_t len)
 
 static void trace_line(struct rec *r, const char *s, size_t len)
 {
-	struct rec_trace tr;
+	struct sb_rec_trace tr;
 	int kind;
 
-	if (rec_parse_trace(s, len, &tr)) {
+	if (sb_rec_parse_trace(s, len, &tr)) {
 		/* "CPU:1 [LOST 12 EVENTS]": the kernel's buffer overran */
 		const char *l = memmem(s, len, "[LOST ", 6);
 
@@ -347,11 +347,11 @@ static void trace_line(struct rec *r, const char *s, size_t len)
 		}
 		return;
 	}
-	kind = rec_format_trace(&tr, r->obuf, sizeof(r->obuf));
+	kind = sb_rec_format_trace(&tr, r->obuf, sizeof(r->obuf));
 	/* a bad switch line counts once, below */
-	if (r->track && rec_rq_event(&r->rq, &tr) < 0 && kind >= 0)
+	if (r->track && sb_rec_rq_event(&r->rq, &tr) < 0 && kind >= 0)
 		r->bad++;
-	if (kind == REC_NONE)
+	if (kind == SB_REC_NONE)
 		return;
 	if (kind < 0) {
 		r->bad++;
@@ -364,7 +364,7 @@ static void trace_line(struct rec *r, const char *s, size_t len)
 	emit(r, r->obuf, strlen(r->obuf));
 	if (r->full)
 		return;
-	if (kind == REC_SWITCH)
+	if (kind == SB_REC_SWITCH)
 		r->switches++;
 	else
 		r->events++;
@@ -409,7 +409,7 @@ static int drain(struct rec *r, size_t budget)
 
 /* /proc/stat per CPU: busy (all but idle and iowait) and total jiffies. */
 static int read_stat(struct rec *r, unsigned long long *busy, unsigned long long *total,
-		     struct cpuset *seen)
+		     struct sb_cpuset *seen)
 {
 	char *p;
 	ssize_t n;
@@ -487,7 +487,7 @@ static int stat_task(struct rec *r, int dirfd, const char *rel, int tid, char *b
 			unsigned long cpu = strtoul(c, NULL, 10);
 
 			if (cpu < r->ncpu)
-				rec_rq_set(&r->rq, tid, (unsigned int)cpu);
+				sb_rec_rq_set(&r->rq, tid, (unsigned int)cpu);
 		}
 	}
 	return 0;
@@ -507,7 +507,7 @@ static void count_runnable(struct rec *r)
 	struct dirent *e, *f;
 	char path[300], buf[1024];
 
-	rec_rq_clear(&r->rq);
+	sb_rec_rq_clear(&r->rq);
 	r->resyncs++;
 	if (!d)
 		return;
@@ -523,7 +523,7 @@ static void count_runnable(struct rec *r)
 		c = stat_word(buf, 17);		/* field 20, num_threads */
 		if (c && c[0] == '1' && c[1] == ' ')
 			continue;
-		rec_rq_del(&r->rq, atoi(e->d_name));	/* counted below as a thread */
+		sb_rec_rq_del(&r->rq, atoi(e->d_name));	/* counted below as a thread */
 		snprintf(path, sizeof(path), "/proc/%s/task", e->d_name);
 		t = opendir(path);
 		if (!t)
@@ -541,7 +541,7 @@ static void count_runnable(struct rec *r)
 static void sample(struct rec *r)
 {
 	unsigned long long *busy = r->cbusy, *total = r->ctotal;
-	struct cpuset seen;
+	struct sb_cpuset seen;
 	uint64_t ts;
 	unsigned int c;
 	char line[128], kbuf[32];
@@ -560,7 +560,7 @@ static void sample(struct rec *r)
 		unsigned long long db, dt, khz = 0;
 		int len;
 
-		if (!cpuset_has(&seen, c))
+		if (!sb_cpuset_has(&seen, c))
 			continue;
 		db = busy[c] - r->busy[c];
 		dt = total[c] - r->total[c];
@@ -582,7 +582,7 @@ static void sample(struct rec *r)
 
 static int setup_samples(struct rec *r)
 {
-	struct cpuset seen;
+	struct sb_cpuset seen;
 	unsigned int c;
 	char p[96];
 
@@ -604,13 +604,13 @@ static int setup_samples(struct rec *r)
 	for (c = 0; c < r->ncpu; c++) {
 		snprintf(p, sizeof(p),
 			 "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq", c);
-		r->khz_fd[c] = cpuset_has(&r->possible, c) ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+		r->khz_fd[c] = sb_cpuset_has(&r->possible, c) ? open(p, O_RDONLY | O_CLOEXEC) : -1;
 	}
 	if (read_stat(r, r->busy, r->total, &seen)) {
 		sb_err("record: cannot read /proc/stat");
 		return SB_EXIT_ERR;
 	}
-	rec_rq_init(&r->rq, r->nr, r->ncpu, (int)getpid());
+	sb_rec_rq_init(&r->rq, r->nr, r->ncpu, (int)getpid());
 	return 0;
 }
 
@@ -701,7 +701,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 		sb_nl_close(&nl);
 	}
 	uname(&u);
-	rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
+	sb_rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
 	wall = now_ns(CLOCK_REALTIME);
 	mono = now_ns(CLOCK_MONOTONIC);
 	if (sbuf_add(b, "sbridge-record 1\nmeta kernel %s\nmeta start %llu %llu\n"
@@ -714,7 +714,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 	for (c = 0; c < r->ncpu; c++) {
 		unsigned long long cap;
 
-		if (!cpuset_has(&r->possible, c))
+		if (!sb_cpuset_has(&r->possible, c))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpu_capacity", c);
 		cap = read_ull(p, 1024);
@@ -741,7 +741,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 		unsigned long long cap, khz;
 		long type = -1;
 
-		if (!cpuset_has(&r->possible, c))
+		if (!sb_cpuset_has(&r->possible, c))
 			continue;
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%u/cpu_capacity", c);
 		cap = read_ull(p, 1024);
@@ -780,9 +780,9 @@ static int read_possible(struct rec *r)
 		return -1;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	if (cpulist_parse(buf, &r->possible, &why, &col))
+	if (sb_cpulist_parse(buf, &r->possible, &why, &col))
 		return -1;
-	last = cpuset_last(&r->possible);
+	last = sb_cpuset_last(&r->possible);
 	if (last < 0)
 		return -1;
 	r->ncpu = (unsigned int)last + 1;
@@ -813,7 +813,15 @@ static int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+/* What the command line asks of a recording. */
+struct rec_opts {
+	unsigned long long duration, rate, max;
+	const char *out;
+	int switches, force;
+};
+
+/* The options, checked: -1 to go on, else the exit code (0 after --help). */
+static int record_options(int argc, char **argv, struct rec_opts *o)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -824,44 +832,35 @@ int cmd_record(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct rec rr;
-	struct rec *r = &rr;
-	unsigned long long duration = 0, rate = 20, max = 16 << 20;
-	const char *out = "sbridge.rec";
-	int c, ret, switches = 1, force = 0, loaded, sbev = 0, fd;
-	uint64_t start, period, next, deadline, t;
-	struct sbuf meta = { NULL, 0, 0 };
-	struct sigaction sa;
-	const char *reason;
-	char end[REC_END_RESERVE];
+	int c;
 
 	while ((c = sb_getopt(argc, argv, "o:d:r:s:f", opts, record_help)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
 				return sb_usage(record_help, "empty output file name");
-			out = optarg;
+			o->out = optarg;
 			continue;
 		case 'd':
-			if (!sb_parse_uint(optarg, 2000000ULL, &duration) && duration)
+			if (!sb_parse_uint(optarg, 2000000ULL, &o->duration) && o->duration)
 				continue;
 			return sb_usage(record_help, "bad duration '%s' (whole seconds, 1-2000000)",
 					optarg);
 		case 'r':
-			if (!sb_parse_uint(optarg, 100, &rate) && rate)
+			if (!sb_parse_uint(optarg, 100, &o->rate) && o->rate)
 				continue;
 			return sb_usage(record_help, "bad rate '%s' (samples a second, 1-100)",
 					optarg);
 		case 's':
-			if (!parse_size(optarg, &max) && max >= 4096)
+			if (!parse_size(optarg, &o->max) && o->max >= 4096)
 				continue;
 			return sb_usage(record_help, "bad size limit '%s' (bytes, 4096 to 1G; "
 					"K, M, G suffixes)", optarg);
 		case 'S':
-			switches = 0;
+			o->switches = 0;
 			continue;
 		case 'f':
-			force = 1;
+			o->force = 1;
 			continue;
 		}
 		return c == 'h' ? SB_EXIT_OK : SB_EXIT_USAGE;
@@ -870,19 +869,32 @@ int cmd_record(int argc, char **argv)
 		return sb_usage(record_help, "unexpected argument '%s'", argv[optind]);
 	if (sb_json)
 		return sb_usage(record_help, "record writes its own format; --json does not apply");
-	if (strcmp(out, "-") && !force && !access(out, F_OK)) {
-		sb_err("record: '%s' exists; not overwriting it without --force", out);
+	if (strcmp(o->out, "-") && !o->force && !access(o->out, F_OK)) {
+		sb_err("record: '%s' exists; not overwriting it without --force", o->out);
 		return SB_EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
 		sb_err("record: permission denied: tracefs needs root (run as root)");
 		return SB_EXIT_PERM;
 	}
+	return -1;
+}
+
+/*
+ * Everything before the tracefs instance: the signals, the CPUs, the
+ * sampling state, the file's header in @meta and tracefs found. 0 or an
+ * exit code.
+ */
+static int record_prepare(struct rec *r, const struct rec_opts *o, struct sbuf *meta,
+			  int *loaded)
+{
+	struct sigaction sa;
+	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->pipe_fd = -1;
 	r->stat_fd = -1;
-	r->max = max;
+	r->max = o->max;
 	/* Before the instance exists, so a signal never leaves it behind. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -897,49 +909,54 @@ int cmd_record(int argc, char **argv)
 	}
 	ret = setup_samples(r);
 	if (ret)
-		goto out_free;
-	if (make_meta(r, &meta, (unsigned int)rate, &loaded)) {
+		return ret;
+	if (make_meta(r, meta, (unsigned int)o->rate, loaded)) {
 		sb_err("record: out of memory");
-		ret = SB_EXIT_ERR;
-		goto out_free;
+		return SB_EXIT_ERR;
 	}
-	if (meta.len + REC_END_RESERVE > max) {
+	if (meta->len + REC_END_RESERVE > o->max) {
 		sb_err("record: size limit %llu is below the header's %zu bytes",
-		       max, meta.len + REC_END_RESERVE);
-		ret = SB_EXIT_USAGE;
-		goto out_free;
+		       o->max, meta->len + REC_END_RESERVE);
+		return SB_EXIT_USAGE;
 	}
-	ret = find_tracefs(r);
-	if (ret)
-		goto out_free;
-	reap_stale(r);
-	ret = make_instance(r, switches, &sbev);
-	if (ret)
-		goto out_inst;
+	return find_tracefs(r);
+}
 
-	if (!strcmp(out, "-")) {
+/* The output, stdout for "-": 0 or an exit code. */
+static int record_open(struct rec *r, const struct rec_opts *o)
+{
+	int fd;
+
+	if (!strcmp(o->out, "-")) {
 		r->out = stdout;
-	} else {
-		fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
-		r->out = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!r->out) {
-			sb_err("record: cannot create '%s': %s", out, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			ret = errno == EEXIST ? SB_EXIT_USAGE : SB_EXIT_ERR;
-			goto out_inst;
-		}
-		r->path = out;
+		return 0;
 	}
-	setvbuf(r->out, NULL, _IOFBF, 1 << 16);
-	fwrite(meta.s, 1, meta.len, r->out);
-	r->size = meta.len;
+	fd = open(o->out, O_WRONLY | O_CREAT | O_CLOEXEC | (o->force ? O_TRUNC : O_EXCL), 0644);
+	r->out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!r->out) {
+		sb_err("record: cannot create '%s': %s", o->out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return errno == EEXIST ? SB_EXIT_USAGE : SB_EXIT_ERR;
+	}
+	r->path = o->out;
+	return 0;
+}
+
+/*
+ * Traces until the duration is over, a signal comes or the file is full,
+ * sampling at @o->rate, then stops tracing and takes what the kernel had.
+ * 0 with *@end_ns the time it stopped, or an exit code.
+ */
+static int record_run(struct rec *r, const struct rec_opts *o, uint64_t *end_ns)
+{
+	uint64_t start, period, next, deadline, t;
+	int ret;
 
 	ret = inst_write(r, "tracing_on", "1");
 	if (ret) {
 		sb_err("record: cannot start tracing: %s", strerror(-ret));
-		ret = SB_EXIT_ERR;
-		goto out_close;
+		return SB_EXIT_ERR;
 	}
 	/* the seed; events from here on are replayed on top of it */
 	if (r->track) {
@@ -948,8 +965,8 @@ int cmd_record(int argc, char **argv)
 		r->resync_at = r->resynced + REC_RESYNC_NS;
 	}
 	start = now_ns(CLOCK_MONOTONIC);
-	period = 1000000000ULL / rate;
-	deadline = duration ? start + duration * 1000000000ULL : UINT64_MAX;
+	period = 1000000000ULL / o->rate;
+	deadline = o->duration ? start + o->duration * 1000000000ULL : UINT64_MAX;
 	next = start + period;
 	while (!stop && !r->full) {
 		t = now_ns(CLOCK_MONOTONIC);
@@ -965,10 +982,8 @@ int cmd_record(int argc, char **argv)
 			/* a signal cuts the wait short (no SA_RESTART) */
 			poll(NULL, 0, (int)((wait + 999999) / 1000000));
 		}
-		if (drain(r, 4 << 20)) {
-			ret = SB_EXIT_ERR;
-			goto out_close;
-		}
+		if (drain(r, 4 << 20))
+			return SB_EXIT_ERR;
 		t = now_ns(CLOCK_MONOTONIC);
 		if (t >= next && !stop) {
 			sample(r);
@@ -979,11 +994,17 @@ int cmd_record(int argc, char **argv)
 	}
 	/* Stop the kernel side first, then take what it had. */
 	inst_write(r, "tracing_on", "0");
-	t = now_ns(CLOCK_MONOTONIC);
-	if (drain(r, (size_t)-1)) {
-		ret = SB_EXIT_ERR;
-		goto out_close;
-	}
+	*end_ns = now_ns(CLOCK_MONOTONIC);
+	return drain(r, (size_t)-1) ? SB_EXIT_ERR : 0;
+}
+
+/* The end line, what went missing and the summary: the exit code. */
+static int record_end(struct rec *r, uint64_t t, int sbev, int loaded)
+{
+	char end[REC_END_RESERVE];
+	const char *reason;
+	int c, ret;
+
 	reason = r->full ? "size" : stop ? "signal" : "duration";
 	c = snprintf(end, sizeof(end), "end %llu %s events=%llu samples=%llu switches=%llu "
 		     "dropped=%llu", (unsigned long long)t, reason, r->events, r->samples,
@@ -1004,16 +1025,47 @@ int cmd_record(int argc, char **argv)
 		sb_err("record: %llu trace lines not understood, left out", r->bad);
 	if (r->rq.overflow)
 		sb_err("record: more than %d tasks runnable at once: %llu left out of "
-		       "the runnable count", REC_RQ_MAX, r->rq.overflow);
+		       "the runnable count", SB_REC_RQ_MAX, r->rq.overflow);
 	if (!ret && r->path)
 		printf("%s: %llu bytes, %llu events, %llu switches, %llu samples, "
 		       "%llu dropped (%s)%s\n", r->path, r->size, r->events, r->switches,
 		       r->samples, r->dropped, reason,
 		       sbev ? "" : loaded ? "; the sbridge module has no trace events" :
 		       "; sbridge not loaded");
-out_close:
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec_opts o = { 0, 20, 16 << 20, "sbridge.rec", 1, 0 };
+	struct sbuf meta = { NULL, 0, 0 };
+	static struct rec rr;
+	struct rec *r = &rr;
+	int c, ret, loaded, sbev = 0;
+	uint64_t t;
+
+	ret = record_options(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	ret = record_prepare(r, &o, &meta, &loaded);
+	if (ret)
+		goto out_free;
+	reap_stale(r);
+	ret = make_instance(r, o.switches, &sbev);
+	if (ret)
+		goto out_inst;
+	ret = record_open(r, &o);
+	if (ret)
+		goto out_inst;
+	setvbuf(r->out, NULL, _IOFBF, 1 << 16);
+	fwrite(meta.s, 1, meta.len, r->out);
+	r->size = meta.len;
+
+	ret = record_run(r, &o, &t);
+	if (!ret)
+		ret = record_end(r, t, sbev, loaded);
 	if (r->out && r->out != stdout && fclose(r->out) && !ret) {
-		sb_err("record: closing '%s': %s", out, strerror(errno));
+		sb_err("record: closing '%s': %s", o.out, strerror(errno));
 		ret = SB_EXIT_ERR;
 	}
 	r->out = NULL;

@@ -33,16 +33,16 @@ static const char rules_help[] =
 static const char *sys_root;
 
 /* What a user should know about a set that parsed: on stderr, any mode. */
-static void warn_set(const struct rp_set *set)
+static void warn_set(const struct sb_rp_set *set)
 {
-	static const char *const dirs[] = RP_SYSTEM_DIRS;
+	static const char *const dirs[] = SB_RP_SYSTEM_DIRS;
 	unsigned int i;
 
-	for (i = 0; i < set->skipped && i < RP_SKIPPED_NAMES; i++)
+	for (i = 0; i < set->skipped && i < SB_RP_SKIPPED_NAMES; i++)
 		sb_warn("skipped '%s': not named *.rules", set->skipped_name[i]);
-	if (set->skipped > RP_SKIPPED_NAMES)
+	if (set->skipped > SB_RP_SKIPPED_NAMES)
 		sb_warn("skipped %u more directory entries not named *.rules",
-			set->skipped - RP_SKIPPED_NAMES);
+			set->skipped - SB_RP_SKIPPED_NAMES);
 	if (sys_root && !set->dirs)
 		sb_warn("none of the rule directories exists (%s%s, %s%s, %s%s)",
 			sys_root, dirs[0], sys_root, dirs[1], sys_root, dirs[2]);
@@ -51,7 +51,7 @@ static void warn_set(const struct rp_set *set)
 }
 
 /* Every error of one parse, one a line, and how many did not fit. */
-static void print_errors(const struct rp_error *err)
+static void print_errors(const struct sb_rp_error *err)
 {
 	char line[sizeof(err->msg)];
 	const char *p, *q;
@@ -65,24 +65,24 @@ static void print_errors(const struct rp_error *err)
 	}
 	if (err->n > shown)
 		sb_err("... and %u more error%s", err->n - shown, err->n - shown == 1 ? "" : "s");
-	if (err->n >= RP_MAX_ERRORS)
-		sb_err("(the parse stops after %d errors)", RP_MAX_ERRORS);
+	if (err->n >= SB_RP_MAX_ERRORS)
+		sb_err("(the parse stops after %d errors)", SB_RP_MAX_ERRORS);
 }
 
 /* Errors kept for --json, where they follow "ok". */
 struct errs {
-	struct rp_error_at *v;
+	struct sb_rp_error_at *v;
 	size_t n, cap;
 };
 
 /* The errors of one parse kept in @l (none if memory is short: "ok" and
  * the exit status still say it failed). */
-static void keep_errors(struct errs *l, const struct rp_error *err)
+static void keep_errors(struct errs *l, const struct sb_rp_error *err)
 {
-	struct rp_error_at *nv;
+	struct sb_rp_error_at *nv;
 	unsigned int i;
 
-	for (i = 0; i < err->n && i < RP_MAX_ERRORS; i++) {
+	for (i = 0; i < err->n && i < SB_RP_MAX_ERRORS; i++) {
 		nv = sb_grow(l->v, &l->cap, l->n, sizeof(*nv), 8);
 		if (!nv)
 			return;
@@ -96,30 +96,30 @@ static void json_errors(struct errs *l)
 {
 	size_t i;
 
-	js_arr_begin("errors");
+	sb_js_arr_begin("errors");
 	for (i = 0; i < l->n; i++)
 		sb_json_error(l->v[i].file[0] ? l->v[i].file : NULL, l->v[i].line,
 			      l->v[i].col, l->v[i].text);
-	js_arr_end();
+	sb_js_arr_end();
 	free(l->v);
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
 
 /* The @k-th of @n sources: a path, or (--system, one source) the layers. */
-static int parse_nth(struct rp_set *set, char **paths, int k, struct rp_error *err)
+static int parse_nth(struct sb_rp_set *set, char **paths, int k, struct sb_rp_error *err)
 {
-	return sys_root ? rp_parse_system(set, sys_root, err) :
-			  rp_parse_path(set, paths[k], err);
+	return sys_root ? sb_rp_parse_system(set, sys_root, err) :
+			  sb_rp_parse_path(set, paths[k], err);
 }
 
 /*
  * Parses every path, reporting the errors of each (kept in @json for
  * --json, else on stderr); a set with any error is refused whole.
  */
-static int parse_all(struct rp_set *set, int n, char **paths, struct errs *json)
+static int parse_all(struct sb_rp_set *set, int n, char **paths, struct errs *json)
 {
-	struct rp_error err;
+	struct sb_rp_error err;
 	int i, bad = 0;
 
 	for (i = 0; i < n; i++) {
@@ -144,7 +144,7 @@ static int parse_all(struct rp_set *set, int n, char **paths, struct errs *json)
 /* Defaults (class auto, no preference, all factors learned) are left out:
  * the kernel treats a missing attribute as the default, and every byte
  * counts in the 64 KiB SBRIDGE_A_RULES nest. */
-static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int ntypes)
+static void put_rule(struct sb_msg *m, const struct sb_rp_rule *r, unsigned int ntypes)
 {
 	size_t rule = sb_nest_start(m, SBRIDGE_A_RULE), f;
 	unsigned int t, any = 0;
@@ -171,8 +171,8 @@ static void put_rule(struct sb_msg *m, const struct rp_rule *r, unsigned int nty
  * (@offs: where each rule starts, for extack; may be NULL). Returns -1
  * with @err saying why if the set does not fit the one attribute that
  * carries it. */
-static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_set *set,
-		      unsigned int ntypes, size_t *offs, struct rp_error *err)
+static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct sb_rp_set *set,
+		      unsigned int ntypes, size_t *offs, struct sb_rp_error *err)
 {
 	size_t i, nest;
 
@@ -189,7 +189,7 @@ static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_
 	if (m->err != -EMSGSIZE)
 		return 0;
 	/* a load replaces the whole set: it cannot be sent in parts */
-	rp_error_text(err, "%zu rules take %zu bytes with %u core type%s, more than one "
+	sb_rp_error_text(err, "%zu rules take %zu bytes with %u core type%s, more than one "
 		      "netlink attribute can carry (65535); shorten patterns or drop rules",
 		      set->n, m->len - nest, ntypes, ntypes == 1 ? "" : "s");
 	return -1;
@@ -202,10 +202,10 @@ static int build_load(struct sb_msg *m, const struct sb_nl *nl, const struct rp_
  * module against the most a machine can have (then a set that fits only
  * fewer types is refused here, and the message says with how many).
  */
-static int check_as_load(const struct rp_set *parsed, struct rp_error *err)
+static int check_as_load(const struct sb_rp_set *parsed, struct sb_rp_error *err)
 {
 	unsigned int ntypes = SBRIDGE_MAX_CORE_TYPES;
-	struct rp_set set = *parsed;
+	struct sb_rp_set set = *parsed;
 	struct sb_status st;
 	struct sb_nl nl;
 	struct sb_msg m;
@@ -216,15 +216,15 @@ static int check_as_load(const struct rp_set *parsed, struct rp_error *err)
 			ntypes = st.ntypes;
 		sb_nl_close(&nl);
 	}
-	/* rp_resolve() maps "big" in place: work on a copy */
+	/* sb_rp_resolve() maps "big" in place: work on a copy */
 	set.rules = malloc((set.n ? set.n : 1) * sizeof(*set.rules));
 	if (!set.rules) {
-		rp_error_text(err, "out of memory");
+		sb_rp_error_text(err, "out of memory");
 		return SB_EXIT_ERR;
 	}
 	if (set.n)
 		memcpy(set.rules, parsed->rules, set.n * sizeof(*set.rules));
-	if (rp_resolve(&set, ntypes, err)) {
+	if (sb_rp_resolve(&set, ntypes, err)) {
 		ret = SB_EXIT_USAGE;
 	} else {
 		memset(&nl, 0, sizeof(nl));	/* only measured, never sent */
@@ -237,7 +237,7 @@ static int check_as_load(const struct rp_set *parsed, struct rp_error *err)
 }
 
 /* The kernel refused the load @ret: name the rule its extack points into. */
-static int load_refused(struct sb_nl *nl, const struct rp_set *set,
+static int load_refused(struct sb_nl *nl, const struct sb_rp_set *set,
 			const size_t *offs, int ret)
 {
 	size_t i;
@@ -256,9 +256,9 @@ static int load_refused(struct sb_nl *nl, const struct rp_set *set,
 }
 
 /* What was loaded from where: @paths, or with --system (NULL) the layers. */
-static void print_loaded(const struct rp_set *set, int n, char **paths)
+static void print_loaded(const struct sb_rp_set *set, int n, char **paths)
 {
-	static const char *const dirs[] = RP_SYSTEM_DIRS;
+	static const char *const dirs[] = SB_RP_SYSTEM_DIRS;
 	char dir[4096];
 	int i;
 
@@ -266,24 +266,24 @@ static void print_loaded(const struct rp_set *set, int n, char **paths)
 		printf("loaded %zu rule%s\n", set->n, set->n == 1 ? "" : "s");
 		return;
 	}
-	js_obj_begin(NULL);
-	js_uint("loaded", set->n);
-	js_arr_begin("paths");
+	sb_js_obj_begin(NULL);
+	sb_js_uint("loaded", set->n);
+	sb_js_arr_begin("paths");
 	for (i = 0; !paths && i < (int)SB_ARRAY_SIZE(dirs); i++) {
 		snprintf(dir, sizeof(dir), "%s%s", sys_root, dirs[i]);
-		js_str(NULL, dir);
+		sb_js_str(NULL, dir);
 	}
 	for (i = 0; paths && i < n; i++)
-		js_str(NULL, paths[i]);
-	js_arr_end();
-	js_obj_end();
+		sb_js_str(NULL, paths[i]);
+	sb_js_arr_end();
+	sb_js_obj_end();
 }
 
 static int rules_load(int n, char **paths)
 {
-	struct rp_set set = { .rules = NULL };
+	struct sb_rp_set set = { .rules = NULL };
 	struct sb_status st;
-	struct rp_error err;
+	struct sb_rp_error err;
 	struct sb_nl nl;
 	struct sb_msg m;
 	size_t *offs = NULL;
@@ -300,7 +300,7 @@ static int rules_load(int n, char **paths)
 		ret = sb_fail(&nl, ret, "reading status");
 		goto out;
 	}
-	if (rp_resolve(&set, st.ntypes, &err)) {
+	if (sb_rp_resolve(&set, st.ntypes, &err)) {
 		print_errors(&err);
 		ret = SB_EXIT_USAGE;
 		goto out;
@@ -331,15 +331,15 @@ out:
 	sb_nl_close(&nl);
 out_free:
 	free(offs);
-	rp_free(&set);
+	sb_rp_free(&set);
 	return ret;
 }
 
 static int rules_check(int n, char **paths, int print)
 {
-	struct rp_set set = { .rules = NULL };
+	struct sb_rp_set set = { .rules = NULL };
 	struct errs errs = { NULL, 0, 0 };
-	struct rp_error err;
+	struct sb_rp_error err;
 	char line[1024];
 	size_t i;
 	int ret;
@@ -354,27 +354,27 @@ static int rules_check(int n, char **paths, int print)
 	}
 	/* {"ok":..,"count":..,...,"errors":[...]}, as config check has it */
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_bool("ok", !ret);
-		js_uint("count", ret ? 0 : set.n);
-		js_uint("skipped", set.skipped);
-		js_uint("overridden", set.overridden);
+		sb_js_obj_begin(NULL);
+		sb_js_bool("ok", !ret);
+		sb_js_uint("count", ret ? 0 : set.n);
+		sb_js_uint("skipped", set.skipped);
+		sb_js_uint("overridden", set.overridden);
 		json_errors(&errs);
 		if (print && !ret) {	/* the rules only when asked for, as without --json */
-			js_arr_begin("rules");
+			sb_js_arr_begin("rules");
 			for (i = 0; i < set.n; i++) {
-				rp_format_rule(&set.rules[i], line, sizeof(line));
-				js_obj_begin(NULL);
-				js_str("rule", line);
-				js_str("source", set.rules[i].source);
-				js_obj_end();
+				sb_rp_format_rule(&set.rules[i], line, sizeof(line));
+				sb_js_obj_begin(NULL);
+				sb_js_str("rule", line);
+				sb_js_str("source", set.rules[i].source);
+				sb_js_obj_end();
 			}
-			js_arr_end();
+			sb_js_arr_end();
 		}
-		js_obj_end();
+		sb_js_obj_end();
 	} else if (!ret) {
 		for (i = 0; print && i < set.n; i++) {
-			rp_format_rule(&set.rules[i], line, sizeof(line));
+			sb_rp_format_rule(&set.rules[i], line, sizeof(line));
 			printf("%s\t# %s\n", line, set.rules[i].source);
 		}
 		if (!print && set.overridden)
@@ -383,12 +383,12 @@ static int rules_check(int n, char **paths, int print)
 		else if (!print)
 			printf("%zu rule%s OK\n", set.n, set.n == 1 ? "" : "s");
 	}
-	rp_free(&set);
+	sb_rp_free(&set);
 	return ret;
 }
 
 /* One SBRIDGE_A_RULE nest's attributes as a rule; returns its factors. */
-static int decode_rule(const struct nlattr *const *tb, struct rp_rule *r)
+static int decode_rule(const struct nlattr *const *tb, struct sb_rp_rule *r)
 {
 	const struct nlattr *f;
 	int rem, t = 0;
@@ -411,26 +411,26 @@ static int decode_rule(const struct nlattr *const *tb, struct rp_rule *r)
 /* Turns one SBRIDGE_A_RULE nest (or loose SBRIDGE_A_RULE_* attributes). */
 static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 {
-	struct rp_rule r;
+	struct sb_rp_rule r;
 	const struct nlattr *h = tb[SBRIDGE_A_RULE_HITS];
 	unsigned long long hits = sb_u64(h, 0);
 	char line[1024], note[sizeof(r.source) + 40];
 	int rem, t = decode_rule(tb, &r);
 
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_str("match", rp_match_name(r.match));
-		js_str("pattern", r.pattern);
-		js_str("class", rp_class_name(r.cls));
-		js_str("prefer", rp_pref_name(r.pref));
-		js_arr_begin("factors");
+		sb_js_obj_begin(NULL);
+		sb_js_str("match", sb_rp_match_name(r.match));
+		sb_js_str("pattern", r.pattern);
+		sb_js_str("class", sb_rp_class_name(r.cls));
+		sb_js_str("prefer", sb_rp_pref_name(r.pref));
+		sb_js_arr_begin("factors");
 		for (rem = 0; rem < t; rem++)
-			js_fp(NULL, r.factors[rem]);
-		js_arr_end();
-		js_str("source", r.source);
+			sb_js_fp(NULL, r.factors[rem]);
+		sb_js_arr_end();
+		sb_js_str("source", r.source);
 		if (h)
-			js_uint("hits", hits);
-		js_obj_end();
+			sb_js_uint("hits", hits);
+		sb_js_obj_end();
 		return;
 	}
 	/* Name the highest type "big", as rule files do. */
@@ -438,7 +438,7 @@ static void list_one(const struct nlattr *const *tb, unsigned int ntypes)
 		r.big = r.factors[ntypes - 1];
 		r.factors[ntypes - 1] = 0;
 	}
-	rp_format_rule(&r, line, sizeof(line));
+	sb_rp_format_rule(&r, line, sizeof(line));
 	if (h)
 		snprintf(note, sizeof(note), "%s%s%llu hit%s", r.source,
 			 r.source[0] ? ", " : "", hits, hits == 1 ? "" : "s");
@@ -488,8 +488,8 @@ static int list_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 
 static int keep_rule(const struct nlattr *const *tb, void *arg)
 {
-	struct rp_set *set = arg;
-	struct rp_rule *nr = sb_grow(set->rules, &set->cap, set->n, sizeof(*nr), 64);
+	struct sb_rp_set *set = arg;
+	struct sb_rp_rule *nr = sb_grow(set->rules, &set->cap, set->n, sizeof(*nr), 64);
 
 	if (!nr)
 		return -ENOMEM;
@@ -504,7 +504,7 @@ static int keep_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	return each_rule(at, keep_rule, arg);
 }
 
-int sb_rules_get(struct sb_nl *nl, struct rp_set *set)
+int rules_get(struct sb_nl *nl, struct sb_rp_set *set)
 {
 	return sb_get(nl, SBRIDGE_CMD_RULES_GET, 1, keep_cb, set);
 }
@@ -522,15 +522,15 @@ static int rules_list(void)
 	if (sb_get_status(&nl, &st))
 		st.ntypes = 0;
 	if (sb_json) {
-		js_obj_begin(NULL);
-		js_arr_begin("rules");
+		sb_js_obj_begin(NULL);
+		sb_js_arr_begin("rules");
 	}
 	sb_msg_init(&m, &nl, SBRIDGE_CMD_RULES_GET, 1);
 	ret = sb_request(&nl, &m, list_cb, &st.ntypes);
 	sb_msg_free(&m);
 	if (sb_json) {
-		js_arr_end();
-		js_obj_end();
+		sb_js_arr_end();
+		sb_js_obj_end();
 	}
 	if (ret)
 		ret = sb_fail(&nl, ret, "rules list");
@@ -553,9 +553,9 @@ static int rules_clear(void)
 	if (ret) {
 		ret = sb_fail(&nl, ret, "rules clear");
 	} else if (sb_json) {
-		js_obj_begin(NULL);
-		js_bool("cleared", 1);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		sb_js_bool("cleared", 1);
+		sb_js_obj_end();
 	} else {
 		printf("rules cleared\n");
 	}

@@ -79,13 +79,122 @@ static const char *clock_meaning(uint32_t kind)
 	}
 }
 
+/* Without the module, a consumer of --json gets JSON too (exit 3 still says it). */
+static void status_json_absent(void)
+{
+	int inst = sb_module_installed();
+
+	sb_js_obj_begin(NULL);
+	sb_js_bool("loaded", 0);
+	if (inst < 0)
+		sb_js_str("installed", NULL);
+	else
+		sb_js_bool("installed", inst);
+	sb_js_obj_end();
+}
+
+static void status_json(const struct status *s, const struct sb_cpu *cpus, size_t ncpus)
+{
+	size_t i;
+
+	sb_js_obj_begin(NULL);
+	sb_js_str("version", s->version);
+	sb_js_uint("api", s->api);
+	sb_js_str("source", s->has_source ? s->source : NULL);
+	sb_js_arr_begin("events");
+	for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+		if (s->events & (1u << i))
+			sb_js_str(NULL, ev_names[i]);
+	sb_js_arr_end();
+	sb_js_bool("learning", s->learning);
+	sb_js_uint("tasks", s->tasks);
+	sb_js_uint("allocs", s->allocs);
+	sb_js_uint("frees", s->frees);
+	sb_js_uint("switches", s->switches);
+	sb_js_uint("rules", s->rules);
+	sb_js_uint("matrix", s->matrix);
+	sb_js_uint("core_types", s->ntypes);
+	sb_js_bool("core_types_declared", ncpus && cpus[0].declared);
+	/* API 5: how they were found; null from an older module */
+	sb_js_str("core_types_from", sb_types_from(s->from));
+	sb_js_str("message", s->message);
+	sb_js_str("mode", s->mode);
+	sb_js_obj_begin("clock");
+	sb_js_str("source", s->clock_kind ? s->clock : NULL);
+	sb_js_str("kind", sb_clock_kind(s->clock_kind));
+	sb_js_bool("real", sb_clock_real(s->clock_kind));
+	sb_js_obj_end();
+	sb_js_str("predictor", s->predictor[0] ? s->predictor : NULL);
+	get_json_cpus(cpus, ncpus, NULL);
+	sb_js_obj_end();
+}
+
+/* How core types were found where every CPU reports one capacity. */
+static const char *status_types_how(uint32_t from)
+{
+	switch (from) {
+	case SBRIDGE_TYPES_CPUFREQ:
+		return "by maximum frequency";
+	case SBRIDGE_TYPES_X86_HYBRID:
+		return "by CPUID 0x1A core type, HWP highest performance";
+	case SBRIDGE_TYPES_RANKING:
+		return "by the CPPC preferred-core ranking";
+	case SBRIDGE_TYPES_MIDR:
+		return "by MIDR part and maximum frequency";
+	default:
+		return NULL;
+	}
+}
+
+static void status_print(const struct status *s, const struct sb_cpu *cpus, size_t ncpus)
+{
+	size_t i;
+
+	printf("sbridge %s (genl API %u, sbridgectl speaks %u)\n",
+	       s->version[0] ? s->version : "?", s->api, SBRIDGE_GENL_VERSION);
+	printf("counter source:   %s", s->has_source ? s->source : "none");
+	for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
+		if (s->events & (1u << i))
+			printf("%s%s", i && (s->events & ((1u << i) - 1)) ? " " : " (",
+			       ev_names[i]);
+	printf("%s\n", s->events ? ")" : "");
+	printf("clock:            %s (%s)\n", s->clock_kind ? s->clock : "none",
+	       clock_meaning(s->clock_kind));
+	printf("CPI learning:     %s\n", s->learning ? "yes" : "no");
+	if (s->predictor[0])
+		printf("predictor:        %s\n", s->predictor);
+	printf("core types:       %u", s->ntypes);
+	if (ncpus && cpus[0].declared)
+		printf(" (declared with cpu_types=)");
+	else if (status_types_how(s->from))
+		printf(" (%s: every CPU reports one capacity)", status_types_how(s->from));
+	else if (s->ntypes == 1)
+		printf(" (every CPU reports one capacity: nothing is steered;\n"
+		       "                  declare core types with the cpu_types= module parameter)");
+	putchar('\n');
+	printf("tasks tracked:    %llu (allocated %llu, freed %llu)\n",
+	       (unsigned long long)s->tasks, (unsigned long long)s->allocs,
+	       (unsigned long long)s->frees);
+	printf("context switches: %llu\n", (unsigned long long)s->switches);
+	printf("rules in force:   %u\n", s->rules);
+	printf("matrix entries:   %u\n", s->matrix);
+	if (s->mode[0])
+		printf("in force:         %s\n", s->mode);
+	if (s->message[0])
+		printf("note:             %s\n", s->message);
+	if (ncpus) {
+		putchar('\n');
+		get_print_cpus(cpus, ncpus, NULL);
+	}
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct status s;
 	struct sb_cpu *cpus = NULL;
 	struct sb_nl nl;
 	struct sb_msg m;
-	size_t ncpus = 0, i;
+	size_t ncpus = 0;
 	int c, ret;
 
 	while ((c = sb_getopt(argc, argv, "", NULL, status_help)) != -1)
@@ -94,18 +203,8 @@ int cmd_status(int argc, char **argv)
 		return sb_usage(status_help, "unexpected argument '%s'", argv[optind]);
 	ret = sb_connect(&nl);
 	if (ret) {
-		/* a consumer of --json gets JSON either way (exit 3 still says it) */
-		if (sb_json && ret == SB_EXIT_NOMOD) {
-			int inst = sb_module_installed();
-
-			js_obj_begin(NULL);
-			js_bool("loaded", 0);
-			if (inst < 0)
-				js_str("installed", NULL);
-			else
-				js_bool("installed", inst);
-			js_obj_end();
-		}
+		if (sb_json && ret == SB_EXIT_NOMOD)
+			status_json_absent();
 		return ret;
 	}
 	memset(&s, 0, sizeof(s));
@@ -119,82 +218,10 @@ int cmd_status(int argc, char **argv)
 	/* CPUs are part of the picture; a module without them still reports. */
 	if (sb_get_cpus(&nl, &cpus, &ncpus))
 		ncpus = 0;
-
-	if (sb_json) {
-		js_obj_begin(NULL);
-		js_str("version", s.version);
-		js_uint("api", s.api);
-		js_str("source", s.has_source ? s.source : NULL);
-		js_arr_begin("events");
-		for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
-			if (s.events & (1u << i))
-				js_str(NULL, ev_names[i]);
-		js_arr_end();
-		js_bool("learning", s.learning);
-		js_uint("tasks", s.tasks);
-		js_uint("allocs", s.allocs);
-		js_uint("frees", s.frees);
-		js_uint("switches", s.switches);
-		js_uint("rules", s.rules);
-		js_uint("matrix", s.matrix);
-		js_uint("core_types", s.ntypes);
-		js_bool("core_types_declared", ncpus && cpus[0].declared);
-		/* API 5: how they were found; null from an older module */
-		js_str("core_types_from", sb_types_from(s.from));
-		js_str("message", s.message);
-		js_str("mode", s.mode);
-		js_obj_begin("clock");
-		js_str("source", s.clock_kind ? s.clock : NULL);
-		js_str("kind", sb_clock_kind(s.clock_kind));
-		js_bool("real", sb_clock_real(s.clock_kind));
-		js_obj_end();
-		js_str("predictor", s.predictor[0] ? s.predictor : NULL);
-		sb_json_cpus(cpus, ncpus, NULL);
-		js_obj_end();
-		goto out;
-	}
-	printf("sbridge %s (genl API %u, sbridgectl speaks %u)\n",
-	       s.version[0] ? s.version : "?", s.api, SBRIDGE_GENL_VERSION);
-	printf("counter source:   %s", s.has_source ? s.source : "none");
-	for (i = 0; i < sizeof(ev_names) / sizeof(ev_names[0]); i++)
-		if (s.events & (1u << i))
-			printf("%s%s", i && (s.events & ((1u << i) - 1)) ? " " : " (",
-			       ev_names[i]);
-	printf("%s\n", s.events ? ")" : "");
-	printf("clock:            %s (%s)\n", s.clock_kind ? s.clock : "none",
-	       clock_meaning(s.clock_kind));
-	printf("CPI learning:     %s\n", s.learning ? "yes" : "no");
-	if (s.predictor[0])
-		printf("predictor:        %s\n", s.predictor);
-	printf("core types:       %u", s.ntypes);
-	if (ncpus && cpus[0].declared)
-		printf(" (declared with cpu_types=)");
-	else if (s.from == SBRIDGE_TYPES_CPUFREQ)
-		printf(" (by maximum frequency: every CPU reports one capacity)");
-	else if (s.from == SBRIDGE_TYPES_X86_HYBRID)
-		printf(" (by CPUID 0x1A core type, HWP highest performance: every CPU reports one capacity)");
-	else if (s.from == SBRIDGE_TYPES_RANKING)
-		printf(" (by the CPPC preferred-core ranking: every CPU reports one capacity)");
-	else if (s.from == SBRIDGE_TYPES_MIDR)
-		printf(" (by MIDR part and maximum frequency: every CPU reports one capacity)");
-	else if (s.ntypes == 1)
-		printf(" (every CPU reports one capacity: nothing is steered;\n"
-		       "                  declare core types with the cpu_types= module parameter)");
-	putchar('\n');
-	printf("tasks tracked:    %llu (allocated %llu, freed %llu)\n",
-	       (unsigned long long)s.tasks, (unsigned long long)s.allocs,
-	       (unsigned long long)s.frees);
-	printf("context switches: %llu\n", (unsigned long long)s.switches);
-	printf("rules in force:   %u\n", s.rules);
-	printf("matrix entries:   %u\n", s.matrix);
-	if (s.mode[0])
-		printf("in force:         %s\n", s.mode);
-	if (s.message[0])
-		printf("note:             %s\n", s.message);
-	if (ncpus) {
-		putchar('\n');
-		sb_print_cpus(cpus, ncpus, NULL);
-	}
+	if (sb_json)
+		status_json(&s, cpus, ncpus);
+	else
+		status_print(&s, cpus, ncpus);
 out:
 	free(cpus);
 	sb_nl_close(&nl);

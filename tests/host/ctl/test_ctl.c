@@ -74,22 +74,22 @@ static char *slurp(const char *path, size_t *len)
 /* Output of a golden case: canonical rules, or "error: MSG". */
 static char *run_golden(const char *path)
 {
-	struct rp_set set = { .rules = NULL };
-	struct rp_error err;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error err;
 	size_t cap = 1 << 16, o = 0, i;
 	char *out = malloc(cap), line[1024];
 
 	out[0] = '\0';
-	if (rp_parse_path(&set, path, &err)) {
+	if (sb_rp_parse_path(&set, path, &err)) {
 		snprintf(out, cap, "error: %s\n", err.msg);
 	} else {
 		for (i = 0; i < set.n && o + 1200 < cap; i++) {
-			rp_format_rule(&set.rules[i], line, sizeof(line));
+			sb_rp_format_rule(&set.rules[i], line, sizeof(line));
 			o += (size_t)snprintf(out + o, cap - o, "%s\t# %s\n", line,
 					      set.rules[i].source);
 		}
 	}
-	rp_free(&set);
+	sb_rp_free(&set);
 	return out;
 }
 
@@ -162,15 +162,15 @@ static void test_cpulist(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cpuset s;
+		struct sb_cpuset s;
 		const char *why = "";
 		unsigned int col = 0;
 		char buf[256];
-		int r = cpulist_parse(cases[i].in, &s, &why, &col);
+		int r = sb_cpulist_parse(cases[i].in, &s, &why, &col);
 
 		if (cases[i].out) {
 			if (!r)
-				cpulist_format(&s, buf, sizeof(buf));
+				sb_cpulist_format(&s, buf, sizeof(buf));
 			result(!r && !strcmp(buf, cases[i].out), "cpulist '%s' -> %s%s%s",
 			       cases[i].in, cases[i].out, r ? ": " : "", r ? why : "");
 		} else {
@@ -179,14 +179,14 @@ static void test_cpulist(void)
 		}
 	}
 	{
-		struct cpuset s;
+		struct sb_cpuset s;
 		const char *why;
 		unsigned int col;
 		uint8_t b[16];
 		size_t n;
 
-		cpulist_parse("0,9,65", &s, &why, &col);
-		n = cpuset_to_le(&s, b, sizeof(b));
+		sb_cpulist_parse("0,9,65", &s, &why, &col);
+		n = sb_cpuset_to_le(&s, b, sizeof(b));
 		result(n == 16 && b[0] == 1 && b[1] == 2 && b[8] == 2 && b[2] == 0,
 		       "cpumask little-endian bytes for 0,9,65");
 	}
@@ -230,13 +230,13 @@ static void test_fp(void)
 /* Parser must return cleanly on any input; ASan/UBSan catch the rest. */
 static int parse_buf_ok(const char *buf, size_t len, char *err, size_t errlen)
 {
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
-	int r = rp_parse_buffer(&set, "fuzz", buf, len, &e);
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
+	int r = sb_rp_parse_buffer(&set, "fuzz", buf, len, &e);
 
 	if (err)
 		snprintf(err, errlen, "%s", r ? e.msg : "");
-	rp_free(&set);
+	sb_rp_free(&set);
 	return r;
 }
 
@@ -397,8 +397,8 @@ static void write_file(const char *path, const char *fmt, ...)
 static void test_includes(void)
 {
 	char dir[] = "/tmp/sbridge-ctl-test.XXXXXX", p[256], q[256];
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
 	int i, r;
 
 	if (!mkdtemp(dir)) {
@@ -414,13 +414,13 @@ static void test_includes(void)
 			write_file(p, "comm=d%d class=compute\n", i);
 	}
 	snprintf(p, sizeof(p), "%s/d0.rules", dir);
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(r && strstr(e.msg, "nested more than 8 deep"), "include chain of 12: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	snprintf(p, sizeof(p), "%s/d4.rules", dir);
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(!r && set.n == 8, "include chain of 8 parses (%zu rules) %s", set.n, e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	/* a -> b -> c -> a */
 	snprintf(p, sizeof(p), "%s/a.rules", dir);
@@ -429,40 +429,40 @@ static void test_includes(void)
 	write_file(q, "comm=b exclude\ninclude c.rules\n");
 	snprintf(q, sizeof(q), "%s/c.rules", dir);
 	write_file(q, "include ./a.rules\n");
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(r && strstr(e.msg, "c.rules:1:9: include cycle"), "include cycle a->b->c->a: %s",
 	       e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	/* a directory that includes itself through one of its files */
 	snprintf(p, sizeof(p), "%s/sub", dir);
 	mkdir(p, 0700);
 	snprintf(q, sizeof(q), "%s/sub/x.rules", dir);
 	write_file(q, "include .\n");
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(r && strstr(e.msg, "include cycle"), "directory including itself: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	/* a device named on the command line is read like /dev/stdin; an
 	 * include must be a file */
-	r = rp_parse_path(&set, "/dev/null", &e);
+	r = sb_rp_parse_path(&set, "/dev/null", &e);
 	result(!r && set.n == 0, "/dev/null on the command line: an empty set %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	write_file("/tmp/sb-inc-dev.rules", "include /dev/null\n");
-	r = rp_parse_path(&set, "/tmp/sb-inc-dev.rules", &e);
+	r = sb_rp_parse_path(&set, "/tmp/sb-inc-dev.rules", &e);
 	result(r && strstr(e.msg, "not a regular file"), "include /dev/null: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	unlink("/tmp/sb-inc-dev.rules");
-	r = rp_parse_path(&set, "/nonexistent/x.rules", &e);
+	r = sb_rp_parse_path(&set, "/nonexistent/x.rules", &e);
 	result(r && strstr(e.msg, "No such file"), "missing file: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	/* an empty directory is an empty, valid rule set */
 	snprintf(p, sizeof(p), "%s/empty", dir);
 	mkdir(p, 0700);
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(!r && !set.n, "empty directory: no rules");
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
 	if (system(p))
@@ -476,8 +476,8 @@ static void test_includes(void)
 static void test_grow(void)
 {
 	char dir[] = "/tmp/sbridge-ctl-grow.XXXXXX", p[256], *big;
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
 	size_t cap = 0, n;
 	int *v = NULL, *nv, i, r, ok = 1;
 	FILE *f;
@@ -517,41 +517,41 @@ static void test_grow(void)
 		snprintf(p, sizeof(p), "%s/etc/sbridge/rules.d/%02d.rules", dir, i);
 		write_file(p, "comm=a%d exclude\ncomm=b%d exclude\ncomm=c%d exclude\n", i, i, i);
 	}
-	r |= rp_parse_path(&set, dir, &e);
+	r |= sb_rp_parse_path(&set, dir, &e);
 	result(!r && set.n == 120 && set.cap == 128 &&
 	       !strcmp(set.rules[119].pattern, "c39"),
 	       "a directory of 40 files: 120 rules in order (cap %zu) %s", set.cap, e.msg);
-	rp_free(&set);
-	r = rp_parse_system(&set, dir, &e);
+	sb_rp_free(&set);
+	r = sb_rp_parse_system(&set, dir, &e);
 	result(!r && set.n == 120 && !strcmp(set.rules[0].pattern, "a0"),
 	       "a layer of 40 files: 120 rules (%zu) %s", set.n, e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	/* exactly 16 MiB of comments is read; a byte more is refused */
-	big = malloc(RP_MAX_FILE);
+	big = malloc(SB_RP_MAX_FILE);
 	if (!big) {
 		result(0, "malloc of 16 MiB");
 		goto out;
 	}
-	memset(big, '#', RP_MAX_FILE);
-	for (n = 1000; n < RP_MAX_FILE; n += 1000)
+	memset(big, '#', SB_RP_MAX_FILE);
+	for (n = 1000; n < SB_RP_MAX_FILE; n += 1000)
 		big[n] = '\n';
 	snprintf(p, sizeof(p), "%s/big.rules", dir);
 	f = fopen(p, "w");
 	if (f) {
-		fwrite(big, 1, RP_MAX_FILE, f);
+		fwrite(big, 1, SB_RP_MAX_FILE, f);
 		fclose(f);
 	}
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(!r && !set.n, "a file of exactly 16 MiB is read %s", r ? e.msg : "");
-	rp_free(&set);
+	sb_rp_free(&set);
 	f = fopen(p, "a");
 	if (f) {
 		fputc('\n', f);
 		fclose(f);
 	}
-	r = rp_parse_path(&set, p, &e);
+	r = sb_rp_parse_path(&set, p, &e);
 	result(r && strstr(e.msg, "larger than 16 MiB"), "16 MiB and a byte: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	free(big);
 out:
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
@@ -562,25 +562,25 @@ out:
 /* The shipped rule files parse, and their canonical form parses back the same. */
 static void test_shipped(void)
 {
-	struct rp_set set = { .rules = NULL }, back = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL }, back = { .rules = NULL };
+	struct sb_rp_error e;
 	char *text;
 	size_t i, o = 0;
 	int r, same;
 
-	r = rp_parse_path(&set, "../../../rules", &e);
+	r = sb_rp_parse_path(&set, "../../../rules", &e);
 	result(!r && set.n > 20, "shipped rules/ parse (%zu rules) %s", set.n, r ? e.msg : "");
 	text = malloc(set.n * 1100 + 1);
 	text[0] = '\0';
 	for (i = 0; i < set.n; i++) {
-		rp_format_rule(&set.rules[i], text + o, 1100);
+		sb_rp_format_rule(&set.rules[i], text + o, 1100);
 		o += strlen(text + o);
 		text[o++] = '\n';
 	}
-	r = rp_parse_buffer(&back, "canonical", text, o, &e);
+	r = sb_rp_parse_buffer(&back, "canonical", text, o, &e);
 	same = !r && back.n == set.n;
 	for (i = 0; same && i < set.n; i++) {
-		struct rp_rule a = set.rules[i], b = back.rules[i];
+		struct sb_rp_rule a = set.rules[i], b = back.rules[i];
 
 		memset(a.source, 0, sizeof(a.source));
 		memset(b.source, 0, sizeof(b.source));
@@ -588,22 +588,22 @@ static void test_shipped(void)
 	}
 	result(same, "canonical form round-trips %s", r ? e.msg : "");
 	/* resolve: big maps to the top type; type beyond ntypes is refused */
-	r = rp_resolve(&set, 2, &e);
+	r = sb_rp_resolve(&set, 2, &e);
 	result(!r, "shipped rules resolve for 2 core types %s", r ? e.msg : "");
 	free(text);
-	rp_free(&set);
-	rp_free(&back);
+	sb_rp_free(&set);
+	sb_rp_free(&back);
 	{
-		struct rp_set s = { .rules = NULL };
+		struct sb_rp_set s = { .rules = NULL };
 		const char *t = "comm=a factor little=0.5 big=2\ncomm=b factor 3=1\n";
 
-		rp_parse_buffer(&s, "r", t, strlen(t), &e);
-		r = rp_resolve(&s, 2, &e);
+		sb_rp_parse_buffer(&s, "r", t, strlen(t), &e);
+		r = sb_rp_resolve(&s, 2, &e);
 		result(r && strstr(e.msg, "r:2: factor for core type 3, but this system has 2"),
 		       "resolve refuses type 3 on 2 types: %s", e.msg);
 		result(s.rules[0].factors[0] == 512 && s.rules[0].factors[1] == 2048 &&
 		       !s.rules[0].big, "resolve maps big to type 1 of 2");
-		rp_free(&s);
+		sb_rp_free(&s);
 	}
 }
 
@@ -624,47 +624,47 @@ static void test_record(void)
 	};
 	static const struct { int kind; const char *in, *want; } lines[] = {
 		/* 6.1, irq-info on; a next_comm that holds a fake field */
-		{ REC_SWITCH, "          <idle>-0       [001] d..2.   123.456789: sched_switch: "
+		{ SB_REC_SWITCH, "          <idle>-0       [001] d..2.   123.456789: sched_switch: "
 		  "prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> "
 		  "next_comm=my prog prev_pid=5 next_pid=42 next_prio=120",
 		  "switch 123456789000 1 0 swapper/1 42 my%20prog%20prev_pid=5" },
 		/* irq-info off (what record sets) */
-		{ REC_SWITCH, "            bash-1234    [000]     5.000001: sched_switch: "
+		{ SB_REC_SWITCH, "            bash-1234    [000]     5.000001: sched_switch: "
 		  "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=S ==> "
 		  "next_comm=swapper/0 next_pid=0 next_prio=120",
 		  "switch 5000001000 0 1234 bash 0 swapper/0" },
 		/* 6.12: spaces in both comms, and in the task column */
-		{ REC_SWITCH, "         my prog-77      [003] dN.2.  1.5: sched_switch: "
+		{ SB_REC_SWITCH, "         my prog-77      [003] dN.2.  1.5: sched_switch: "
 		  "prev_comm=my prog prev_pid=77 prev_prio=120 prev_state=R+ ==> "
 		  "next_comm=a b ==> c next_pid=9 next_prio=100",
 		  "switch 1500000000 3 77 my%20prog 9 a%20b%20==>%20c" },
 		/* 7.x: lazy-preemption letters, D|K state, record-tgid column */
-		{ REC_SWITCH, "    kworker/u8:2-95      (     95) [002] dLb2.  3141.592653: "
+		{ SB_REC_SWITCH, "    kworker/u8:2-95      (     95) [002] dLb2.  3141.592653: "
 		  "sched_switch: prev_comm=kworker/u8:2 prev_pid=95 prev_prio=120 "
 		  "prev_state=D|K ==> next_comm=spin next_pid=300 next_prio=120",
 		  "switch 3141592653000 2 95 kworker/u8:2 300 spin" },
 		/* a task column made to look like a header before the real one */
-		{ REC_SWITCH, "   a [1] 9.9: x: b-5     [000] .... 1.000000: sched_switch: "
+		{ SB_REC_SWITCH, "   a [1] 9.9: x: b-5     [000] .... 1.000000: sched_switch: "
 		  "prev_comm=a [1] 9.9: x: b prev_pid=5 prev_prio=120 prev_state=S ==> "
 		  "next_comm=c next_pid=6 next_prio=120",
 		  "switch 1000000000 0 5 a%20[1]%209.9:%20x:%20b 6 c" },
-		{ REC_EVENT, "            spin-300     [001] d..2.    10.000100: sbridge_decide: "
+		{ SB_REC_EVENT, "            spin-300     [001] d..2.    10.000100: sbridge_decide: "
 		  "pid=300 from=1 to=0 hint=fast prev=none speedup=1800 lf_fast=1000 "
 		  "lf_slow=1800 load=1024 why=gain comm=spin [x] 100%",
 		  "event 10000100000 1 sbridge_decide pid=300 from=1 to=0 hint=fast prev=none "
 		  "speedup=1800 lf_fast=1000 lf_slow=1800 load=1024 why=gain "
 		  "comm=spin%20[x]%20100%25" },
-		{ REC_EVENT, "  kworker/0:1-12 [000] 7.25: sbridge_period: n=3 want_fast=1 "
+		{ SB_REC_EVENT, "  kworker/0:1-12 [000] 7.25: sbridge_period: n=3 want_fast=1 "
 		  "on_fast=1 nfast=1 nslow=3 load_fast=900 load_slow=100",
 		  "event 7250000000 0 sbridge_period n=3 want_fast=1 on_fast=1 nfast=1 "
 		  "nslow=3 load_fast=900 load_slow=100" },
-		{ REC_EVENT, "  x-1 [000] 1.000000: sbridge_act: act=placement op=apply "
+		{ SB_REC_EVENT, "  x-1 [000] 1.000000: sbridge_act: act=placement op=apply "
 		  "pid=9 cpu=-1 val=0x1 comm=caf\xc3\xa9\xff\x01",
 		  "event 1000000000 0 sbridge_act act=placement op=apply pid=9 cpu=-1 "
 		  "val=0x1 comm=caf\xc3\xa9%FF%01" },
-		{ REC_EVENT, "  x-1 [000] 1.000000: sbridge_phase: pid=9 from=0 to=1 share=700 comm=",
+		{ SB_REC_EVENT, "  x-1 [000] 1.000000: sbridge_phase: pid=9 from=0 to=1 share=700 comm=",
 		  "event 1000000000 0 sbridge_phase pid=9 from=0 to=1 share=700 comm=" },
-		{ REC_NONE, "  x-1 [000] 1.000000: sched_wakeup: comm=a pid=2 prio=120 target_cpu=000",
+		{ SB_REC_NONE, "  x-1 [000] 1.000000: sched_wakeup: comm=a pid=2 prio=120 target_cpu=000",
 		  "" },
 		{ -1, "CPU:1 [LOST 12 EVENTS]", "" },
 		{ -1, "", "" },
@@ -680,16 +680,16 @@ static void test_record(void)
 	size_t i, n;
 
 	for (i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
-		n = rec_escape(esc[i].in, esc[i].len, out, sizeof(out));
+		n = sb_rec_escape(esc[i].in, esc[i].len, out, sizeof(out));
 		result(n == strlen(esc[i].want) && !strcmp(out, esc[i].want),
 		       "record escape %zu -> '%s' (got '%s')", i, esc[i].want, out);
 	}
-	n = rec_escape("a b", 3, out, 4);
+	n = sb_rec_escape("a b", 3, out, 4);
 	result(n == (size_t)-1, "record escape refuses a short buffer");
-	n = rec_escape("ab", 2, out, 3);
+	n = sb_rec_escape("ab", 2, out, 3);
 	result(n == 2 && !strcmp(out, "ab"), "record escape fills a buffer exactly");
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		int k = rec_format(lines[i].in, strlen(lines[i].in), out, sizeof(out));
+		int k = sb_rec_format(lines[i].in, strlen(lines[i].in), out, sizeof(out));
 
 		result(k == lines[i].kind && (k <= 0 || !strcmp(out, lines[i].want)),
 		       "record line %zu -> kind %d '%s' (got %d '%s')", i, lines[i].kind,
@@ -705,7 +705,7 @@ static void test_record(void)
 			in[k] = rnd() % 4 ? " [0]1.:-=_abcdeimnopstw>\xc3"[rnd() % 26] : (char)rnd();
 		if (i % 3 == 0 && len > 60)
 			memcpy(in, " x-1 [000] 1.0: sbridge_x: comm=", 32);
-		kind = rec_format(in, len, out, sizeof(out));
+		kind = sb_rec_format(in, len, out, sizeof(out));
 		if (kind > 0 && strchr(out, '\n')) {
 			result(0, "record line from random bytes holds a newline");
 			return;
@@ -783,15 +783,15 @@ static void test_runnable(void)
 		{ "  x-1 [000] 2.9: sched_switch: prev_comm=d prev_pid=13 prev_prio=120 "
 		  "prev_state=S ==> next_comm=b next_pid=2", -1, { 1, 0, 0, 0 } },
 	};
-	static struct rec_rq q;
+	static struct sb_rec_rq q;
 	unsigned int nr[4], want[4], i, k;
-	struct rec_trace t;
+	struct sb_rec_trace t;
 	int ok;
 
-	rec_rq_init(&q, nr, 4, 999);
+	sb_rec_rq_init(&q, nr, 4, 999);
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		int ret = rec_parse_trace(steps[i].in, strlen(steps[i].in), &t) ? -2 :
-			  rec_rq_event(&q, &t);
+		int ret = sb_rec_parse_trace(steps[i].in, strlen(steps[i].in), &t) ? -2 :
+			  sb_rec_rq_event(&q, &t);
 
 		result(ret == steps[i].ret && !memcmp(nr, steps[i].nr, sizeof(nr)),
 		       "runnable step %u -> %d [%u %u %u %u] (got %d [%u %u %u %u])", i,
@@ -799,7 +799,7 @@ static void test_runnable(void)
 		       steps[i].nr[3], ret, nr[0], nr[1], nr[2], nr[3]);
 	}
 	/* a reseed starts from nothing */
-	rec_rq_clear(&q);
+	sb_rec_rq_clear(&q);
 	result(!nr[0] && !nr[1] && !nr[2] && !nr[3] && !q.used, "runnable clear empties it");
 	/* random churn against a plain model: deletions keep every pid findable */
 	{
@@ -812,11 +812,11 @@ static void test_runnable(void)
 			/* about 1500 runnable: below the cap, a loaded table */
 			if (rnd() % 2) {
 				k = (unsigned int)(rnd() % 4);
-				rec_rq_set(&q, pid, k);
+				sb_rec_rq_set(&q, pid, k);
 				if (pid != 999)
 					model[pid] = (unsigned char)(k + 1);
 			} else {
-				rec_rq_del(&q, pid);
+				sb_rec_rq_del(&q, pid);
 				model[pid] = 0;
 			}
 			if (i % 997)
@@ -828,16 +828,16 @@ static void test_runnable(void)
 			ok = !memcmp(want, nr, sizeof(nr)) && !q.overflow;
 		}
 		result(ok, "runnable table matches a model over 200000 random changes");
-		/* more than REC_RQ_MAX runnable: bounded, the rest counted as left out */
-		rec_rq_clear(&q);
+		/* more than SB_REC_RQ_MAX runnable: bounded, the rest counted as left out */
+		sb_rec_rq_clear(&q);
 		q.overflow = 0;
-		for (k = 1; k <= REC_RQ_MAX + 10; k++)
-			rec_rq_set(&q, (int)k * 7919, 0);
-		result(nr[0] == REC_RQ_MAX && q.used == REC_RQ_MAX && q.overflow == 10,
-		       "runnable table is capped at %d (got %u, %llu left out)", REC_RQ_MAX,
+		for (k = 1; k <= SB_REC_RQ_MAX + 10; k++)
+			sb_rec_rq_set(&q, (int)k * 7919, 0);
+		result(nr[0] == SB_REC_RQ_MAX && q.used == SB_REC_RQ_MAX && q.overflow == 10,
+		       "runnable table is capped at %d (got %u, %llu left out)", SB_REC_RQ_MAX,
 		       nr[0], q.overflow);
-		for (k = 1; k <= REC_RQ_MAX + 10; k++)
-			rec_rq_del(&q, (int)k * 7919);
+		for (k = 1; k <= SB_REC_RQ_MAX + 10; k++)
+			sb_rec_rq_del(&q, (int)k * 7919);
 		result(nr[0] == 0 && q.used == 0, "runnable table empties after the cap");
 	}
 }
@@ -973,11 +973,11 @@ static int show_cpus(const void *json)
 {
 	sb_json = json != NULL;
 	if (sb_json) {
-		js_obj_begin(NULL);
-		sb_json_cpus(test_cpus, 2, NULL);
-		js_obj_end();
+		sb_js_obj_begin(NULL);
+		get_json_cpus(test_cpus, 2, NULL);
+		sb_js_obj_end();
 	} else {
-		sb_print_cpus(test_cpus, 2, NULL);
+		get_print_cpus(test_cpus, 2, NULL);
 	}
 	sb_json = 0;
 	return 0;
@@ -1017,7 +1017,7 @@ static int show_params(const void *arg)
 	int r;
 
 	sb_json = a->json;
-	r = sb_show_params(a->path, a->name);
+	r = get_show_params(a->path, a->name);
 	sb_json = 0;
 	return r;
 }
@@ -1490,26 +1490,26 @@ static void test_cli(const char *bin)
 static void test_parser_messages(void)
 {
 	static const char dir[] = "/tmp/sb-a-directory-name-long-enough-to-be-clipped/sub";
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
 	int r;
 
 	write_file("/tmp/sb-bom.rules", "\xef\xbb\xbf" "comm=x class=compute\n");
-	r = rp_parse_path(&set, "/tmp/sb-bom.rules", &e);
+	r = sb_rp_parse_path(&set, "/tmp/sb-bom.rules", &e);
 	result(!r && set.n == 1, "a UTF-8 byte order mark is skipped: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	unlink("/tmp/sb-bom.rules");
 
-	r = rp_parse_path(&set, "/nonexistent.rules", &e);
+	r = sb_rp_parse_path(&set, "/nonexistent.rules", &e);
 	result(r && !strcmp(e.msg, "cannot open '/nonexistent.rules': No such file or directory"),
 	       "a missing file is named once: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	write_file("/tmp/sb-inc.rules", "include %s/the-missing-file.rules\n", dir);
-	r = rp_parse_path(&set, "/tmp/sb-inc.rules", &e);
+	r = sb_rp_parse_path(&set, "/tmp/sb-inc.rules", &e);
 	result(r && strstr(e.msg, "/the-missing-file.rules'"),
 	       "a long include path keeps its file name: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	unlink("/tmp/sb-inc.rules");
 }
 
@@ -1517,18 +1517,18 @@ static void test_parser_messages(void)
 static void test_every_error(const char *bin)
 {
 	char *args[] = { "rules", "check", "/tmp/sb-multi.rules", NULL }, *out, *err;
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
 	FILE *f;
 	int r, i;
 
 	write_file("/tmp/sb-multi.rules", "comm=a class=fast\ncomm=b class=compute\n"
 		   "exe=rel class=compute\ncomm=c factor big=99\n");
-	r = rp_parse_path(&set, "/tmp/sb-multi.rules", &e);
+	r = sb_rp_parse_path(&set, "/tmp/sb-multi.rules", &e);
 	result(r && e.n == 3 && strstr(e.msg, ":1:14: unknown class") &&
 	       strstr(e.more, ":3:5: exe must be") && strstr(e.more, ":4:19: factor 99"),
 	       "three bad lines, three errors in order: %s | %s", e.msg, e.more);
-	rp_free(&set);
+	sb_rp_free(&set);
 	r = run_both(bin, args, &out, &err);
 	result(r == 2 && err && strstr(err, ":1:14:") && strstr(err, ":3:5:") &&
 	       strstr(err, ":4:19:"), "rules check prints all three: %s", err ? err : "");
@@ -1539,10 +1539,10 @@ static void test_every_error(const char *bin)
 		fprintf(f, "comm=x%d class=bad\n", i);
 	if (f)
 		fclose(f);
-	r = rp_parse_path(&set, "/tmp/sb-multi.rules", &e);
-	result(r && e.n == RP_MAX_ERRORS, "100 bad lines: the parse stops at %d (%u)",
-	       RP_MAX_ERRORS, e.n);
-	rp_free(&set);
+	r = sb_rp_parse_path(&set, "/tmp/sb-multi.rules", &e);
+	result(r && e.n == SB_RP_MAX_ERRORS, "100 bad lines: the parse stops at %d (%u)",
+	       SB_RP_MAX_ERRORS, e.n);
+	sb_rp_free(&set);
 	unlink("/tmp/sb-multi.rules");
 }
 
@@ -1551,8 +1551,8 @@ static void test_layered(const char *bin)
 {
 	static const char root[] = "/tmp/sb-layers";
 	char *args[] = { "--json", "rules", "check", "--system", "--root=/tmp/sb-layers", NULL };
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
 	char *out, *err;
 	size_t i;
 	int r, cc1 = -1, gone = 1, uid_ok = 0;
@@ -1569,7 +1569,7 @@ static void test_layered(const char *bin)
 	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "comm=cc1 class=memory\n");
 	write_file("/tmp/sb-layers/run/sbridge/rules.d/README", "not a rule file\n");
 	write_file("/tmp/sb-layers/run/sbridge/rules.d/notes.txt", "not a rule file\n");
-	r |= rp_parse_system(&set, root, &e);
+	r |= sb_rp_parse_system(&set, root, &e);
 	for (i = 0; i < set.n; i++) {
 		if (!strcmp(set.rules[i].pattern, "cc1"))
 			cc1 = (int)i;
@@ -1583,14 +1583,14 @@ static void test_layered(const char *bin)
 	       "layers: masked by name, the admin's cc1 wins in the shipped place "
 	       "(%zu rules, cc1 at %d, %u replaced, %u skipped) %s",
 	       set.n, cc1, set.overridden, set.skipped, e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	/* a duplicate inside one file is still an error */
 	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules",
 		   "comm=cc1 class=memory\ncomm=cc1 class=compute\n");
-	r = rp_parse_system(&set, root, &e);
+	r = sb_rp_parse_system(&set, root, &e);
 	result(r && strstr(e.msg, "duplicate rule for comm=cc1"), "layers: a duplicate in one file: %s",
 	       e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "comm=cc1 class=memory\n");
 	r = run_both(bin, args, &out, &err);
 	result(r == 0 && out && strstr(out, "\"count\":3,") && strstr(out, "\"overridden\":1"),
@@ -1601,17 +1601,17 @@ static void test_layered(const char *bin)
 	r |= system("mkdir -p /tmp/sb-layers/etc && "
 		    "echo 'builder:x:4242:4242::/home/builder:/bin/sh' > /tmp/sb-layers/etc/passwd");
 	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "uid=builder prefer=little\n");
-	r |= rp_parse_system(&set, root, &e);
+	r |= sb_rp_parse_system(&set, root, &e);
 	for (i = 0; i < set.n; i++)
 		uid_ok |= set.rules[i].match == SBRIDGE_MATCH_UID && !strcmp(set.rules[i].pattern, "4242");
 	result(!r && set.n == 4 && uid_ok,
 	       "layers: uid=builder is 4242 from --root's /etc/passwd (%zu rules) %s", set.n, e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	write_file("/tmp/sb-layers/etc/sbridge/rules.d/00-local.rules", "uid=nobody-here exclude\n");
-	r = rp_parse_system(&set, root, &e);
+	r = sb_rp_parse_system(&set, root, &e);
 	result(r && strstr(e.msg, "unknown user 'nobody-here' (not in /tmp/sb-layers/etc/passwd"),
 	       "layers: an unknown user names the root's passwd: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 	r = system("rm -rf /tmp/sb-layers");
 	(void)r;
 }
@@ -1706,7 +1706,7 @@ static int utf8_valid(const char *s)
 	size_t left = strlen(s), n;
 
 	for (; left; s += n, left -= n)
-		if (!(n = rp_utf8_len((const unsigned char *)s, left)))
+		if (!(n = sb_rp_utf8_len((const unsigned char *)s, left)))
 			return 0;
 	return 1;
 }
@@ -1721,8 +1721,8 @@ static void test_long_names(const char *bin)
 	static const char want[] = ":1:14: unknown class 'fast' (expected compute, memory or auto)";
 	char name[700], dir[] = "/tmp/sbridge-ctl-long.XXXXXX", path[700], err[4096];
 	char *args[] = { "rules", "check", path, NULL };
-	struct rp_set set = { .rules = NULL };
-	struct rp_error e;
+	struct sb_rp_set set = { .rules = NULL };
+	struct sb_rp_error e;
 	const char *rule = "comm=a class=fast\ncomm=b class=slow\n";
 	size_t n, i;
 	int r;
@@ -1731,13 +1731,13 @@ static void test_long_names(const char *bin)
 	for (n = 0; n < 630; n += 2)
 		memcpy(name + n, "\xc3\xa9", 2);
 	snprintf(name + n, sizeof(name) - n, "/the-tail.rules");
-	r = rp_parse_buffer(&set, name, rule, strlen(rule), &e);
+	r = sb_rp_parse_buffer(&set, name, rule, strlen(rule), &e);
 	n = strlen(e.msg);
 	result(r && strlen(name) == 645 && !strncmp(e.msg, "...", 3) && utf8_valid(e.msg) &&
 	       n > strlen(want) && !strcmp(e.msg + n - strlen(want), want) &&
 	       strstr(e.msg, "\xc3\xa9/the-tail.rules:1:14: ") && strstr(e.more, ":2:14: "),
 	       "a 645-byte name: clipped in front, whole error text: %s", e.msg);
-	rp_free(&set);
+	sb_rp_free(&set);
 
 	/* a 645-byte path on disk, through the binary */
 	if (!mkdtemp(dir)) {
@@ -2001,7 +2001,7 @@ static void test_config_names(const char *bin)
 static void test_factor_warnings(void)
 {
 	struct sb_cpu cpus[4];
-	struct cpuset set;
+	struct sb_cpuset set;
 	const char *why;
 	unsigned int col;
 	size_t i;
@@ -2011,16 +2011,16 @@ static void test_factor_warnings(void)
 		cpus[i].id = (uint32_t)i;
 		cpus[i].type = i ? 0 : 1;	/* cpu0 big, 1-3 little */
 	}
-	cpulist_parse("1-3", &set, &why, &col);
+	sb_cpulist_parse("1-3", &set, &why, &col);
 	result(!sb_factor_warnings(&set, 1536, cpus, 4, 0), "1-3 1.5: a whole little type, no warning");
-	cpulist_parse("2", &set, &why, &col);
+	sb_cpulist_parse("2", &set, &why, &col);
 	result(sb_factor_warnings(&set, 1536, cpus, 4, 0) == 1, "2 1.5: part of a type, not its first");
-	cpulist_parse("1", &set, &why, &col);
+	sb_cpulist_parse("1", &set, &why, &col);
 	result(sb_factor_warnings(&set, 1536, cpus, 4, 0) == 1, "1 1.5: part of a type, its first");
-	cpulist_parse("0", &set, &why, &col);
+	sb_cpulist_parse("0", &set, &why, &col);
 	result(sb_factor_warnings(&set, 1536, cpus, 4, 0) == 1, "0 1.5: the reference type");
 	result(!sb_factor_warnings(&set, 1024, cpus, 4, 0), "0 1.0: the reference's own factor");
-	cpulist_parse("0-3", &set, &why, &col);
+	sb_cpulist_parse("0-3", &set, &why, &col);
 	result(sb_factor_warnings(&set, 1024, cpus, 4, 0) == 0 &&
 	       sb_factor_warnings(&set, 0, cpus, 4, 0) == 0, "0-3 1.0 and 0-3 clear: nothing to say");
 }
@@ -2059,20 +2059,20 @@ static void test_config_verify(void)
 	sb_add_param(&p, "act.hold_ms", 1000);
 	write_file("/tmp/sb-verify.conf", "param act.gain 100\nparam act.gain 154\n"
 		   "cpu-factor 1-3 1.5\nparam act.hold_ms 1000\n");
-	n = sb_config_verify("/tmp/sb-verify.conf", &p, cpus, 4, verify_cb, &v, why, sizeof(why));
+	n = config_verify("/tmp/sb-verify.conf", &p, cpus, 4, verify_cb, &v, why, sizeof(why));
 	result(n == 4 && v.n == 0, "verify: a file in force says nothing (%d settings, %d diffs)",
 	       n, v.n);
 	write_file("/tmp/sb-verify.conf", "param act.gain 200\ncpu-factor 1-2 2\ncpu-factor 3 1.5\n"
 		   "param nosuch 1\n");
 	v.n = 0;
-	n = sb_config_verify("/tmp/sb-verify.conf", &p, cpus, 4, verify_cb, &v, why, sizeof(why));
+	n = config_verify("/tmp/sb-verify.conf", &p, cpus, 4, verify_cb, &v, why, sizeof(why));
 	result(n == 4 && v.n == 3 &&
 	       !strcmp(v.msgs[0], "/tmp/sb-verify.conf:1: param act.gain is 154 in force, the file says 200") &&
 	       strstr(v.msgs[1], ":4: param nosuch: the loaded module has no such parameter") &&
 	       !strcmp(v.msgs[2], "/tmp/sb-verify.conf:2: cpu-factor: CPU 1-2 has override 1.5 in force, the file says 2.0"),
 	       "verify: what differs, by line: %s | %s | %s", v.msgs[0], v.msgs[1], v.msgs[2]);
 	write_file("/tmp/sb-verify.conf", "param act.gain x\n");
-	n = sb_config_verify("/tmp/sb-verify.conf", &p, cpus, 4, verify_cb, &v, why, sizeof(why));
+	n = config_verify("/tmp/sb-verify.conf", &p, cpus, 4, verify_cb, &v, why, sizeof(why));
 	result(n < 0 && strstr(why, "sb-verify.conf:1:16: bad value 'x'"), "verify: a bad file: %s", why);
 	unlink("/tmp/sb-verify.conf");
 	free(p.v);

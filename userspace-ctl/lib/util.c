@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Option parsing, error reporting and the JSON writer shared by all commands. */
+/*
+ * Option parsing, messages and exit codes shared by every command, and
+ * the connection to the module.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,7 +26,7 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	char text[4096], shown[4 * sizeof(text)];
 
 	vsnprintf(text, sizeof(text), fmt, ap);
-	rp_escape(text, shown, sizeof(shown));
+	sb_rp_escape(text, shown, sizeof(shown));
 	fflush(stdout);
 	fprintf(stderr, "%s: %s%s\n", sb_prog, prefix, shown);
 }
@@ -157,65 +160,6 @@ int sb_parse_seconds(const char *s, unsigned long long max_ms, unsigned long lon
 	return 0;
 }
 
-int sb_add_param(struct sb_params *p, const char *name, uint64_t value)
-{
-	struct sb_param *nv = sb_grow(p->v, &p->cap, p->n, sizeof(*nv), 32);
-
-	if (!nv)
-		return -ENOMEM;
-	p->v = nv;
-	snprintf(nv[p->n].name, sizeof(nv[p->n].name), "%s", name);
-	nv[p->n++].value = value;
-	return 0;
-}
-
-int sb_read_params(const char *path, struct sb_params *p)
-{
-	FILE *in = fopen(path, "re");
-	char line[256], name[SB_PARAM_NAME_MAX + 1];
-	unsigned long long v;
-	int ret = 0;
-
-	memset(p, 0, sizeof(*p));
-	if (!in)
-		return -errno;
-	while (!ret && fgets(line, sizeof(line), in))
-		if (sscanf(line, "%31s %llu", name, &v) == 2)
-			ret = sb_add_param(p, name, v);
-	if (!ret && ferror(in))
-		ret = -EIO;
-	fclose(in);
-	return ret;
-}
-
-uint64_t *sb_find_param(const struct sb_params *p, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (!strcmp(p->v[i].name, name))
-			return &p->v[i].value;
-	return NULL;
-}
-
-int sb_read_param(const char *name, unsigned long long *v)
-{
-	struct sb_params p;
-	uint64_t *found;
-	int ret = -1;
-
-	if (sb_read_params(SB_PARAMS_PATH, &p))
-		goto out;
-	found = sb_find_param(&p, name);
-	if (found) {
-		*v = *found;
-		ret = 0;
-	}
-out:
-	free(p.v);
-	return ret;
-}
-
 int sb_module_installed(void)
 {
 	char path[512], line[1024];
@@ -305,141 +249,4 @@ int sb_get_status(struct sb_nl *nl, struct sb_status *st)
 	ret = sb_request(nl, &m, status_cb, st);
 	sb_msg_free(&m);
 	return ret;
-}
-
-const char *sb_fp(uint32_t v)
-{
-	static char buf[4][24];
-	static int i;
-
-	i = (i + 1) % 4;
-	sb_format_fp(v, buf[i], sizeof(buf[i]));
-	return buf[i];
-}
-
-/* JSON writer: one flag per nesting level says whether a comma is due. */
-static int js_depth;
-static int js_comma[32];
-
-/*
- * A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8
- * passed through and every other byte (overlong forms, surrogates, values
- * past U+10FFFF, stray continuation bytes) replaced by U+FFFD, so that any
- * task name a user can set with prctl() still makes valid JSON. Validity
- * is the rules parser's (rp_utf8_len()).
- */
-static void js_put_string(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t left = strlen(s), n;
-
-	putchar('"');
-	while (left) {
-		unsigned char c = *p;
-
-		if (c == '"' || c == '\\') {
-			printf("\\%c", c);
-			n = 1;
-		} else if (c < 0x20 || c == 0x7f) {
-			printf("\\u%04x", c);
-			n = 1;
-		} else if (c < 0x80) {
-			putchar(c);
-			n = 1;
-		} else if ((n = rp_utf8_len(p, left))) {
-			fwrite(p, 1, n, stdout);
-		} else {
-			fputs("\\ufffd", stdout);
-			n = 1;
-		}
-		p += n;
-		left -= n;
-	}
-	putchar('"');
-}
-
-static void js_key(const char *key)
-{
-	if (js_depth > 0 && js_comma[js_depth - 1])
-		putchar(',');
-	if (js_depth > 0)
-		js_comma[js_depth - 1] = 1;
-	if (key) {
-		js_put_string(key);
-		putchar(':');
-	}
-}
-
-static void js_open(const char *key, char c)
-{
-	js_key(key);
-	putchar(c);
-	if (js_depth < 31)
-		js_comma[js_depth++] = 0;
-}
-
-static void js_close(char c)
-{
-	putchar(c);
-	if (js_depth > 0)
-		js_depth--;
-	if (!js_depth) {
-		putchar('\n');
-		fflush(stdout);
-	}
-}
-
-void js_obj_begin(const char *key) { js_open(key, '{'); }
-void js_obj_end(void) { js_close('}'); }
-void js_arr_begin(const char *key) { js_open(key, '['); }
-void js_arr_end(void) { js_close(']'); }
-
-void js_str(const char *key, const char *v)
-{
-	js_key(key);
-	if (v)
-		js_put_string(v);
-	else
-		fputs("null", stdout);
-}
-
-void js_uint(const char *key, uint64_t v)
-{
-	js_key(key);
-	printf("%llu", (unsigned long long)v);
-}
-
-void js_fp(const char *key, uint32_t v)
-{
-	js_key(key);
-	fputs(sb_fp(v), stdout);
-}
-
-void js_bool(const char *key, int v)
-{
-	js_key(key);
-	fputs(v ? "true" : "false", stdout);
-}
-
-void js_null(const char *key)
-{
-	js_key(key);
-	fputs("null", stdout);
-}
-
-void sb_json_error(const char *file, unsigned int line, unsigned int col,
-		   const char *msg)
-{
-	js_obj_begin(NULL);
-	js_str("file", file);
-	if (line)
-		js_uint("line", line);
-	else
-		js_null("line");
-	if (col)
-		js_uint("column", col);
-	else
-		js_null("column");
-	js_str("message", msg);
-	js_obj_end();
 }

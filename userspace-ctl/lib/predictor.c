@@ -195,7 +195,7 @@ static int show(void)
 		       ret == -EACCES ? SB_EXIT_PERM : SB_EXIT_ERR;
 	}
 	if (sb_json)
-		js_arr_begin("predictor");
+		sb_js_arr_begin("predictor");
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned int v[4 + 2 * SB_PRED_TERMS], k, t;
@@ -206,18 +206,18 @@ static int show(void)
 			continue;
 		n++;
 		if (sb_json) {
-			js_obj_begin(NULL);
-			js_uint("fast", v[0]);
-			js_uint("slow", v[1]);
-			js_fp("clock", v[2]);
-			js_fp("err", v[3]);
+			sb_js_obj_begin(NULL);
+			sb_js_uint("fast", v[0]);
+			sb_js_uint("slow", v[1]);
+			sb_js_fp("clock", v[2]);
+			sb_js_fp("err", v[3]);
 			for (t = 0; t < 2; t++) {
-				js_obj_begin(t ? "slow" : "fast");
+				sb_js_obj_begin(t ? "slow" : "fast");
 				for (k = 0; k < SB_PRED_TERMS; k++)
-					js_fp(sb_pred_terms[k], v[4 + t * SB_PRED_TERMS + k]);
-				js_obj_end();
+					sb_js_fp(sb_pred_terms[k], v[4 + t * SB_PRED_TERMS + k]);
+				sb_js_obj_end();
 			}
-			js_obj_end();
+			sb_js_obj_end();
 			continue;
 		}
 		printf("pair %u/%u clock=%.4f err=%.3f", v[0], v[1],
@@ -229,7 +229,7 @@ static int show(void)
 		putchar('\n');
 	}
 	if (sb_json)
-		js_arr_end();
+		sb_js_arr_end();
 	else if (!n)
 		printf("# no coefficients: the speedup prediction is eq. 3's\n");
 	free(text);
@@ -246,10 +246,10 @@ int sb_predictor_get(void)
 	int ret;
 
 	if (sb_json)
-		js_obj_begin(NULL);
+		sb_js_obj_begin(NULL);
 	ret = show();
 	if (sb_json)
-		js_obj_end();
+		sb_js_obj_end();
 	return ret;
 }
 
@@ -308,8 +308,8 @@ int sb_predictor_set(const char *arg, const char *help)
 		return ret;
 	if (!sb_json)
 		return show();
-	js_obj_begin(NULL);
+	sb_js_obj_begin(NULL);
 	ret = show();
-	js_obj_end();
+	sb_js_obj_end();
 	return ret;
 }

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "record_parse.h"
-#include "rules_parse.h"
+#include "lex.h"
 
-size_t rec_escape(const char *s, size_t len, char *out, size_t outlen)
+size_t sb_rec_escape(const char *s, size_t len, char *out, size_t outlen)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *p = (const unsigned char *)s;
@@ -25,7 +25,7 @@ size_t rec_escape(const char *s, size_t len, char *out, size_t outlen)
 
 	while (i < len) {
 		unsigned char c = p[i];
-		size_t n = c >= 0x80 ? rp_utf8_len(p + i, len - i) : 1;
+		size_t n = c >= 0x80 ? sb_rp_utf8_len(p + i, len - i) : 1;
 
 		if (n > 1) {
 			if (o + n >= outlen)
@@ -121,7 +121,7 @@ static int name_char(char c)
 
 /* Tries the header shape from the '[' at @p. */
 static int header_at(const char *start, const char *p, const char *end,
-		     struct rec_trace *t)
+		     struct sb_rec_trace *t)
 {
 	const char *q = digits(p + 1, end, 5), *r, *n;
 	unsigned int cpu = 0;
@@ -171,7 +171,7 @@ static int header_at(const char *start, const char *p, const char *end,
 	return 0;
 }
 
-int rec_parse_trace(const char *line, size_t len, struct rec_trace *t)
+int sb_rec_parse_trace(const char *line, size_t len, struct sb_rec_trace *t)
 {
 	const char *end = line + len, *p;
 
@@ -188,7 +188,7 @@ static size_t put_esc(char *out, size_t o, size_t outlen, const char *s, size_t 
 
 	if (o == (size_t)-1 || o >= outlen)
 		return (size_t)-1;
-	n = rec_escape(s, len, out + o, outlen - o);
+	n = sb_rec_escape(s, len, out + o, outlen - o);
 	return n == (size_t)-1 ? n : o + n;
 }
 
@@ -211,7 +211,7 @@ struct rec_switch {
  * next_comm=B next_pid=N next_prio=N", where A and B may hold spaces:
  * each comm ends where the rest of the fixed shape matches.
  */
-static int parse_switch(const struct rec_trace *t, struct rec_switch *w)
+static int parse_switch(const struct sb_rec_trace *t, struct rec_switch *w)
 {
 	const char *p = t->payload, *end = p + t->payload_len, *q;
 
@@ -259,7 +259,7 @@ static int parse_switch(const struct rec_trace *t, struct rec_switch *w)
 	return w->np ? 0 : -1;
 }
 
-static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
+static int fmt_switch(const struct sb_rec_trace *t, char *out, size_t outlen)
 {
 	struct rec_switch w;
 	char head[64];
@@ -277,13 +277,13 @@ static int fmt_switch(const struct rec_trace *t, char *out, size_t outlen)
 	o = put(out, o, outlen, w.np, (size_t)(w.npe - w.np));
 	o = put(out, o, outlen, " ", 1);
 	o = put_esc(out, o, outlen, w.nc, (size_t)(w.nce - w.nc));
-	return o == (size_t)-1 ? -1 : REC_SWITCH;
+	return o == (size_t)-1 ? -1 : SB_REC_SWITCH;
 }
 
 /* sbridge_*: the key=value fields verbatim (each escaped as a word, so a
  * stray byte cannot break the line), "comm=" last and to the line end.
  */
-static int fmt_event(const struct rec_trace *t, char *out, size_t outlen)
+static int fmt_event(const struct sb_rec_trace *t, char *out, size_t outlen)
 {
 	const char *p = t->payload, *end = p + t->payload_len;
 	char head[64];
@@ -309,10 +309,10 @@ static int fmt_event(const struct rec_trace *t, char *out, size_t outlen)
 		o = put(out, o, outlen, " ", 1);
 		o = put_esc(out, o, outlen, w, (size_t)(p - w));
 	}
-	return o == (size_t)-1 ? -1 : REC_EVENT;
+	return o == (size_t)-1 ? -1 : SB_REC_EVENT;
 }
 
-int rec_format_trace(const struct rec_trace *t, char *out, size_t outlen)
+int sb_rec_format_trace(const struct sb_rec_trace *t, char *out, size_t outlen)
 {
 	if (outlen)
 		out[0] = '\0';
@@ -320,18 +320,18 @@ int rec_format_trace(const struct rec_trace *t, char *out, size_t outlen)
 		return fmt_switch(t, out, outlen);
 	if (t->name_len > 8 && !memcmp(t->name, "sbridge_", 8))
 		return fmt_event(t, out, outlen);
-	return REC_NONE;
+	return SB_REC_NONE;
 }
 
-int rec_format(const char *line, size_t len, char *out, size_t outlen)
+int sb_rec_format(const char *line, size_t len, char *out, size_t outlen)
 {
-	struct rec_trace t;
+	struct sb_rec_trace t;
 
 	if (outlen)
 		out[0] = '\0';
-	if (rec_parse_trace(line, len, &t))
+	if (sb_rec_parse_trace(line, len, &t))
 		return -1;
-	return rec_format_trace(&t, out, outlen);
+	return sb_rec_format_trace(&t, out, outlen);
 }
 
 /* A decimal integer in [@p, @e) (a '-' allowed) that fits an int. */
@@ -355,20 +355,20 @@ static int to_int(const char *p, const char *e, long *v)
 
 static unsigned int rq_hash(int pid)
 {
-	return ((unsigned int)pid * 2654435761u) >> 20 & (REC_RQ_SLOTS - 1);
+	return ((unsigned int)pid * 2654435761u) >> 20 & (SB_REC_RQ_SLOTS - 1);
 }
 
 /* The slot holding @pid, or the free slot ending its probe run. */
-static unsigned int rq_find(const struct rec_rq *q, int pid)
+static unsigned int rq_find(const struct sb_rec_rq *q, int pid)
 {
 	unsigned int i = rq_hash(pid);
 
 	while (q->slot[i].pid && q->slot[i].pid != pid)
-		i = (i + 1) & (REC_RQ_SLOTS - 1);
+		i = (i + 1) & (SB_REC_RQ_SLOTS - 1);
 	return i;
 }
 
-void rec_rq_init(struct rec_rq *q, unsigned int *nr, unsigned int ncpu, int self)
+void sb_rec_rq_init(struct sb_rec_rq *q, unsigned int *nr, unsigned int ncpu, int self)
 {
 	memset(q, 0, sizeof(*q));
 	q->nr = nr;
@@ -377,14 +377,14 @@ void rec_rq_init(struct rec_rq *q, unsigned int *nr, unsigned int ncpu, int self
 	memset(nr, 0, ncpu * sizeof(*nr));
 }
 
-void rec_rq_clear(struct rec_rq *q)
+void sb_rec_rq_clear(struct sb_rec_rq *q)
 {
 	memset(q->slot, 0, sizeof(q->slot));
 	memset(q->nr, 0, q->ncpu * sizeof(*q->nr));
 	q->used = 0;
 }
 
-void rec_rq_del(struct rec_rq *q, int pid)
+void sb_rec_rq_del(struct sb_rec_rq *q, int pid)
 {
 	unsigned int i, j, h;
 
@@ -399,7 +399,7 @@ void rec_rq_del(struct rec_rq *q, int pid)
 	for (j = i;;) {
 		q->slot[i].pid = 0;
 		for (;;) {
-			j = (j + 1) & (REC_RQ_SLOTS - 1);
+			j = (j + 1) & (SB_REC_RQ_SLOTS - 1);
 			if (!q->slot[j].pid)
 				return;
 			h = rq_hash(q->slot[j].pid);
@@ -412,20 +412,20 @@ void rec_rq_del(struct rec_rq *q, int pid)
 	}
 }
 
-void rec_rq_set(struct rec_rq *q, int pid, unsigned int cpu)
+void sb_rec_rq_set(struct sb_rec_rq *q, int pid, unsigned int cpu)
 {
 	unsigned int i;
 
 	if (pid <= 0 || pid == q->self)
 		return;
 	if (cpu >= q->ncpu) {
-		rec_rq_del(q, pid);
+		sb_rec_rq_del(q, pid);
 		return;
 	}
 	i = rq_find(q, pid);
 	if (q->slot[i].pid) {
 		q->nr[q->slot[i].cpu]--;
-	} else if (q->used >= REC_RQ_MAX) {
+	} else if (q->used >= SB_REC_RQ_MAX) {
 		q->overflow++;
 		return;
 	} else {
@@ -442,7 +442,7 @@ void rec_rq_set(struct rec_rq *q, int pid, unsigned int cpu)
  * add more). C may hold spaces: the last place where " pid=N prio=N" and
  * only key=value words follow ends it. Gives pid and the CPU under @key.
  */
-static int parse_task_cpu(const struct rec_trace *t, const char *key, long *pid, long *cpu)
+static int parse_task_cpu(const struct sb_rec_trace *t, const char *key, long *pid, long *cpu)
 {
 	const char *p = t->payload, *end = p + t->payload_len, *q, *c;
 	size_t klen = strlen(key);
@@ -482,14 +482,14 @@ static int parse_task_cpu(const struct rec_trace *t, const char *key, long *pid,
 	return found ? 0 : -1;
 }
 
-static int name_is(const struct rec_trace *t, const char *name)
+static int name_is(const struct sb_rec_trace *t, const char *name)
 {
 	size_t n = strlen(name);
 
 	return t->name_len == n && !memcmp(t->name, name, n);
 }
 
-int rec_rq_event(struct rec_rq *q, const struct rec_trace *t)
+int sb_rec_rq_event(struct sb_rec_rq *q, const struct sb_rec_trace *t)
 {
 	long pid, cpu, next;
 
@@ -501,16 +501,16 @@ int rec_rq_event(struct rec_rq *q, const struct rec_trace *t)
 			return -1;
 		/* R or R+ (preempted): still on the runqueue; else it left */
 		if (*w.ps == 'R')
-			rec_rq_set(q, (int)pid, t->cpu);
+			sb_rec_rq_set(q, (int)pid, t->cpu);
 		else
-			rec_rq_del(q, (int)pid);
-		rec_rq_set(q, (int)next, t->cpu);
+			sb_rec_rq_del(q, (int)pid);
+		sb_rec_rq_set(q, (int)next, t->cpu);
 		return 1;
 	}
 	if (name_is(t, "sched_wakeup") || name_is(t, "sched_wakeup_new")) {
 		if (parse_task_cpu(t, "target_cpu", &pid, &cpu))
 			return -1;
-		rec_rq_set(q, (int)pid, (unsigned int)cpu);
+		sb_rec_rq_set(q, (int)pid, (unsigned int)cpu);
 		return 1;
 	}
 	if (name_is(t, "sched_migrate_task")) {
@@ -518,7 +518,7 @@ int rec_rq_event(struct rec_rq *q, const struct rec_trace *t)
 			return -1;
 		/* only a runnable task moves; a waking one is placed by its wakeup */
 		if (pid > 0 && q->slot[rq_find(q, (int)pid)].pid)
-			rec_rq_set(q, (int)pid, (unsigned int)cpu);
+			sb_rec_rq_set(q, (int)pid, (unsigned int)cpu);
 		return 1;
 	}
 	return 0;

@@ -20,7 +20,7 @@ static int num(const char **p, unsigned int *v)
 	return 0;
 }
 
-int cpulist_parse(const char *s, struct cpuset *out, const char **why,
+int sb_cpulist_parse(const char *s, struct sb_cpuset *out, const char **why,
 		  unsigned int *col)
 {
 	const char *p = s, *start;
@@ -80,19 +80,19 @@ bad:
 	return -1;
 }
 
-int cpuset_last(const struct cpuset *s)
+int sb_cpuset_last(const struct sb_cpuset *s)
 {
 	int i;
 
 	for (i = SB_MAX_CPUS - 1; i >= 0; i--)
-		if (cpuset_has(s, (unsigned int)i))
+		if (sb_cpuset_has(s, (unsigned int)i))
 			return i;
 	return -1;
 }
 
-size_t cpuset_to_le(const struct cpuset *s, uint8_t *buf, size_t len)
+size_t sb_cpuset_to_le(const struct sb_cpuset *s, uint8_t *buf, size_t len)
 {
-	int last = cpuset_last(s);
+	int last = sb_cpuset_last(s);
 	size_t n = last < 0 ? 8 : ((size_t)last / 64 + 1) * 8, i;
 
 	if (n > len)
@@ -102,18 +102,18 @@ size_t cpuset_to_le(const struct cpuset *s, uint8_t *buf, size_t len)
 	return n;
 }
 
-void cpulist_format(const struct cpuset *s, char *buf, size_t len)
+void sb_cpulist_format(const struct sb_cpuset *s, char *buf, size_t len)
 {
 	size_t o = 0;
 	unsigned int c = 0, e;
 
 	buf[0] = '\0';
 	while (c < SB_MAX_CPUS) {
-		if (!cpuset_has(s, c)) {
+		if (!sb_cpuset_has(s, c)) {
 			c++;
 			continue;
 		}
-		for (e = c; e + 1 < SB_MAX_CPUS && cpuset_has(s, e + 1); e++)
+		for (e = c; e + 1 < SB_MAX_CPUS && sb_cpuset_has(s, e + 1); e++)
 			;
 		if (e == c)
 			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%u",

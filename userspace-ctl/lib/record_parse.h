@@ -16,10 +16,10 @@
  * NUL-terminates it. Returns the escaped length, or (size_t)-1 if @outlen
  * is too small (3 * @len + 1 always suffices).
  */
-size_t rec_escape(const char *s, size_t len, char *out, size_t outlen);
+size_t sb_rec_escape(const char *s, size_t len, char *out, size_t outlen);
 
 /* A trace_pipe line's header: "<comm>-<pid> [CPU] FLAGS TS: NAME: ". */
-struct rec_trace {
+struct sb_rec_trace {
 	unsigned int cpu;
 	uint64_t ts_ns;		/* the timestamp, seconds.fraction, as ns */
 	const char *name;	/* the event name (not NUL-terminated) */
@@ -32,56 +32,56 @@ struct rec_trace {
  * Parses @line (no newline). Returns 0, or -1 if it is not an event line
  * (e.g. "CPU:1 [LOST 12 EVENTS]").
  */
-int rec_parse_trace(const char *line, size_t len, struct rec_trace *t);
+int sb_rec_parse_trace(const char *line, size_t len, struct sb_rec_trace *t);
 
-/* The record kinds rec_format() makes. */
-enum { REC_NONE, REC_SWITCH, REC_EVENT };
+/* The record kinds sb_rec_format() makes. */
+enum { SB_REC_NONE, SB_REC_SWITCH, SB_REC_EVENT };
 
 /*
  * Turns one trace_pipe line into its record line (no newline) in @out:
  * "switch TS CPU PREV_PID PREV_COMM NEXT_PID NEXT_COMM" for sched_switch,
  * "event TS CPU NAME K=V ... [comm=ESCAPED]" for sbridge_*. Returns the
- * kind, REC_NONE for a line of another event, or -1 for a line it cannot
+ * kind, SB_REC_NONE for a line of another event, or -1 for a line it cannot
  * parse (@out then holds nothing useful). @outlen must be at least
  * 3 * @len + 64.
  */
-int rec_format(const char *line, size_t len, char *out, size_t outlen);
+int sb_rec_format(const char *line, size_t len, char *out, size_t outlen);
 
-/* rec_format() of a line rec_parse_trace() has already parsed. */
-int rec_format_trace(const struct rec_trace *t, char *out, size_t outlen);
+/* sb_rec_format() of a line sb_rec_parse_trace() has already parsed. */
+int sb_rec_format_trace(const struct sb_rec_trace *t, char *out, size_t outlen);
 
 /*
  * Runnable tasks per CPU, kept from the scheduler's events: a task is in
  * the table from its wakeup (on target_cpu) until it is switched out in a
  * state other than R/R+, a migration moves it, the task a switch brings in
  * runs on that CPU. pid 0 (the idle tasks) and @self are never counted.
- * Open addressing keyed by pid, bounded: at most REC_RQ_MAX tasks, more
+ * Open addressing keyed by pid, bounded: at most SB_REC_RQ_MAX tasks, more
  * are counted in @overflow and left out until the next reseed.
  */
-#define REC_RQ_SLOTS	4096	/* a power of two */
-#define REC_RQ_MAX	2048	/* keeps probes short */
+#define SB_REC_RQ_SLOTS	4096	/* a power of two */
+#define SB_REC_RQ_MAX	2048	/* keeps probes short */
 
-struct rec_rq {
+struct sb_rec_rq {
 	unsigned int *nr;		/* per CPU, @ncpu entries, the caller's */
 	unsigned int ncpu;
 	int self;
 	unsigned int used;
 	unsigned long long overflow;
-	struct { int pid; unsigned int cpu; } slot[REC_RQ_SLOTS];	/* pid 0: free */
+	struct { int pid; unsigned int cpu; } slot[SB_REC_RQ_SLOTS];	/* pid 0: free */
 };
 
-void rec_rq_init(struct rec_rq *q, unsigned int *nr, unsigned int ncpu, int self);
+void sb_rec_rq_init(struct sb_rec_rq *q, unsigned int *nr, unsigned int ncpu, int self);
 /* Empties the table (before a reseed from /proc). */
-void rec_rq_clear(struct rec_rq *q);
+void sb_rec_rq_clear(struct sb_rec_rq *q);
 /* @pid is runnable on @cpu (added or moved); a CPU past @ncpu removes it. */
-void rec_rq_set(struct rec_rq *q, int pid, unsigned int cpu);
-void rec_rq_del(struct rec_rq *q, int pid);
+void sb_rec_rq_set(struct sb_rec_rq *q, int pid, unsigned int cpu);
+void sb_rec_rq_del(struct sb_rec_rq *q, int pid);
 
 /*
  * Applies a parsed sched_switch, sched_wakeup, sched_wakeup_new or
  * sched_migrate_task line. Returns 1 if it was one of them, 0 for any
  * other event, -1 for one of them it cannot parse (nothing changed).
  */
-int rec_rq_event(struct rec_rq *q, const struct rec_trace *t);
+int sb_rec_rq_event(struct sb_rec_rq *q, const struct sb_rec_trace *t);
 
 #endif

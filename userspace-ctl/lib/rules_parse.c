@@ -19,42 +19,42 @@
 #include "readfile.h"
 #include "rules_parse.h"
 
-struct rp_open {
+struct sb_rp_open {
 	dev_t dev;
 	ino_t ino;
 };
 
-struct rp_ctx {
-	struct rp_set *set;
-	struct rp_error *err;
+struct sb_rp_ctx {
+	struct sb_rp_set *set;
+	struct sb_rp_error *err;
 	int fatal;			/* no use going on (no memory, set full) */
-	uint32_t layer;			/* rp_parse_system(): the file being read */
-	const char *root;		/* rp_parse_system(): user names from here */
+	uint32_t layer;			/* sb_rp_parse_system(): the file being read */
+	const char *root;		/* sb_rp_parse_system(): user names from here */
 	int depth;			/* files currently open */
-	struct rp_open open[RP_MAX_DEPTH + 2];
+	struct sb_rp_open open[SB_RP_MAX_DEPTH + 2];
 };
 
 /* Where an include directive sits, for messages about the included path. */
-struct rp_loc {
+struct sb_rp_loc {
 	const char *name;
 	unsigned int line, col;
 };
 
-static void set_err(struct rp_error *err, const struct rp_loc *at,
+static void set_err(struct sb_rp_error *err, const struct sb_rp_loc *at,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* With ":LINE:COL: " and "..." a message still has room for the last 80
  * bytes of its file name. */
-_Static_assert(sizeof(((struct rp_error *)0)->msg) >=
-	       RP_TEXT_LEN + sizeof(":4294967295:4294967295: ") + 3 + 80,
-	       "rp_error.msg too short for a clipped file name");
+_Static_assert(sizeof(((struct sb_rp_error *)0)->msg) >=
+	       SB_RP_TEXT_LEN + sizeof(":4294967295:4294967295: ") + 3 + 80,
+	       "sb_rp_error.msg too short for a clipped file name");
 
 /*
  * "name:line:col: text" (or "name: text") in @out: the whole text always,
  * and of a name too long for what is left its tail, where the file name
  * is, after "..." (never from inside a UTF-8 sequence).
  */
-static void err_line(char *out, size_t len, const struct rp_loc *at,
+static void err_line(char *out, size_t len, const struct sb_rp_loc *at,
 		     const char *text)
 {
 	const char *name = at->name;
@@ -76,10 +76,10 @@ static void err_line(char *out, size_t len, const struct rp_loc *at,
 	snprintf(out, len, "...%s%s%s", name, pos, text);
 }
 
-static void set_err(struct rp_error *err, const struct rp_loc *at,
+static void set_err(struct sb_rp_error *err, const struct sb_rp_loc *at,
 		    const char *fmt, ...)
 {
-	char text[RP_TEXT_LEN], line[sizeof(err->msg)];
+	char text[SB_RP_TEXT_LEN], line[sizeof(err->msg)];
 	va_list ap;
 	size_t o;
 
@@ -90,8 +90,8 @@ static void set_err(struct rp_error *err, const struct rp_loc *at,
 		err_line(line, sizeof(line), at, text);
 	else
 		snprintf(line, sizeof(line), "%s", text);
-	if (err->n < RP_MAX_ERRORS) {
-		struct rp_error_at *e = &err->at[err->n];
+	if (err->n < SB_RP_MAX_ERRORS) {
+		struct sb_rp_error_at *e = &err->at[err->n];
 		const char *name = at ? at->name : "";
 		size_t nl = strlen(name);
 
@@ -118,7 +118,7 @@ static void set_err(struct rp_error *err, const struct rp_loc *at,
 		snprintf(err->more + o, sizeof(err->more) - o, "%s%s", o ? "\n" : "", line);
 }
 
-static void rp_error_reset(struct rp_error *err)
+static void sb_rp_error_reset(struct sb_rp_error *err)
 {
 	err->msg[0] = '\0';
 	err->more[0] = '\0';
@@ -126,15 +126,15 @@ static void rp_error_reset(struct rp_error *err)
 	err->oom = 0;
 }
 
-void rp_error_text(struct rp_error *err, const char *fmt, ...)
+void sb_rp_error_text(struct sb_rp_error *err, const char *fmt, ...)
 {
-	char text[RP_TEXT_LEN];
+	char text[SB_RP_TEXT_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	rp_error_reset(err);
+	sb_rp_error_reset(err);
 	set_err(err, NULL, "%s", text);
 }
 
@@ -169,7 +169,7 @@ static const char *clip_path(const char *s)
 	return clip_text(s, 1);
 }
 
-const char *rp_match_name(uint32_t match)
+const char *sb_rp_match_name(uint32_t match)
 {
 	switch (match) {
 	case SBRIDGE_MATCH_COMM: return "comm";
@@ -180,7 +180,7 @@ const char *rp_match_name(uint32_t match)
 	return "?";
 }
 
-const char *rp_class_name(uint32_t cls)
+const char *sb_rp_class_name(uint32_t cls)
 {
 	switch (cls) {
 	case SBRIDGE_CLASS_AUTO: return "auto";
@@ -190,7 +190,7 @@ const char *rp_class_name(uint32_t cls)
 	return "?";
 }
 
-const char *rp_pref_name(uint32_t pref)
+const char *sb_rp_pref_name(uint32_t pref)
 {
 	switch (pref) {
 	case SBRIDGE_PREF_NONE: return "none";
@@ -201,107 +201,25 @@ const char *rp_pref_name(uint32_t pref)
 	return "?";
 }
 
-int sb_parse_fp(const char *s, uint32_t *out, const char **why)
-{
-	uint64_t ip = 0, fr = 0, scale = 1;
-	unsigned int nfrac = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9') {
-		*why = "not a decimal number";
-		return -1;
-	}
-	while (*p >= '0' && *p <= '9') {
-		ip = ip * 10 + (uint64_t)(*p++ - '0');
-		if (ip > 1000) {
-			*why = "number too large";
-			return -1;
-		}
-	}
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9') {
-			*why = "digits expected after '.'";
-			return -1;
-		}
-		while (*p >= '0' && *p <= '9') {
-			if (++nfrac > 10) {
-				*why = "too many decimal places (at most 10)";
-				return -1;
-			}
-			fr = fr * 10 + (uint64_t)(*p++ - '0');
-			scale *= 10;
-		}
-	}
-	if (*p) {
-		*why = "not a decimal number";
-		return -1;
-	}
-	/* Exact: fr / scale * 1024, rounded half up, in integers. */
-	*out = (uint32_t)(ip * SBRIDGE_FP_ONE +
-			  (fr * SBRIDGE_FP_ONE + scale / 2) / scale);
-	return 0;
-}
-
-/*
- * The fewest decimals (1 to 4) that sb_parse_fp() reads back as @v: 563
- * (what 0.55 parses to) prints as 0.55, not 0.5498. Four always do: a
- * step of 1/1024 is wider than 0.0001.
- */
-void sb_format_fp(uint32_t v, char *buf, size_t len)
-{
-	uint64_t scale = 1, t = 0;
-	unsigned int d;
-
-	for (d = 1; d <= 4; d++) {
-		scale *= 10;
-		t = ((uint64_t)v * scale + SBRIDGE_FP_ONE / 2) / SBRIDGE_FP_ONE;
-		if ((t / scale) * SBRIDGE_FP_ONE +
-		    ((t % scale) * SBRIDGE_FP_ONE + scale / 2) / scale == v)
-			break;
-	}
-	if (d > 4)
-		d = 4;
-	snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(t / scale), (int)d,
-		 (unsigned long long)(t % scale));
-}
-
-void rp_quote(char *buf, size_t len, const char *s)
-{
-	size_t o = strlen(buf);
-	int q = !*s || strpbrk(s, " \t\"\\#=") != NULL;
-
-	if (q && o + 1 < len)
-		buf[o++] = '"';
-	for (; *s && o + 2 < len; s++) {
-		if (q && (*s == '"' || *s == '\\'))
-			buf[o++] = '\\';
-		buf[o++] = *s;
-	}
-	if (q && o + 1 < len)
-		buf[o++] = '"';
-	buf[o < len ? o : len - 1] = '\0';
-}
-
-void rp_format_rule(const struct rp_rule *r, char *buf, size_t len)
+void sb_rp_format_rule(const struct sb_rp_rule *r, char *buf, size_t len)
 {
 	char num[32];
 	size_t o;
 	int i, first = 1;
 
-	snprintf(buf, len, "%s=", rp_match_name(r->match));
-	rp_quote(buf, len, r->pattern);
+	snprintf(buf, len, "%s=", sb_rp_match_name(r->match));
+	sb_rp_quote(buf, len, r->pattern);
 	o = strlen(buf);
 	if (r->pref == SBRIDGE_PREF_EXCLUDE) {
 		snprintf(buf + o, len - o, " exclude");
 		return;
 	}
 	if (r->cls != SBRIDGE_CLASS_AUTO) {
-		snprintf(buf + o, len - o, " class=%s", rp_class_name(r->cls));
+		snprintf(buf + o, len - o, " class=%s", sb_rp_class_name(r->cls));
 		o = strlen(buf);
 	}
 	if (r->pref != SBRIDGE_PREF_NONE) {
-		snprintf(buf + o, len - o, " prefer=%s", rp_pref_name(r->pref));
+		snprintf(buf + o, len - o, " prefer=%s", sb_rp_pref_name(r->pref));
 		o = strlen(buf);
 	}
 	for (i = 0; i <= SBRIDGE_MAX_CORE_TYPES; i++) {
@@ -327,183 +245,6 @@ void rp_format_rule(const struct rp_rule *r, char *buf, size_t len)
 		snprintf(buf + o, len - o, " class=auto");
 }
 
-int rp_tokenize(const char *line, size_t len, struct rp_line *out,
-		unsigned int *col, const char **why)
-{
-	char *p = out->store;
-	size_t i = 0;
-
-	out->n = 0;
-	while (i < len) {
-		struct rp_token *t;
-		char c = line[i];
-
-		if (c == ' ' || c == '\t' || c == '\r') {
-			i++;
-			continue;
-		}
-		if (c == '#')
-			break;
-		if (out->n == RP_MAX_TOKENS) {
-			*col = (unsigned int)i + 1;
-			*why = "too many words on one line (at most 64)";
-			return -1;
-		}
-		t = &out->tok[out->n++];
-		t->key = p;
-		t->val = NULL;
-		t->col = (unsigned int)i + 1;
-		t->vcol = 0;
-		while (i < len) {
-			c = line[i];
-			if (c == ' ' || c == '\t' || c == '\r' || c == '#')
-				break;
-			if (c == '"') {
-				size_t q = i++;
-
-				for (;;) {
-					if (i >= len) {
-						*col = (unsigned int)q + 1;
-						*why = "unterminated quote";
-						return -1;
-					}
-					c = line[i];
-					if (c == '"') {
-						i++;
-						break;
-					}
-					if (c == '\\') {
-						if (i + 1 < len &&
-						    (line[i + 1] == '"' ||
-						     line[i + 1] == '\\')) {
-							*p++ = line[i + 1];
-							i += 2;
-							continue;
-						}
-						*col = (unsigned int)i + 1;
-						*why = "unknown escape in quotes (only \\\" and \\\\)";
-						return -1;
-					}
-					*p++ = c;
-					i++;
-				}
-				continue;
-			}
-			if (c == '=' && !t->val) {
-				*p++ = '\0';
-				t->val = p;
-				t->vcol = (unsigned int)i + 2;
-				i++;
-				continue;
-			}
-			*p++ = c;
-			i++;
-		}
-		*p++ = '\0';
-		if (i < len && line[i] == '#')
-			break;
-	}
-	return 0;
-}
-
-size_t rp_utf8_len(const unsigned char *s, size_t len)
-{
-	unsigned char c = s[0];
-	size_t n, k;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 1;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 2;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 3;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n >= len)
-		return 0;
-	for (k = 1; k <= n; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[k] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n + 1;
-}
-
-void rp_escape(const char *s, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t left = strlen(s), o = 0, n;
-
-	if (!len)
-		return;
-	while (left) {
-		n = *p >= 0x20 && *p != 0x7f ? rp_utf8_len(p, left) : 0;
-		if (n) {
-			if (o + n >= len)
-				break;
-			memcpy(out + o, p, n);
-			o += n;
-		} else {
-			n = 1;
-			if (o + 4 >= len)
-				break;
-			o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p);
-		}
-		p += n;
-		left -= n;
-	}
-	out[o] = '\0';
-}
-
-int rp_check_bytes(const unsigned char *s, size_t len, unsigned int *col,
-		   const char **why)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned char c = s[i];
-		size_t n;
-
-		if (c < 0x80) {
-			if (c == 0) {
-				*why = "NUL byte";
-				goto bad;
-			}
-			if ((c < 0x20 && c != '\t' && !(c == '\r' && i + 1 == len)) ||
-			    c == 0x7f) {
-				*why = "control character";
-				goto bad;
-			}
-			i++;
-			continue;
-		}
-		n = rp_utf8_len(s + i, len - i);
-		if (!n) {
-			/* A good lead byte with its sequence cut off by the end. */
-			size_t want = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
-
-			*why = c >= 0xc2 && c <= 0xf4 && i + want >= len ?
-			       "invalid UTF-8 (truncated sequence)" : "invalid UTF-8";
-			goto bad;
-		}
-		i += n;
-	}
-	return 0;
-bad:
-	*col = (unsigned int)i + 1;
-	return -1;
-}
-
 static int type_index(const char *name, int *idx)
 {
 	if (!strcmp(name, "little")) {
@@ -511,7 +252,7 @@ static int type_index(const char *name, int *idx)
 		return 0;
 	}
 	if (!strcmp(name, "big")) {
-		*idx = SBRIDGE_MAX_CORE_TYPES;	/* resolved by rp_resolve() */
+		*idx = SBRIDGE_MAX_CORE_TYPES;	/* resolved by sb_rp_resolve() */
 		return 0;
 	}
 	if (name[0] >= '0' && name[0] <= '9' && !name[1]) {
@@ -521,11 +262,11 @@ static int type_index(const char *name, int *idx)
 	return -1;
 }
 
-static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
-		    const struct rp_loc *at)
+static int add_rule(struct sb_rp_ctx *cx, const struct sb_rp_rule *r,
+		    const struct sb_rp_loc *at)
 {
-	struct rp_set *set = cx->set;
-	struct rp_rule *nr;
+	struct sb_rp_set *set = cx->set;
+	struct sb_rp_rule *nr;
 	size_t i;
 
 	if (set->n >= SBRIDGE_MAX_RULES) {
@@ -545,7 +286,7 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 				return 0;
 			}
 			set_err(cx->err, at, "duplicate rule for %s=%s (first at %s)",
-				rp_match_name(r->match), clip(r->pattern),
+				sb_rp_match_name(r->match), clip(r->pattern),
 				set->rules[i].source);
 			return -1;
 		}
@@ -563,11 +304,11 @@ static int add_rule(struct rp_ctx *cx, const struct rp_rule *r,
 	return 0;
 }
 
-static int parse_path(struct rp_ctx *cx, const char *path,
-		      const struct rp_loc *from);
+static int parse_path(struct sb_rp_ctx *cx, const char *path,
+		      const struct sb_rp_loc *from);
 
-static int do_include(struct rp_ctx *cx, const char *name,
-		      const struct rp_line *ln, struct rp_loc *at)
+static int do_include(struct sb_rp_ctx *cx, const char *name,
+		      const struct sb_rp_line *ln, struct sb_rp_loc *at)
 {
 	char path[4096];
 	const char *arg, *slash;
@@ -590,8 +331,8 @@ static int do_include(struct rp_ctx *cx, const char *name,
 			    name, arg) >= (int)sizeof(path)) {
 		goto too_long;
 	}
-	if (cx->depth > RP_MAX_DEPTH) {
-		set_err(cx->err, at, "includes nested more than %d deep", RP_MAX_DEPTH);
+	if (cx->depth > SB_RP_MAX_DEPTH) {
+		set_err(cx->err, at, "includes nested more than %d deep", SB_RP_MAX_DEPTH);
 		return -1;
 	}
 	return parse_path(cx, path, at);
@@ -603,7 +344,7 @@ too_long:
 static const struct {
 	const char *key;
 	uint32_t match;
-} rp_matches[] = {
+} sb_rp_matches[] = {
 	{ "comm", SBRIDGE_MATCH_COMM },
 	{ "exe", SBRIDGE_MATCH_EXE },
 	{ "cgroup", SBRIDGE_MATCH_CGROUP },
@@ -615,13 +356,13 @@ static uint32_t match_kind(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(rp_matches) / sizeof(*rp_matches); i++)
-		if (!strcmp(key, rp_matches[i].key))
-			return rp_matches[i].match;
+	for (i = 0; i < sizeof(sb_rp_matches) / sizeof(*sb_rp_matches); i++)
+		if (!strcmp(key, sb_rp_matches[i].key))
+			return sb_rp_matches[i].match;
 	return 0;
 }
 
-int rp_user_uid(const char *root, const char *user, unsigned long long *uid)
+int sb_rp_user_uid(const char *root, const char *user, unsigned long long *uid)
 {
 	char path[2048];
 	struct passwd *pw;
@@ -643,8 +384,8 @@ int rp_user_uid(const char *root, const char *user, unsigned long long *uid)
 }
 
 /* uid=N or uid=NAME into the decimal pattern the kernel takes. */
-static int parse_uid(struct rp_ctx *cx, const char *v, const struct rp_loc *at,
-		     struct rp_rule *r)
+static int parse_uid(struct sb_rp_ctx *cx, const char *v, const struct sb_rp_loc *at,
+		     struct sb_rp_rule *r)
 {
 	unsigned long long uid;
 	char *end;
@@ -658,7 +399,7 @@ static int parse_uid(struct rp_ctx *cx, const char *v, const struct rp_loc *at,
 				clip(v));
 			return -1;
 		}
-	} else if (rp_user_uid(cx->root, v, &uid)) {
+	} else if (sb_rp_user_uid(cx->root, v, &uid)) {
 		set_err(cx->err, at, "unknown user '%s' (not in %s/etc/passwd; give the number)",
 			clip(v), cx->root ? clip_path(cx->root) : "");
 		return -1;
@@ -668,8 +409,8 @@ static int parse_uid(struct rp_ctx *cx, const char *v, const struct rp_loc *at,
 }
 
 /* The first word: what the rule matches, checked as the kernel will. */
-static int parse_match(struct rp_ctx *cx, const struct rp_token *t,
-		       struct rp_loc *at, struct rp_rule *r)
+static int parse_match(struct sb_rp_ctx *cx, const struct sb_rp_token *t,
+		       struct sb_rp_loc *at, struct sb_rp_rule *r)
 {
 	const char *v = t->val;
 	size_t vl = v ? strlen(v) : 0;
@@ -718,17 +459,17 @@ static int parse_match(struct rp_ctx *cx, const struct rp_token *t,
 }
 
 /* The values a class= or prefer= action takes. */
-struct rp_word {
+struct sb_rp_word {
 	const char *name;
 	uint32_t val;
 };
 
-struct rp_words {
+struct sb_rp_words {
 	const char *key, *kind;		/* "class", what an unknown one is */
-	struct rp_word w[4];		/* ends with a NULL name */
+	struct sb_rp_word w[4];		/* ends with a NULL name */
 };
 
-static const struct rp_words rp_classes = {
+static const struct sb_rp_words sb_rp_classes = {
 	"class", "class", {
 		{ "compute", SBRIDGE_CLASS_COMPUTE },
 		{ "memory", SBRIDGE_CLASS_MEMORY },
@@ -736,7 +477,7 @@ static const struct rp_words rp_classes = {
 		{ NULL, 0 } },
 };
 
-static const struct rp_words rp_prefs = {
+static const struct sb_rp_words sb_rp_prefs = {
 	"prefer", "preference", {
 		{ "big", SBRIDGE_PREF_BIG },
 		{ "little", SBRIDGE_PREF_LITTLE },
@@ -745,10 +486,10 @@ static const struct rp_words rp_prefs = {
 };
 
 /* KEY=WORD with WORD one of @ws, given once (@seen: times before). */
-static int parse_word(struct rp_ctx *cx, const struct rp_token *t, struct rp_loc *at,
-		      const struct rp_words *ws, int seen, uint32_t *out)
+static int parse_word(struct sb_rp_ctx *cx, const struct sb_rp_token *t, struct sb_rp_loc *at,
+		      const struct sb_rp_words *ws, int seen, uint32_t *out)
 {
-	const struct rp_word *w;
+	const struct sb_rp_word *w;
 
 	if (seen) {
 		set_err(cx->err, at, "%s given twice", ws->key);
@@ -774,10 +515,10 @@ static int parse_word(struct rp_ctx *cx, const struct rp_token *t, struct rp_loc
  * "factor TYPE=VALUE..." from the token at *@i on; *@i ends on the last
  * pair taken.
  */
-static int parse_factors(struct rp_ctx *cx, const struct rp_line *ln, unsigned int *i,
-			 struct rp_loc *at, struct rp_rule *r)
+static int parse_factors(struct sb_rp_ctx *cx, const struct sb_rp_line *ln, unsigned int *i,
+			 struct sb_rp_loc *at, struct sb_rp_rule *r)
 {
-	const struct rp_token *t = &ln->tok[*i];
+	const struct sb_rp_token *t = &ln->tok[*i];
 	unsigned int fmask = 0;
 	const char *why;
 	int got = 0;
@@ -787,7 +528,7 @@ static int parse_factors(struct rp_ctx *cx, const struct rp_line *ln, unsigned i
 		return -1;
 	}
 	while (*i + 1 < ln->n && ln->tok[*i + 1].val) {
-		const struct rp_token *f = &ln->tok[*i + 1];
+		const struct sb_rp_token *f = &ln->tok[*i + 1];
 		uint32_t v;
 		int idx;
 
@@ -833,7 +574,7 @@ static int parse_factors(struct rp_ctx *cx, const struct rp_line *ln, unsigned i
 }
 
 /* "file:line" of a rule, keeping the file name's tail if too long. */
-static void rule_source(struct rp_rule *r, const char *name, unsigned int lineno)
+static void rule_source(struct sb_rp_rule *r, const char *name, unsigned int lineno)
 {
 	char num[16];
 	size_t nl = strlen(name), room;
@@ -845,7 +586,7 @@ static void rule_source(struct rp_rule *r, const char *name, unsigned int lineno
 }
 
 /* The actions a rule's line gave so far: times each was given. */
-struct rp_seen {
+struct sb_rp_seen {
 	int cls, pref, excl, factor;
 };
 
@@ -853,29 +594,29 @@ struct rp_seen {
  * One action of a rule, the token at *@i; an action that takes the tokens
  * after it (factor) leaves *@i on the last one it took.
  */
-typedef int rp_action_fn(struct rp_ctx *cx, const struct rp_line *ln,
-			 unsigned int *i, struct rp_loc *at, struct rp_rule *r,
-			 struct rp_seen *seen);
+typedef int sb_rp_action_fn(struct sb_rp_ctx *cx, const struct sb_rp_line *ln,
+			 unsigned int *i, struct sb_rp_loc *at, struct sb_rp_rule *r,
+			 struct sb_rp_seen *seen);
 
-static int act_class(struct rp_ctx *cx, const struct rp_line *ln,
-		     unsigned int *i, struct rp_loc *at, struct rp_rule *r,
-		     struct rp_seen *seen)
+static int act_class(struct sb_rp_ctx *cx, const struct sb_rp_line *ln,
+		     unsigned int *i, struct sb_rp_loc *at, struct sb_rp_rule *r,
+		     struct sb_rp_seen *seen)
 {
-	return parse_word(cx, &ln->tok[*i], at, &rp_classes, seen->cls++,
+	return parse_word(cx, &ln->tok[*i], at, &sb_rp_classes, seen->cls++,
 			  &r->cls);
 }
 
-static int act_prefer(struct rp_ctx *cx, const struct rp_line *ln,
-		      unsigned int *i, struct rp_loc *at, struct rp_rule *r,
-		      struct rp_seen *seen)
+static int act_prefer(struct sb_rp_ctx *cx, const struct sb_rp_line *ln,
+		      unsigned int *i, struct sb_rp_loc *at, struct sb_rp_rule *r,
+		      struct sb_rp_seen *seen)
 {
-	return parse_word(cx, &ln->tok[*i], at, &rp_prefs, seen->pref++,
+	return parse_word(cx, &ln->tok[*i], at, &sb_rp_prefs, seen->pref++,
 			  &r->pref);
 }
 
-static int act_exclude(struct rp_ctx *cx, const struct rp_line *ln,
-		       unsigned int *i, struct rp_loc *at, struct rp_rule *r,
-		       struct rp_seen *seen)
+static int act_exclude(struct sb_rp_ctx *cx, const struct sb_rp_line *ln,
+		       unsigned int *i, struct sb_rp_loc *at, struct sb_rp_rule *r,
+		       struct sb_rp_seen *seen)
 {
 	(void)r;
 	if (ln->tok[*i].val) {
@@ -889,9 +630,9 @@ static int act_exclude(struct rp_ctx *cx, const struct rp_line *ln,
 	return 0;
 }
 
-static int act_factor(struct rp_ctx *cx, const struct rp_line *ln,
-		      unsigned int *i, struct rp_loc *at, struct rp_rule *r,
-		      struct rp_seen *seen)
+static int act_factor(struct sb_rp_ctx *cx, const struct sb_rp_line *ln,
+		      unsigned int *i, struct sb_rp_loc *at, struct sb_rp_rule *r,
+		      struct sb_rp_seen *seen)
 {
 	/* factor=X, a second one too, gets parse_factors()'s message */
 	if (seen->factor++ && !ln->tok[*i].val) {
@@ -903,34 +644,34 @@ static int act_factor(struct rp_ctx *cx, const struct rp_line *ln,
 
 static const struct {
 	const char *key;
-	rp_action_fn *fn;
-} rp_actions[] = {
+	sb_rp_action_fn *fn;
+} sb_rp_actions[] = {
 	{ "class", act_class },
 	{ "prefer", act_prefer },
 	{ "exclude", act_exclude },
 	{ "factor", act_factor },
 };
 
-static rp_action_fn *action_fn(const char *key)
+static sb_rp_action_fn *action_fn(const char *key)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(rp_actions) / sizeof(*rp_actions); k++)
-		if (!strcmp(key, rp_actions[k].key))
-			return rp_actions[k].fn;
+	for (k = 0; k < sizeof(sb_rp_actions) / sizeof(*sb_rp_actions); k++)
+		if (!strcmp(key, sb_rp_actions[k].key))
+			return sb_rp_actions[k].fn;
 	return NULL;
 }
 
 /* Everything after the match: each action once, and exclude alone. */
-static int parse_actions(struct rp_ctx *cx, const struct rp_line *ln,
-			 struct rp_loc *at, struct rp_rule *r)
+static int parse_actions(struct sb_rp_ctx *cx, const struct sb_rp_line *ln,
+			 struct sb_rp_loc *at, struct sb_rp_rule *r)
 {
-	struct rp_seen seen = { 0, 0, 0, 0 };
-	rp_action_fn *fn;
+	struct sb_rp_seen seen = { 0, 0, 0, 0 };
+	sb_rp_action_fn *fn;
 	unsigned int i;
 
 	for (i = 1; i < ln->n; i++) {
-		const struct rp_token *t = &ln->tok[i];
+		const struct sb_rp_token *t = &ln->tok[i];
 
 		at->col = t->col;
 		fn = action_fn(t->key);
@@ -961,22 +702,22 @@ static int parse_actions(struct rp_ctx *cx, const struct rp_line *ln,
 	return 0;
 }
 
-static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
+static int parse_line(struct sb_rp_ctx *cx, const char *name, unsigned int lineno,
 		      const char *line, size_t len)
 {
-	struct rp_loc at = { name, lineno, 1 };
-	struct rp_line *ln;
-	struct rp_rule r;
+	struct sb_rp_loc at = { name, lineno, 1 };
+	struct sb_rp_line *ln;
+	struct sb_rp_rule r;
 	const char *why;
 	unsigned int col;
 	int ret = -1;
 
-	if (len > RP_MAX_LINE) {
-		at.col = RP_MAX_LINE + 1;
-		set_err(cx->err, &at, "line too long (more than %d bytes)", RP_MAX_LINE);
+	if (len > SB_RP_MAX_LINE) {
+		at.col = SB_RP_MAX_LINE + 1;
+		set_err(cx->err, &at, "line too long (more than %d bytes)", SB_RP_MAX_LINE);
 		return -1;
 	}
-	if (rp_check_bytes((const unsigned char *)line, len, &col, &why)) {
+	if (sb_rp_check_bytes((const unsigned char *)line, len, &col, &why)) {
 		at.col = col;
 		set_err(cx->err, &at, "%s", why);
 		return -1;
@@ -988,7 +729,7 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 		cx->err->oom = 1;
 		return -1;
 	}
-	if (rp_tokenize(line, len, ln, &col, &why)) {
+	if (sb_rp_tokenize(line, len, ln, &col, &why)) {
 		at.col = col;
 		set_err(cx->err, &at, "%s", why);
 	} else if (!ln->n) {
@@ -1009,8 +750,8 @@ static int parse_line(struct rp_ctx *cx, const char *name, unsigned int lineno,
 }
 
 /* Every line is parsed; a bad one is reported and the next one tried,
- * until RP_MAX_ERRORS or an error no later line can help. */
-static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
+ * until SB_RP_MAX_ERRORS or an error no later line can help. */
+static int parse_buf(struct sb_rp_ctx *cx, const char *name, const char *buf,
 		     size_t len)
 {
 	unsigned int lineno = 0;
@@ -1030,7 +771,7 @@ static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
 		}
 		if (parse_line(cx, name, lineno, buf + pos, end - pos)) {
 			bad = -1;
-			if (cx->fatal || cx->err->n >= RP_MAX_ERRORS)
+			if (cx->fatal || cx->err->n >= SB_RP_MAX_ERRORS)
 				break;
 		}
 		pos = end + 1;
@@ -1038,12 +779,12 @@ static int parse_buf(struct rp_ctx *cx, const char *name, const char *buf,
 	return bad;
 }
 
-int rp_parse_buffer(struct rp_set *set, const char *name, const char *buf,
-		    size_t len, struct rp_error *err)
+int sb_rp_parse_buffer(struct sb_rp_set *set, const char *name, const char *buf,
+		    size_t len, struct sb_rp_error *err)
 {
-	struct rp_ctx cx = { .set = set, .err = err, .depth = 1 };
+	struct sb_rp_ctx cx = { .set = set, .err = err, .depth = 1 };
 
-	rp_error_reset(err);
+	sb_rp_error_reset(err);
 	return parse_buf(&cx, name, buf, len);
 }
 
@@ -1073,14 +814,14 @@ static void join_path(char *out, size_t len, const char *dir, const char *name)
  * A README (README, README.md, ...) is expected next to rules (the
  * project's rules/ has one) and left out of both.
  */
-static void skip_entry(struct rp_set *set, const char *dir, const char *name)
+static void skip_entry(struct sb_rp_set *set, const char *dir, const char *name)
 {
 	char path[4096];
 	size_t l;
 
 	if (!strcmp(name, "README") || !strncmp(name, "README.", 7))
 		return;
-	if (set->skipped < RP_SKIPPED_NAMES) {
+	if (set->skipped < SB_RP_SKIPPED_NAMES) {
 		join_path(path, sizeof(path), dir, name);
 		l = strlen(path);
 		if (l < sizeof(set->skipped_name[0]))
@@ -1092,10 +833,10 @@ static void skip_entry(struct rp_set *set, const char *dir, const char *name)
 	set->skipped++;
 }
 
-static int parse_dir(struct rp_ctx *cx, const char *path,
-		     const struct rp_loc *from)
+static int parse_dir(struct sb_rp_ctx *cx, const char *path,
+		     const struct sb_rp_loc *from)
 {
-	struct rp_loc at = { path, 0, 0 };
+	struct sb_rp_loc at = { path, 0, 0 };
 	char **names = NULL, **nn;
 	size_t n = 0, cap = 0, i;
 	struct dirent *de;
@@ -1147,33 +888,52 @@ out:
 	return ret;
 }
 
-static int parse_path(struct rp_ctx *cx, const char *path,
-		      const struct rp_loc *from)
+/* @buf (@len bytes, freed here), the file @dev/@ino, as one more open file. */
+static int parse_opened(struct sb_rp_ctx *cx, const char *name, char *buf, size_t len,
+			dev_t dev, ino_t ino)
+{
+	int ret;
+
+	cx->open[cx->depth].dev = dev;
+	cx->open[cx->depth].ino = ino;
+	cx->depth++;
+	ret = parse_buf(cx, name, buf, len);
+	cx->depth--;
+	free(buf);
+	return ret;
+}
+
+/* "-" named on the command line: standard input. */
+static int parse_stdin(struct sb_rp_ctx *cx)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = fstat(0, &st) ? -errno :
+	      sb_read_fd(0, &st, SB_RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
+	if (ret) {
+		set_err(cx->err, NULL, "cannot read standard input: %s",
+			sb_read_strerror(ret, SB_RP_MAX_FILE, SB_READ_IDLE_MS));
+		cx->err->oom |= ret == -ENOMEM;
+		return -1;
+	}
+	return parse_opened(cx, "<stdin>", buf, len, 0, 0);
+}
+
+static int parse_path(struct sb_rp_ctx *cx, const char *path,
+		      const struct sb_rp_loc *from)
 {
 	/* a file named on the command line: the message names it once */
-	const struct rp_loc *where = from;
+	const struct sb_rp_loc *where = from;
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
 	int fd, i, ret;
 
-	if (!strcmp(path, "-") && !from) {
-		ret = fstat(0, &st) ? -errno :
-		      sb_read_fd(0, &st, RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
-		if (ret) {
-			set_err(cx->err, NULL, "cannot read standard input: %s",
-				sb_read_strerror(ret, RP_MAX_FILE, SB_READ_IDLE_MS));
-			cx->err->oom |= ret == -ENOMEM;
-			return -1;
-		}
-		cx->open[cx->depth].dev = 0;
-		cx->open[cx->depth].ino = 0;
-		cx->depth++;
-		ret = parse_buf(cx, "<stdin>", buf, len);
-		cx->depth--;
-		free(buf);
-		return ret;
-	}
+	if (!strcmp(path, "-") && !from)
+		return parse_stdin(cx);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		set_err(cx->err, where, "cannot open '%s': %s", clip_path(path), strerror(errno));
@@ -1208,62 +968,56 @@ static int parse_path(struct rp_ctx *cx, const char *path,
 			return -1;
 		}
 	}
-	if (cx->depth > RP_MAX_DEPTH) {
-		set_err(cx->err, where, "includes nested more than %d deep", RP_MAX_DEPTH);
+	if (cx->depth > SB_RP_MAX_DEPTH) {
+		set_err(cx->err, where, "includes nested more than %d deep", SB_RP_MAX_DEPTH);
 		close(fd);
 		return -1;
 	}
-	ret = sb_read_fd(fd, &st, RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
+	ret = sb_read_fd(fd, &st, SB_RP_MAX_FILE, SB_READ_IDLE_MS, &buf, &len);
 	close(fd);
 	if (ret) {
 		set_err(cx->err, where, "cannot read '%s': %s", clip_path(path),
-			sb_read_strerror(ret, RP_MAX_FILE, SB_READ_IDLE_MS));
+			sb_read_strerror(ret, SB_RP_MAX_FILE, SB_READ_IDLE_MS));
 		cx->err->oom |= ret == -ENOMEM;
 		return -1;
 	}
-	cx->open[cx->depth].dev = st.st_dev;
-	cx->open[cx->depth].ino = st.st_ino;
-	cx->depth++;
-	ret = parse_buf(cx, path, buf, len);
-	cx->depth--;
-	free(buf);
-	return ret;
+	return parse_opened(cx, path, buf, len, st.st_dev, st.st_ino);
 }
 
-int rp_parse_path(struct rp_set *set, const char *path, struct rp_error *err)
+int sb_rp_parse_path(struct sb_rp_set *set, const char *path, struct sb_rp_error *err)
 {
-	struct rp_ctx cx = { .set = set, .err = err };
+	struct sb_rp_ctx cx = { .set = set, .err = err };
 
-	rp_error_reset(err);
+	sb_rp_error_reset(err);
 	return parse_path(&cx, path, NULL);
 }
 
-struct rp_sysfile {
+struct sb_rp_sysfile {
 	char name[256];
 	char path[4096];
-	size_t dir;		/* index in RP_SYSTEM_DIRS of the file that won */
+	size_t dir;		/* index in SB_RP_SYSTEM_DIRS of the file that won */
 };
 
 /* the shipped directory first, the admin's last; by name within each */
 static int cmp_sysfile(const void *a, const void *b)
 {
-	const struct rp_sysfile *x = a, *y = b;
+	const struct sb_rp_sysfile *x = a, *y = b;
 
 	if (x->dir != y->dir)
 		return x->dir < y->dir ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
-int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
+int sb_rp_parse_system(struct sb_rp_set *set, const char *root, struct sb_rp_error *err)
 {
-	static const char *const dirs[] = RP_SYSTEM_DIRS;
-	struct rp_ctx cx = { .set = set, .err = err, .root = root };
-	struct rp_sysfile *f = NULL, *nf;
+	static const char *const dirs[] = SB_RP_SYSTEM_DIRS;
+	struct sb_rp_ctx cx = { .set = set, .err = err, .root = root };
+	struct sb_rp_sysfile *f = NULL, *nf;
 	size_t n = 0, cap = 0, i, k;
 	char dir[2048];
 	int ret = 0;
 
-	rp_error_reset(err);
+	sb_rp_error_reset(err);
 	for (k = 0; k < sizeof(dirs) / sizeof(*dirs); k++) {
 		struct dirent *de;
 		DIR *d;
@@ -1316,7 +1070,7 @@ int rp_parse_system(struct rp_set *set, const char *root, struct rp_error *err)
 	}
 	if (n)
 		qsort(f, n, sizeof(*f), cmp_sysfile);
-	for (i = 0; i < n && !cx.fatal && err->n < RP_MAX_ERRORS; i++) {
+	for (i = 0; i < n && !cx.fatal && err->n < SB_RP_MAX_ERRORS; i++) {
 		cx.layer = (uint32_t)i + 1;
 		if (parse_path(&cx, f[i].path, NULL))
 			ret = -1;
@@ -1327,14 +1081,14 @@ out:
 }
 
 /* An error about rule @r after the parse: placed at its "file:line". */
-static void rule_err(struct rp_error *err, const struct rp_rule *r,
+static void rule_err(struct sb_rp_error *err, const struct sb_rp_rule *r,
 		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void rule_err(struct rp_error *err, const struct rp_rule *r,
+static void rule_err(struct sb_rp_error *err, const struct sb_rp_rule *r,
 		     const char *fmt, ...)
 {
-	char text[RP_TEXT_LEN], file[RP_SRC_LEN];
+	char text[SB_RP_TEXT_LEN], file[SB_RP_SRC_LEN];
 	const char *colon = strrchr(r->source, ':');
-	struct rp_loc at = { file, 0, 0 };
+	struct sb_rp_loc at = { file, 0, 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -1351,18 +1105,18 @@ static void rule_err(struct rp_error *err, const struct rp_rule *r,
 	memcpy(err->at[0].text, text, sizeof(text));
 }
 
-int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
+int sb_rp_resolve(struct sb_rp_set *set, unsigned int ntypes, struct sb_rp_error *err)
 {
 	size_t i;
 	unsigned int t;
 
-	rp_error_reset(err);
+	sb_rp_error_reset(err);
 	if (ntypes < 1)
 		ntypes = 1;
 	if (ntypes > SBRIDGE_MAX_CORE_TYPES)
 		ntypes = SBRIDGE_MAX_CORE_TYPES;
 	for (i = 0; i < set->n; i++) {
-		struct rp_rule *r = &set->rules[i];
+		struct sb_rp_rule *r = &set->rules[i];
 
 		for (t = ntypes; t < SBRIDGE_MAX_CORE_TYPES; t++) {
 			if (r->factors[t]) {
@@ -1387,7 +1141,7 @@ int rp_resolve(struct rp_set *set, unsigned int ntypes, struct rp_error *err)
 	return 0;
 }
 
-void rp_free(struct rp_set *set)
+void sb_rp_free(struct sb_rp_set *set)
 {
 	free(set->rules);
 	set->rules = NULL;
