@@ -25,6 +25,7 @@ static const struct sb_cmd commands[] = {
 	{ "check", cmd_check, "work-conserving invariant reports" },
 	{ "events", cmd_events, "stream module events" },
 	{ "record", cmd_record, "record events, switches and samples to a file" },
+	{ "calibrate", cmd_calibrate, "measure the core types, set CPU factors and latency" },
 };
 
 #define NCMDS SB_ARRAY_SIZE(commands)

@@ -41,6 +41,7 @@ int cmd_check(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /*
  * Option parsing shared by every subcommand: runs getopt_long over @argv
@@ -234,5 +235,20 @@ int sb_set_param(struct sb_nl *nl, const char *name, uint64_t v);
 /* predictor.c: set/get predictor */
 int sb_predictor_set(const char *arg, const char *help);
 int sb_predictor_get(void);
+
+/* calibrate.c: where the calibration is stored, and what status shows of it */
+#define SB_CAL_STATE		"/var/lib/sbridge/calibration.conf"
+#define SB_CAL_MAX_LAT_NS	100000	/* model.mem_latency_ns's range */
+void sb_calibration_status(void);
+/* calibrate's arithmetic (host-tested): cost of an iteration in ns at the
+ * top clock (cycles x 10^6 / kHz, or wall ns without cycles or kHz); the
+ * smallest of @n with the relative spread; a cost ratio as a CPU factor
+ * (0 if outside [0.125, 8]); an LLC miss's latency (0, or -1); the busy
+ * share (per mille) of @cpu between two /proc/stat texts, -1 unknown. */
+double sb_cal_cost(uint64_t cycles, uint64_t ns, uint64_t iters, uint32_t khz);
+double sb_cal_best(const double *v, size_t n, double *spread);
+uint32_t sb_cal_factor(double cost, double ref_cost);
+int sb_cal_latency(double chase, double llc, double *ns);
+int sb_cal_busy(const char *before, const char *after, unsigned int cpu);
 
 #endif

@@ -151,6 +151,7 @@ int cmd_status(int argc, char **argv)
 		js_bool("real", sb_clock_real(s.clock_kind));
 		js_obj_end();
 		js_str("predictor", s.predictor[0] ? s.predictor : NULL);
+		sb_calibration_status();
 		sb_json_cpus(cpus, ncpus, NULL);
 		js_obj_end();
 		goto out;
@@ -187,6 +188,7 @@ int cmd_status(int argc, char **argv)
 		printf("in force:         %s\n", s.mode);
 	if (s.message[0])
 		printf("note:             %s\n", s.message);
+	sb_calibration_status();
 	if (ncpus) {
 		putchar('\n');
 		sb_print_cpus(cpus, ncpus, NULL);
