@@ -356,14 +356,17 @@ static int run_probe(struct cal_ctx *x, int probe, uint32_t khz, double *cost,
 	uint64_t iters = 64, ns, cyc;
 	int r, tries = 0;
 
+	/* double while a run is too short to time, then scale to the target */
 	for (;;) {
 		run_once(x, probe, iters, &ns, &cyc);
-		if (ns >= x->target_ns || iters >= (1ULL << 40))
-			break;
 		if (now_ns(CLOCK_MONOTONIC) > x->deadline)
 			return -1;
-		iters *= ns < x->target_ns / 16 ? 8 : 2;
+		if (ns >= x->target_ns / 8 || iters >= (1ULL << 40))
+			break;
+		iters *= 2;
 	}
+	if (ns < x->target_ns && ns)
+		iters = (uint64_t)((double)iters * x->target_ns / ns) + 1;
 	for (r = 0; r < CAL_RUNS; r++) {
 		if (run_once(x, probe, iters, &ns, &cyc)) {
 			if (++tries >= CAL_TRIES) {
@@ -530,8 +533,10 @@ static int write_state(const char *path, const struct cal_type *t, size_t n,
 
 	if (!strcmp(path, "-"))
 		return 0;
-	if (!strncmp(path, "/var/lib/sbridge/", 17))
+	if (!strcmp(path, SB_CAL_STATE)) {	/* a bare system may lack them */
+		mkdir("/var/lib", 0755);
 		mkdir("/var/lib/sbridge", 0755);
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f)
@@ -564,6 +569,10 @@ static int write_state(const char *path, const struct cal_type *t, size_t n,
 	return 0;
 }
 
+/* how long the buffers and the probes took (ms) and the chase buffer */
+static uint64_t cal_setup_ms, cal_total_ms;
+static size_t cal_buf_mb;
+
 static void print_result(const struct cal_type *t, size_t n, size_t ref,
 			 uint32_t lat, int by_cycles, int written, const char *state)
 {
@@ -592,6 +601,9 @@ static void print_result(const struct cal_type *t, size_t n, size_t ref,
 			js_obj_end();
 		}
 		js_arr_end();
+		js_uint("buffer_mb", cal_buf_mb);
+		js_uint("setup_ms", cal_setup_ms);
+		js_uint("total_ms", cal_total_ms);
 		js_bool("written", written);
 		js_str("state", written && strcmp(state, "-") ? state : NULL);
 		js_obj_end();
@@ -599,6 +611,10 @@ static void print_result(const struct cal_type *t, size_t n, size_t ref,
 	}
 	printf("measured by %s\n", by_cycles ? "cycles at each type's top clock (perf)" :
 	       "time (no cycle counter)");
+	printf("took %llu.%03llu s, of which %llu.%03llu s to build the chases (%zu MiB)\n",
+	       (unsigned long long)cal_total_ms / 1000, (unsigned long long)cal_total_ms % 1000,
+	       (unsigned long long)cal_setup_ms / 1000, (unsigned long long)cal_setup_ms % 1000,
+	       cal_buf_mb);
 	for (i = 0; i < n; i++) {
 		cpulist_format(&t[i].cpus, list, sizeof(list));
 		printf("type %u cpus %s cpu %u%s: compute %.3f ns branchy %.3f ns llc %.2f ns chase %.2f ns (spread %.1f %%)\n",
@@ -642,7 +658,7 @@ static int group_types(const struct sb_cpu *cpus, size_t ncpus, struct cal_type 
 			t[j].type = cpus[i].type;
 			t[j].cpu = cpus[i].id;
 			t[j].capacity = cpus[i].orig_capacity ?: cpus[i].capacity;
-			t[j].khz = cpus[i].max_khz ?: cpus[i].cur_khz;
+			t[j].khz = cpus[i].max_khz;	/* the top clock, or none */
 			(*n)++;
 		}
 		t[j].old_factor |= cpus[i].override;	/* any override */
@@ -678,6 +694,7 @@ int cmd_calibrate(int argc, char **argv)
 	size_t ncpus = 0, n = 0, ref = 0, i, big;
 	unsigned long long old_lat = 0;
 	double lat_sum = 0;
+	uint64_t t0;
 	uint32_t lat;
 	cpu_set_t saved;
 	char why[128];
@@ -772,7 +789,9 @@ int cmd_calibrate(int argc, char **argv)
 	if (!buf_mb && big > ((size_t)CAL_MAX_BUF_MB << 20))
 		big = (size_t)CAL_MAX_BUF_MB << 20;
 	sched_getaffinity(0, sizeof(saved), &saved);
-	x.deadline = now_ns(CLOCK_MONOTONIC) + budget_ms * 1000000ULL;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	x.deadline = t0 + budget_ms * 1000000ULL;
+	cal_buf_mb = big >> 20;
 	/* the buffers are built on the reference CPU: its caches, not the others' */
 	if (pin(t[ref].cpu) || chase_build(&x.llc, CAL_LLC_BYTES) || chase_build(&x.big, big)) {
 		sb_err("cannot pin to CPU %u or get %zu MiB for the memory probe: %s",
@@ -780,10 +799,14 @@ int cmd_calibrate(int argc, char **argv)
 		ret = SB_EXIT_ERR;
 		goto out_mem;
 	}
+	cal_setup_ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
 	/* what is left, over 2 runs sizing + CAL_RUNS runs of each probe */
 	v = (x.deadline - now_ns(CLOCK_MONOTONIC)) / (n * P_NR * (CAL_RUNS + 3));
 	x.target_ns = v < 1000000 ? 1000000 : v;
+	/* one unit for every type: cycles at the top clock where all have one */
 	x.perf_fd = perf_cycles_open();
+	for (i = 0; i < n; i++)
+		by_cycles &= x.perf_fd >= 0 && t[i].khz;
 	for (i = 0; i < n; i++) {
 		int p, bc = 0;
 
@@ -793,17 +816,24 @@ int cmd_calibrate(int argc, char **argv)
 			goto out_mem;
 		}
 		for (p = 0; p < P_NR; p++) {
-			if (run_probe(&x, p, t[i].khz, &t[i].cost[p], &t[i].spread[p], &bc)) {
+			if (run_probe(&x, p, by_cycles ? t[i].khz : 0, &t[i].cost[p],
+				      &t[i].spread[p], &bc)) {
 				if (x.busy)
 					sb_err("the machine is busy (the %s probe on CPU %u was preempted %d times): not calibrated, nothing written",
 					       probe_name[p], t[i].cpu, CAL_TRIES);
 				else
-					sb_err("the probes took longer than the budget of %llu.%03llu s (a busy or slow machine; --budget S): not calibrated, nothing written",
-					       budget_ms / 1000, budget_ms % 1000);
+					sb_err("the probes took longer than the budget of %llu.%03llu s (building the chases took %llu ms; a busy or slow machine: --budget S): not calibrated, nothing written",
+					       budget_ms / 1000, budget_ms % 1000,
+					       (unsigned long long)cal_setup_ms);
 				ret = SB_EXIT_ERR;
 				goto out_mem;
 			}
-			by_cycles &= bc;
+			if (by_cycles && !bc) {
+				sb_err("CPU %u: the cycle counter stopped counting during the %s probe: not calibrated",
+				       t[i].cpu, probe_name[p]);
+				ret = SB_EXIT_ERR;
+				goto out_mem;
+			}
 		}
 		if (sb_cal_latency(t[i].cost[P_CHASE], t[i].cost[P_LLC], &t[i].latency)) {
 			sb_err("CPU %u: the large chase (%.1f ns a load) is not slower than the LLC-sized one (%.1f ns): the buffer fits a cache (--buffer MB); not calibrated",
@@ -813,9 +843,7 @@ int cmd_calibrate(int argc, char **argv)
 		}
 		lat_sum += t[i].latency;
 	}
-	if (!by_cycles)
-		for (i = 0; i < n; i++)	/* one unit for all: time */
-			t[i].khz = 0;
+	cal_total_ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
 	lat = (uint32_t)(lat_sum / n + 0.5);
 	for (i = 0; i < n; i++) {
 		if (i == ref)
