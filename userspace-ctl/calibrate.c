@@ -534,6 +534,7 @@ static int write_state(const char *path, const struct cal_type *t, size_t n,
 	if (!strcmp(path, "-"))
 		return 0;
 	if (!strcmp(path, SB_CAL_STATE)) {	/* a bare system may lack them */
+		mkdir("/var", 0755);
 		mkdir("/var/lib", 0755);
 		mkdir("/var/lib/sbridge", 0755);
 	}
