@@ -76,7 +76,9 @@ t1=$(date +%s)
 diag "$out"
 diag "calibrate took $((t1 - t0)) s of guest time"
 check "calibrate runs (exit $rc)" test $rc = 0
-r=$(echo "$out" | awk -v c=$little '$1 == "ratio" && $3 == c - 0 { print }')
+# the little CPU's core type index (get's TYPE), which the ratio lines name
+lt=$(sbridgectl get | awk -v c=$little '$1 == c { print $2 }')
+r=$(echo "$out" | awk -v t="$lt" '$1 == "ratio" && $3 == t { print }')
 m_compute=$(echo "$r" | awk '{ print $5 }')
 m_memory=$(echo "$r" | awk '{ print $9 }')
 m_lat=$(echo "$out" | awk '$1 == "model.mem_latency_ns" { print $2 }')
