@@ -405,6 +405,9 @@ void sbridge_hooks_exit(void);
  * @startup_ms: CPU time after exec whose windows are the start-up phase
  * @pred_err: relative standard error of the CPI-stack prediction (fp),
  *	what weighs it against measurements
+ * @mem_latency_ns: model.mem_latency_ns, the memory latency (ns) of the
+ *	CPI_stall penalty; 0 takes the counter source's (sbridge_pmu measures
+ *	one at load), nonzero overrides it (sbridgectl calibrate)
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -423,6 +426,7 @@ struct sbridge_params {
 	u32 warm_instr;
 	u32 startup_ms;
 	u32 pred_err;
+	u32 mem_latency_ns;
 };
 extern struct sbridge_params sbridge_params;
 /**

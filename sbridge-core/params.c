@@ -30,6 +30,7 @@ struct sbridge_params sbridge_params = {
 	.warm_instr = 2000000,
 	.startup_ms = 200,
 	.pred_err = SBRIDGE_FP_ONE / 5,
+	.mem_latency_ns = 0,	/* the counter source's */
 };
 
 struct sbridge_act_params sbridge_act_params = {
@@ -105,6 +106,7 @@ enum {
 	SBRIDGE_P_CHECKER_PERIOD_MS,
 	SBRIDGE_P_CHECKER_WATCH_MS,
 	SBRIDGE_P_CHECKER_SELFTEST,
+	SBRIDGE_P_MODEL_MEM_LAT_NS,
 };
 
 static struct sbridge_param_desc sbridge_param_tab[] = {
@@ -138,6 +140,7 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_CHECKER_PERIOD_MS] = { "checker.period_ms", &sbridge_act_params.check_period_ms, 10, 3600000 },
 	[SBRIDGE_P_CHECKER_WATCH_MS] = { "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
 	[SBRIDGE_P_CHECKER_SELFTEST] = { "checker.selftest", &sbridge_act_params.selftest, 0, 1 },
+	[SBRIDGE_P_MODEL_MEM_LAT_NS] = { "model.mem_latency_ns", &sbridge_params.mem_latency_ns, 0, 100000 },
 };
 
 /* up_util and down_util as a pair: two thresholds, never inverted. */
@@ -290,6 +293,8 @@ module_param_cb(checker_watch_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_
 MODULE_PARM_DESC(checker_watch_ms, "checker confirmation delay M, ms");
 module_param_cb(checker_selftest, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_SELFTEST], 0644);
 MODULE_PARM_DESC(checker_selftest, "1: steer every hot task to one CPU to provoke a report");
+module_param_cb(model_mem_latency_ns, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_MODEL_MEM_LAT_NS], 0644);
+MODULE_PARM_DESC(model_mem_latency_ns, "memory latency of the stall penalty, ns (0 = the counter source's; sbridgectl calibrate sets it)");
 
 /**
  * sbridge_param_get() - read the @i-th tunable

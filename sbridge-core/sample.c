@@ -192,7 +192,8 @@ static void sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
 	 */
 	khz = sbridge_sample_khz(cpu, src, &ref);
 	pkhz = ref ? khz : READ_ONCE(per_cpu(sbridge_cpus, cpu).max_khz);
-	pen = sbridge_model_penalty_cycles(src->mem_latency_ns ?:
+	pen = sbridge_model_penalty_cycles(READ_ONCE(sbridge_params.mem_latency_ns) ?:
+					   src->mem_latency_ns ?:
 					   SBRIDGE_DEFAULT_MEM_LAT_NS, pkhz);
 	if (sbridge_model_cpi(&t->win, pen, &c))
 		return;

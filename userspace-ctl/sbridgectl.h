@@ -59,4 +59,19 @@ int config_verify(const char *path, const struct sb_params *p,
 struct sb_rp_set;
 int rules_get(struct sb_nl *nl, struct sb_rp_set *set);
 
+/* calibrate.c: where the calibration is stored, and what status shows of it */
+#define SB_CAL_STATE		"/var/lib/sbridge/calibration.conf"
+#define SB_CAL_MAX_LAT_NS	100000	/* model.mem_latency_ns's range */
+void calibrate_status(void);
+/* calibrate's arithmetic (host-tested): cost of an iteration in ns at the
+ * top clock (cycles x 10^6 / kHz, or wall ns without cycles or kHz); the
+ * smallest of @n with the relative spread; a cost ratio as a CPU factor
+ * (0 if outside [0.125, 8]); an LLC miss's latency (0, or -1); the busy
+ * share (per mille) of @cpu between two /proc/stat texts, -1 unknown. */
+double calibrate_cost(uint64_t cycles, uint64_t ns, uint64_t iters, uint32_t khz);
+double calibrate_best(const double *v, size_t n, double *spread);
+uint32_t calibrate_factor(double cost, double ref_cost);
+int calibrate_latency(double chase, double llc, double *ns);
+int calibrate_busy(const char *before, const char *after, unsigned int cpu);
+
 #endif

@@ -125,6 +125,7 @@ static void status_json(const struct status *s, const struct sb_cpu *cpus, size_
 	sb_js_bool("real", sb_clock_real(s->clock_kind));
 	sb_js_obj_end();
 	sb_js_str("predictor", s->predictor[0] ? s->predictor : NULL);
+	calibrate_status();
 	get_json_cpus(cpus, ncpus, NULL);
 	sb_js_obj_end();
 }
@@ -182,6 +183,7 @@ static void status_print(const struct status *s, const struct sb_cpu *cpus, size
 		printf("in force:         %s\n", s->mode);
 	if (s->message[0])
 		printf("note:             %s\n", s->message);
+	calibrate_status();
 	if (ncpus) {
 		putchar('\n');
 		get_print_cpus(cpus, ncpus, NULL);

@@ -88,6 +88,8 @@ def base_initramfs(k, kos, progs, dest=None):
         (d / "sbridge/rig").mkdir()
         for c in (TOP / "tools/rig").glob("*.coef"):
             shutil.copy(c, d / "sbridge/rig" / c.name)
+        # and its configuration, the truth rig-calibrate compares with
+        shutil.copy(TOP / "tools/rig/rig.conf", d / "sbridge/rig/rig.conf")
         for r in (TOP / "rules").glob("*"):
             if r.is_file():
                 shutil.copy(r, d / "sbridge/rules" / r.name)

@@ -11,7 +11,7 @@ _sbridgectl()
 		cword=$COMP_CWORD
 	}
 
-	local cmds="status doctor get set config tasks top rules matrix check events record help version"
+	local cmds="status doctor get set config tasks top rules matrix check events record calibrate help version"
 	local cmd="" sub="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
@@ -45,6 +45,7 @@ _sbridgectl()
 	tasks) opts+=" --sort= --reverse --pid= --comm= --uid= --class= --limit=" ;;
 	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
 	events) opts+=" --count= --timeout=" ;;
+	calibrate) opts+=" --dry-run --auto --budget= --wait= --buffer= --state=" ;;
 	record) opts+=" --output= --duration= --rate= --max-size= --no-switches --force" ;;
 	rules)
 		[[ $sub == check ]] && opts+=" --print"

@@ -1,7 +1,7 @@
 # fish completion for sbridgectl(8)
 # SPDX-License-Identifier: GPL-2.0
 
-set -l cmds status doctor get set config tasks top rules matrix check events record help version
+set -l cmds status doctor get set config tasks top rules matrix check events record calibrate help version
 
 function __sbridgectl_params
 	# the names the loaded module takes (none if it is not loaded)
@@ -25,6 +25,7 @@ complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a matrix -d '
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a check -d 'the work-conserving checker'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a events -d 'follow sbridge events'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a record -d 'record a trace for the tools'
+complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a calibrate -d 'measure the core types, set CPU factors and latency'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a help -d 'help on a command'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a version -d 'versions of the tool and the module'
 complete -c sbridgectl -n "__fish_seen_subcommand_from help" -a "$cmds"
@@ -74,3 +75,10 @@ complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s r -l rate -x -
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s s -l max-size -x -d 'size limit (K, M, G)'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l no-switches -d 'no context switches'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s f -l force -d 'overwrite the output'
+# calibrate
+complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -s n -l dry-run -d 'measure, write nothing'
+complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -l auto -d 'apply the stored calibration or measure'
+complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -l budget -x -d 'seconds'
+complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -l wait -x -d 'seconds to wait for idle'
+complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -l buffer -x -d 'MiB'
+complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -l state -r -F -d 'state file'
