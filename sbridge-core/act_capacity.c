@@ -26,8 +26,8 @@
 #include <linux/sched/topology.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
-#include "trace.h"
+#include "act_ops.h"
+#include "trace_act.h"
 
 /**
  * struct sbridge_cap_state - what the capacity actuator changed

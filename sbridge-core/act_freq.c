@@ -23,8 +23,8 @@
 #include <linux/workqueue.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
-#include "trace.h"
+#include "act_ops.h"
+#include "trace_act.h"
 
 /**
  * struct sbridge_freq_req - our floor on one policy

@@ -40,9 +40,9 @@
 #include <linux/spinlock.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
+#include "act_ops.h"
 #include "act_ledger.h"
-#include "trace.h"
+#include "trace_act.h"
 
 #define SBRIDGE_STEER_MAX	128	/* tasks steered by runs at once */
 
@@ -402,15 +402,11 @@ static void sbridge_place_restore(void)
 	sbridge_ledger_end(&sbridge_steers, true);
 }
 
-/**
- * sbridge_placement_user_mask() - the affinity @p had before steering
- * @p: task (RCU-protected by the caller)
- * @mask: out, set only when true is returned
- *
- * Context: any non-IRQ context, takes a spinlock.
- * Return: true if @p is steered by sbridge now.
+/*
+ * The affinity @p had before steering (.user_mask): true and @mask set if
+ * @p is steered by sbridge now. Any non-IRQ context, takes a spinlock.
  */
-bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
+static bool sbridge_place_user_mask(struct task_struct *p, struct cpumask *mask)
 {
 	struct sbridge_ledger *l = &sbridge_steers;
 	struct sbridge_lent *e;
@@ -426,15 +422,11 @@ bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
 	return ret;
 }
 
-/**
- * sbridge_placement_yield() - the checker blames @p's steering: undo it
- * @p: task (the caller holds a reference)
- *
- * Restores @p's own mask and never steers it again.
- *
- * Context: process context, sleeps.
+/*
+ * The checker blames @p's steering (.yield): restore @p's own mask and
+ * never steer it again. Process context, sleeps.
  */
-void sbridge_placement_yield(struct task_struct *p)
+static void sbridge_place_yield(struct task_struct *p)
 {
 	sbridge_ledger_yield(&sbridge_steers, p);
 	sbridge_place_yields++;
@@ -535,4 +527,6 @@ const struct sbridge_actuator sbridge_act_placement = {
 	.fork = sbridge_place_fork,
 	.active = sbridge_place_active,
 	.status = sbridge_place_status,
+	.user_mask = sbridge_place_user_mask,
+	.yield = sbridge_place_yield,
 };

@@ -38,9 +38,9 @@
 #include <uapi/linux/sched/types.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
+#include "act_ops.h"
 #include "act_ledger.h"
-#include "trace.h"
+#include "trace_act.h"
 
 #ifdef CONFIG_UCLAMP_TASK
 

@@ -51,7 +51,8 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
-#include "trace.h"
+#include "checker.h"
+#include "trace_act.h"
 
 #define SBRIDGE_YIELD_BATCH	8
 
@@ -138,7 +139,7 @@ static void sbridge_checker_gainer(struct task_struct *p, int cpu, u32 gain,
 	if (!fast || cpumask_test_cpu(cpu, fast) || (p->flags & PF_KTHREAD) ||
 	    !sbridge_fair_policy(p->policy) || sbridge_policy_speedup(p) < gain)
 		return;
-	if (!sbridge_placement_user_mask(p, m))
+	if (!sbridge_actuators_user_mask(p, m))
 		cpumask_copy(m, p->cpus_ptr);
 }
 
@@ -177,7 +178,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 		sbridge_chk.nwait[cpu]++;
 		cpumask_or(sbridge_chk_mask(sbridge_chk.any, cpu), sbridge_chk_mask(sbridge_chk.any, cpu),
 			   p->cpus_ptr);
-		if (!sbridge_placement_user_mask(p, sbridge_chk.tmp))
+		if (!sbridge_actuators_user_mask(p, sbridge_chk.tmp))
 			cpumask_copy(sbridge_chk.tmp, p->cpus_ptr);
 		cpumask_or(sbridge_chk_mask(sbridge_chk.user, cpu), sbridge_chk_mask(sbridge_chk.user, cpu),
 			   sbridge_chk.tmp);
@@ -257,7 +258,7 @@ static int sbridge_checker_culprits(u32 idle, u32 busy, struct task_struct **out
 		if (task_cpu(p) != busy || READ_ONCE(p->on_cpu) ||
 		    !task_is_running(p) ||
 		    cpumask_test_cpu(idle, p->cpus_ptr) ||
-		    !sbridge_placement_user_mask(p, sbridge_chk.tmp) ||
+		    !sbridge_actuators_user_mask(p, sbridge_chk.tmp) ||
 		    !cpumask_test_cpu(idle, sbridge_chk.tmp))
 			continue;
 		get_task_struct(p);
@@ -308,7 +309,7 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 	for (i = 0; i < n; i++) {
 		trace_sbridge_report(r.idle_cpu, r.busy_cpu, waited, culprit[i],
 				     SBRIDGE_TP_YIELD);
-		sbridge_placement_yield(culprit[i]);
+		sbridge_actuators_yield(culprit[i]);
 		put_task_struct(culprit[i]);
 		WRITE_ONCE(sbridge_chk.yields, sbridge_chk.yields + 1);
 	}

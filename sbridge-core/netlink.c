@@ -20,6 +20,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "checker.h"
 
 #define SBRIDGE_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 #define SBRIDGE_PARAM_NAME_LEN		32
@@ -302,7 +303,7 @@ out:
  * @cb: dump state
  * @uid: requester's uid
  * @privileged: requester may see every task (CAP_PERFMON or CAP_SYS_ADMIN)
- * @tmp: scratch mask for sbridge_placement_user_mask()
+ * @tmp: scratch mask for sbridge_actuators_user_mask()
  */
 struct sbridge_task_dump {
 	struct sk_buff *skb;
@@ -346,7 +347,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    nla_put_u32(skb, SBRIDGE_A_TASK_HINT, READ_ONCE(t->hint)) ||
 	    /* the mask taskset shows is sbridge's narrowing, not the task's own */
 	    nla_put_u8(skb, SBRIDGE_A_TASK_STEERED,
-		       sbridge_placement_user_mask(t->task, d->tmp)) ||
+		       sbridge_actuators_user_mask(t->task, d->tmp)) ||
 	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
 			      SBRIDGE_A_PAD) ||
 	    (sbridge_rules_task_rule(t, rule, sizeof(rule)) &&

@@ -37,9 +37,11 @@
 #include <linux/topology.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
+#include "policy.h"
 #include "plan.h"
-#include "trace.h"
+/* layer 4's trace events are defined here, with the decision they trace */
+#define CREATE_TRACE_POINTS
+#include "trace_act.h"
 
 /* Boards of their own one decision plans at most (distinct reachable masks). */
 #define SBRIDGE_POLICY_GROUPS	4
@@ -128,6 +130,8 @@ static struct sbridge_plan_scratch sbridge_psc;
 static struct sbridge_pgroup sbridge_pg[SBRIDGE_POLICY_GROUPS];
 static struct sbridge_swap sbridge_swp;
 static cpumask_var_t sbridge_policy_tmp;
+/* The runner's record of a task's own CPUs, for the decision under way. */
+static sbridge_user_mask_fn sbridge_policy_user_mask;
 
 /**
  * sbridge_policy_speedup() - the speedup the decision layer uses for @p
@@ -166,7 +170,7 @@ static u32 sbridge_policy_busy(struct task_struct *p)
 /* @p's own CPUs (not the mask sbridge set), the active ones, into @tmp. */
 static void sbridge_policy_own(struct task_struct *p, struct cpumask *tmp)
 {
-	if (!sbridge_placement_user_mask(p, tmp))
+	if (!sbridge_policy_user_mask(p, tmp))
 		cpumask_copy(tmp, &p->cpus_mask);
 	cpumask_and(tmp, tmp, cpu_active_mask);
 }
@@ -644,15 +648,18 @@ static void sbridge_policy_write(struct sbridge_decision *d)
 /**
  * sbridge_policy_decide() - one period's decision
  * @d: out; task references are held until sbridge_policy_put()
+ * @own: a task's own CPUs where an actuator narrowed its affinity
  *
  * Context: process context (the actuator work), may sleep only outside
  * its RCU section.
  * Return: number of tasks in @d.
  */
-int sbridge_policy_decide(struct sbridge_decision *d)
+int sbridge_policy_decide(struct sbridge_decision *d, sbridge_user_mask_fn own)
 {
 	unsigned int i, g, fast = sbridge_topo.ref_type;
 	unsigned long now = jiffies;
+
+	sbridge_policy_user_mask = own;
 
 	d->n = 0;
 	d->fast_type = fast;
