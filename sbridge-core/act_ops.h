@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include "policy.h"
 
+struct sbridge_param_desc;
+
 struct task_struct;
 struct cpumask;
 
@@ -24,7 +26,10 @@ struct cpumask;
 /**
  * struct sbridge_actuator - one lever of the unmodified scheduler
  * @name: short name (status, logs)
- * @enabled: its act.* switch
+ * @param: its act.* switch: name, storage (1 on), range; kept in its
+ *	act_*.c with its module parameter, collected by params.c at load
+ * @trace_id: its id in the sbridge_act trace event (SBRIDGE_TP_ACT_*,
+ *	trace_act.h)
  * @hint_bit: SBRIDGE_HINT_* bit reported while it holds a changed value
  * @init: allocate; no task touched yet (may be NULL)
  * @apply: act on this period's decision (process context, may sleep)
@@ -39,11 +44,13 @@ struct cpumask;
  * @yield: give @p its own value back for good, the checker blames it
  *	(process context; may be NULL)
  *
- * Constant tables, one per act_*.c; actuators.c runs them in order.
+ * Constant tables, one per act_*.c; actuators.c runs them in order
+ * (docs/architecture.md: adding an actuator).
  */
 struct sbridge_actuator {
 	const char *name;
-	u32 *enabled;
+	struct sbridge_param_desc *param;
+	u32 trace_id;
 	u32 hint_bit;
 	int (*init)(void);
 	void (*apply)(const struct sbridge_decision *d);

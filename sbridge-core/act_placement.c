@@ -44,6 +44,14 @@
 #include "act_ledger.h"
 #include "trace_act.h"
 
+/* act.placement: this actuator's switch (SET_PARAM and module parameter) */
+static u32 sbridge_place_on = 1; /* idle with one core type: see sbridge_actuators_mode() */
+static struct sbridge_param_desc sbridge_place_switch = {
+	.name = "act.placement", .val = &sbridge_place_on, .min = 0, .max = 1,
+};
+sbridge_module_param(act_placement, sbridge_place_switch,
+		     "1: steer hot tasks to the core type the decision chose");
+
 #define SBRIDGE_STEER_MAX	128	/* tasks steered by runs at once */
 
 /**
@@ -458,7 +466,7 @@ static bool sbridge_place_active(void)
 
 static const char *sbridge_place_status(void)
 {
-	if (!READ_ONCE(sbridge_act_params.placement))
+	if (!READ_ONCE(sbridge_place_on))
 		return "off";
 	if (READ_ONCE(sbridge_act_params.observe))
 		return "off (observe only)";
@@ -518,7 +526,8 @@ static void sbridge_place_exit(void)
 
 const struct sbridge_actuator sbridge_act_placement = {
 	.name = "placement",
-	.enabled = &sbridge_act_params.placement,
+	.param = &sbridge_place_switch,
+	.trace_id = SBRIDGE_TP_ACT_PLACEMENT,
 	.hint_bit = SBRIDGE_HINT_PLACEMENT,
 	.init = sbridge_place_init,
 	.apply = sbridge_place_apply,

@@ -88,7 +88,7 @@ void sbridge_actuators_kick(void)
 static bool sbridge_act_on(unsigned int i)
 {
 	return !READ_ONCE(sbridge_act_params.observe) &&
-	       READ_ONCE(*sbridge_acts[i]->enabled);
+	       READ_ONCE(*sbridge_acts[i]->param->val);
 }
 
 static void sbridge_act_fn(struct work_struct *w)
@@ -260,6 +260,28 @@ void sbridge_actuators_counts(u64 *runs, u64 *kicks)
 const struct sbridge_actuator *sbridge_actuator_at(unsigned int i)
 {
 	return i < ARRAY_SIZE(sbridge_acts) ? sbridge_acts[i] : NULL;
+}
+
+/**
+ * sbridge_actuators_params() - hand every actuator's switch to params.c
+ *
+ * So SET_PARAM and /sys/kernel/sbridge/params find act.<name> (each
+ * actuator keeps its switch and declares its module parameter itself).
+ *
+ * Context: module init, before the netlink family and sysfs exist.
+ * Return: 0 or a negative errno.
+ */
+int sbridge_actuators_params(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
+		ret = sbridge_params_add(sbridge_acts[i]->param);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /**

@@ -16,6 +16,7 @@ struct task_struct;
 struct cpumask;
 
 /* ---- actuators.c ---- */
+int sbridge_actuators_params(void);
 int sbridge_actuators_init(void);
 void sbridge_actuators_stop(void);
 void sbridge_actuators_exit(void);

@@ -68,6 +68,9 @@ static int __init sbridge_init(void)
 		       sbridge_act_params.down_util, sbridge_act_params.up_util);
 		return -EINVAL;
 	}
+	ret = sbridge_actuators_params();
+	if (ret)
+		return ret;
 	ret = sbridge_api_init();
 	if (ret)
 		return ret;
