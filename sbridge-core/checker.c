@@ -46,8 +46,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <net/genetlink.h>
-#include <net/netlink.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
@@ -353,53 +351,6 @@ static void sbridge_checker_fn(struct work_struct *w)
 	}
 out:
 	schedule_delayed_work(&sbridge_checker_work, next ?: 1);
-}
-
-/**
- * sbridge_checker_dump() - GET_REPORTS: one message per report, oldest first
- * @skb: dump buffer
- * @cb: dump state; args[0] is the sequence number of the next report
- * @family: the generic netlink family (netlink.c's)
- *
- * Return: bytes in @skb.
- */
-int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			 const struct genl_family *family)
-{
-	struct sbridge_report r;
-	struct nlattr *nest;
-	u64 seq, end;
-	void *hdr;
-
-	spin_lock_bh(&sbridge_chk.lock);
-	end = sbridge_chk.nreports;
-	spin_unlock_bh(&sbridge_chk.lock);
-	seq = cb->args[0];
-	if (end > SBRIDGE_REPORTS && seq < end - SBRIDGE_REPORTS)
-		seq = end - SBRIDGE_REPORTS;
-	for (; seq < end; seq++) {
-		spin_lock_bh(&sbridge_chk.lock);
-		r = sbridge_chk.reports[seq % SBRIDGE_REPORTS];
-		spin_unlock_bh(&sbridge_chk.lock);
-		hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_GET_REPORTS);
-		if (!hdr)
-			break;
-		nest = nla_nest_start(skb, SBRIDGE_A_REPORT);
-		if (!nest ||
-		    nla_put_u64_64bit(skb, SBRIDGE_A_REPORT_TIME_NS, r.time_ns,
-				      SBRIDGE_A_PAD) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_IDLE_CPU, r.idle_cpu) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_BUSY_CPU, r.busy_cpu) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_NR_WAITING, r.nr_waiting) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_HINTS, r.hints)) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		nla_nest_end(skb, nest);
-		genlmsg_end(skb, hdr);
-	}
-	cb->args[0] = seq;
-	return skb->len;
 }
 
 /**

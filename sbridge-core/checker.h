@@ -11,10 +11,6 @@
 
 #include <linux/types.h>
 
-struct sk_buff;
-struct netlink_callback;
-struct genl_family;
-
 /* Bits of SBRIDGE_A_REPORT_HINTS beside the actuators' (actuators.h). */
 /* The report's waiting task was steered by sbridge (placement yielded). */
 #define SBRIDGE_HINT_CAUSED	BIT(8)
@@ -56,8 +52,6 @@ struct sbridge_checker_counts {
 
 int sbridge_checker_init(void);
 void sbridge_checker_exit(void);
-int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			 const struct genl_family *family);
 void sbridge_checker_read_counts(struct sbridge_checker_counts *c);
 bool sbridge_checker_get_report(u64 seq, struct sbridge_report *r, u64 *end);
 

@@ -476,9 +476,51 @@ static int sbridge_nl_matrix_get(struct sk_buff *skb, struct netlink_callback *c
 	return sbridge_matrix_dump(skb, cb, &sbridge_family);
 }
 
+/* One report as SBRIDGE_A_REPORT, nested. */
+static int sbridge_nl_put_report(struct sk_buff *skb, const struct sbridge_report *r)
+{
+	struct nlattr *nest = nla_nest_start(skb, SBRIDGE_A_REPORT);
+
+	if (!nest ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_REPORT_TIME_NS, r->time_ns, SBRIDGE_A_PAD) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_IDLE_CPU, r->idle_cpu) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_BUSY_CPU, r->busy_cpu) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_NR_WAITING, r->nr_waiting) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_HINTS, r->hints))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * GET_REPORTS: one message per report still in the checker's ring,
+ * oldest first; cb->args[0] is the sequence number of the next. A report
+ * the ring overwrote while the dump was under way is left out.
+ */
 static int sbridge_nl_get_reports(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return sbridge_checker_dump(skb, cb, &sbridge_family);
+	struct sbridge_report r;
+	u64 seq, end, now;
+	void *hdr;
+
+	sbridge_checker_get_report(0, &r, &end);	/* for end */
+	seq = cb->args[0];
+	if (end > SBRIDGE_REPORTS && seq < end - SBRIDGE_REPORTS)
+		seq = end - SBRIDGE_REPORTS;
+	for (; seq < end; seq++) {
+		if (!sbridge_checker_get_report(seq, &r, &now))
+			continue;
+		hdr = sbridge_dump_hdr(skb, cb, &sbridge_family, SBRIDGE_CMD_GET_REPORTS);
+		if (!hdr)
+			break;
+		if (sbridge_nl_put_report(skb, &r)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = seq;
+	return skb->len;
 }
 
 #define SBRIDGE_NL_DO(c, fn, flags) \
