@@ -313,7 +313,52 @@ static void sbridge_policy_fill(struct sbridge_decision *d, unsigned int i,
 	pt->want = sbridge_policy_want(p, t);
 }
 
-/* Adds the hot runnable tasks (and hinted short sleepers) to @d. */
+/* How much a collected task matters: runnable ones before sleepers, then busy. */
+static u32 sbridge_policy_rank(u8 kind, u32 busy)
+{
+	return (kind == SBRIDGE_PC_SLEEPER ? 0 : SCHED_CAPACITY_SCALE + 1) + busy;
+}
+
+/*
+ * @d is full: make room for a task of rank @rank by dropping the entry of
+ * lowest rank below it (its reference, its hint, its place in its
+ * board). Return: the freed index, or SBRIDGE_DECISION_MAX if every
+ * entry ranks at least @rank.
+ */
+static unsigned int sbridge_policy_evict(struct sbridge_decision *d, u32 rank, bool plan)
+{
+	unsigned int i, j, low = SBRIDGE_DECISION_MAX;
+	u32 r, low_rank = rank;
+	struct sbridge_pgroup *pg;
+
+	for (i = 0; i < d->n; i++) {
+		r = sbridge_policy_rank(sbridge_pc[i].kind, d->task[i].busy);
+		if (r < low_rank) {
+			low_rank = r;
+			low = i;
+		}
+	}
+	if (low >= SBRIDGE_DECISION_MAX)
+		return low;
+	if (sbridge_pc[low].kind == SBRIDGE_PC_PLAN && plan) {
+		pg = &sbridge_pg[sbridge_pc[low].group];
+		for (j = 0; j < pg->n; j++)
+			if (pg->idx[j] == low) {
+				pg->idx[j] = pg->idx[--pg->n];
+				break;
+			}
+	}
+	sbridge_policy_clear(sbridge_pc[low].t);
+	put_task_struct(d->task[low].p);
+	d->task[low].p = NULL;
+	return low;
+}
+
+/*
+ * Adds the hot runnable tasks (and hinted short sleepers) to @d; past
+ * SBRIDGE_DECISION_MAX the busiest runnable ones stay, whatever their
+ * place in the task list.
+ */
 static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 {
 	u32 up = READ_ONCE(sbridge_act_params.up_util);
@@ -325,6 +370,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 	struct task_struct *g, *p;
 	struct sbridge_task *t;
 	bool hinted, runnable, hot;
+	unsigned int i;
 	int grp;
 	u8 kind;
 
@@ -335,8 +381,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 		hinted = READ_ONCE(t->hint) != SBRIDGE_HINT_NONE;
 		if ((p->flags & (PF_KTHREAD | PF_EXITING | PF_NO_SETAFFINITY)) ||
 		    !sbridge_fair_policy(p->policy) ||
-		    READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE ||
-		    d->n >= SBRIDGE_DECISION_MAX) {
+		    READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE) {
 			sbridge_policy_clear(t);
 			continue;
 		}
@@ -368,21 +413,28 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 			sbridge_policy_clear(t);
 			continue;
 		}
+		i = d->n < SBRIDGE_DECISION_MAX ? d->n :
+		    sbridge_policy_evict(d, sbridge_policy_rank(kind, busy), plan);
+		if (i >= SBRIDGE_DECISION_MAX) {
+			sbridge_policy_clear(t);
+			continue;
+		}
 		get_task_struct(p);
-		d->task[d->n].p = p;
-		sbridge_pc[d->n].t = t;
-		sbridge_pc[d->n].prev = READ_ONCE(t->hint);
-		sbridge_pc[d->n].kind = kind;
-		sbridge_pc[d->n].group = grp < 0 ? 0 : grp;
-		sbridge_policy_fill(d, d->n, p, t, busy, flat);
-		d->task[d->n].hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) :
-				     SBRIDGE_HINT_NONE;
-		d->task[d->n].why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
-				    kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED :
-				    SBRIDGE_WHY_LOW;
+		d->task[i].p = p;
+		sbridge_pc[i].t = t;
+		sbridge_pc[i].prev = READ_ONCE(t->hint);
+		sbridge_pc[i].kind = kind;
+		sbridge_pc[i].group = grp < 0 ? 0 : grp;
+		sbridge_policy_fill(d, i, p, t, busy, flat);
+		d->task[i].hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) :
+				  SBRIDGE_HINT_NONE;
+		d->task[i].why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
+				 kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED :
+				 SBRIDGE_WHY_LOW;
 		if (kind == SBRIDGE_PC_PLAN && plan)
-			sbridge_pg[grp].idx[sbridge_pg[grp].n++] = d->n;
-		d->n++;
+			sbridge_pg[grp].idx[sbridge_pg[grp].n++] = i;
+		if (i == d->n)
+			d->n++;
 	}
 }
 
