@@ -720,8 +720,9 @@ int sbridge_policy_decide(struct sbridge_decision *d, sbridge_user_mask_fn own)
 	d->load_fast = 0;
 	d->load_slow = 0;
 	d->nfast = sbridge_policy_cores(cpu_active_mask, fast);
-	d->nslow = cpumask_weight(cpu_active_mask) -
-		   cpumask_weight_and(cpu_active_mask, &sbridge_topo.type_mask[fast]);
+	/* one read of the active mask: two could differ (hotplug) and wrap */
+	cpumask_andnot(sbridge_policy_tmp, cpu_active_mask, &sbridge_topo.type_mask[fast]);
+	d->nslow = cpumask_weight(sbridge_policy_tmp);
 	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++) {
 		sbridge_pg[g].nfast = 0;
 		sbridge_pg[g].nslow = 0;
