@@ -492,7 +492,7 @@ extern const struct kernel_param_ops sbridge_param_ops;
 #define sbridge_module_param(mp, desc, text)				\
 	module_param_cb(mp, &sbridge_param_ops, &(desc), 0644);		\
 	MODULE_PARM_DESC(mp, text)
-void sbridge_params_live(bool live);
+int sbridge_params_start(void);
 int sbridge_param_set(const char *name, u64 value);
 bool sbridge_learning_possible(void);
 /* Iterates the parameter table; returns NULL past the end. */

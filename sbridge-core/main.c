@@ -63,11 +63,9 @@ static int __init sbridge_init(void)
 		pr_err("PREEMPT_RT kernels are not supported: the probes take locks that sleep there\n");
 		return -EOPNOTSUPP;
 	}
-	if (sbridge_act_params.down_util > sbridge_act_params.up_util) {
-		pr_err("act_down_util %u is above act_up_util %u\n",
-		       sbridge_act_params.down_util, sbridge_act_params.up_util);
-		return -EINVAL;
-	}
+	ret = sbridge_params_start();
+	if (ret)
+		return ret;
 	ret = sbridge_actuators_params();
 	if (ret)
 		return ret;
@@ -107,7 +105,6 @@ static int __init sbridge_init(void)
 	if (ret)
 		goto err_actuators;
 	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
-	sbridge_params_live(true);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);
 	return 0;
@@ -145,7 +142,6 @@ err_api:
 
 static void __exit sbridge_exit(void)
 {
-	sbridge_params_live(false);
 	cancel_delayed_work_sync(&sbridge_housekeeping_work);
 	sbridge_checker_exit();
 	/* restore while the fork hook still sees children, ... */

@@ -173,15 +173,37 @@ static bool sbridge_param_pair_ok(const u32 *val, u64 value)
 	return true;
 }
 
-static bool sbridge_live;	/* init done: module parameters act at once */
+/*
+ * Set once init starts (sbridge_params_start()) and never cleared: from
+ * then on every write, also during the rest of init and during exit, is
+ * checked as a pair, needs CAP_SYS_ADMIN and is logged. Before, the
+ * load's arguments are parsed in any order and the pair is checked once.
+ */
+static bool sbridge_live;
 
 /**
- * sbridge_params_live() - module parameters act at once from now on
- * @live: true once init is done, false when unload starts
+ * sbridge_params_start() - check the load's parameters as a whole
+ *
+ * The pair check of the load's arguments, under the registry's lock, and
+ * from here on every write is checked on its own.
+ *
+ * Context: process context, first thing at module init.
+ * Return: 0, or -EINVAL if act.down_util is above act.up_util.
  */
-void sbridge_params_live(bool live)
+int sbridge_params_start(void)
 {
-	WRITE_ONCE(sbridge_live, live);
+	int ret = 0;
+
+	mutex_lock(&sbridge_param_lock);
+	if (sbridge_act_params.down_util > sbridge_act_params.up_util) {
+		pr_err("act_down_util %u is above act_up_util %u\n",
+		       sbridge_act_params.down_util, sbridge_act_params.up_util);
+		ret = -EINVAL;
+	} else {
+		WRITE_ONCE(sbridge_live, true);
+	}
+	mutex_unlock(&sbridge_param_lock);
+	return ret;
 }
 
 /* Range and pair checks, then write @d's tunable; -ERANGE if refused. */
