@@ -84,6 +84,9 @@ def test_man_page_lists_every_parameter():
     table = src[src.index("sbridge_param_tab[] = {"):]
     table = table[:table.index("};")]
     names = set(re.findall(r'\{ "([a-z_.]+)", &', table))
+    # each actuator keeps its act.* switch in its act_*.c
+    for p in (TOP / "sbridge-core").glob("act_*.c"):
+        names |= set(re.findall(r'\.name = "(act\.[a-z_]+)", \.val = &', p.read_text()))
     man = (TOP / "docs/man/sbridgectl.8").read_text()
     sec = man[man.index(".SH PARAMETERS"):man.index(".SH CPU LISTS")]
     documented = {n.replace("\\-", "-") for n in re.findall(r'^\.BR (\S+) "', sec, re.M)}
