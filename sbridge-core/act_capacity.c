@@ -30,7 +30,7 @@
 #include "trace_act.h"
 
 /* act.capacity: this actuator's switch (SET_PARAM and module parameter) */
-static u32 sbridge_cap_on = 0;
+static u32 sbridge_cap_on;	/* off at load */
 static struct sbridge_param_desc sbridge_cap_switch = {
 	.name = "act.capacity", .val = &sbridge_cap_on, .min = 0, .max = 1,
 };

@@ -27,7 +27,7 @@
 #include "trace_act.h"
 
 /* act.freq: this actuator's switch (SET_PARAM and module parameter) */
-static u32 sbridge_freq_on = 0;
+static u32 sbridge_freq_on;	/* off at load */
 static struct sbridge_param_desc sbridge_freq_switch = {
 	.name = "act.freq", .val = &sbridge_freq_on, .min = 0, .max = 1,
 };

@@ -45,7 +45,7 @@
 #include "trace_act.h"
 
 /* act.placement: this actuator's switch (SET_PARAM and module parameter) */
-static u32 sbridge_place_on = 1; /* idle with one core type: see sbridge_actuators_mode() */
+static u32 sbridge_place_on = 1;	/* idle with one core type: see sbridge_actuators_mode() */
 static struct sbridge_param_desc sbridge_place_switch = {
 	.name = "act.placement", .val = &sbridge_place_on, .min = 0, .max = 1,
 };

@@ -43,7 +43,7 @@
 #include "trace_act.h"
 
 /* act.uclamp: this actuator's switch (SET_PARAM and module parameter) */
-static u32 sbridge_clamp_on = 0;
+static u32 sbridge_clamp_on;	/* off at load */
 static struct sbridge_param_desc sbridge_clamp_switch = {
 	.name = "act.uclamp", .val = &sbridge_clamp_on, .min = 0, .max = 1,
 };

@@ -13,6 +13,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
+#include <linux/moduleparam.h>
 #include <linux/spinlock_types.h>
 #include <net/genetlink.h>
 #include <sbridge/sbridge.h>
@@ -482,7 +483,6 @@ struct sbridge_param_desc {
 	u32 min, max;
 };
 int sbridge_params_add(struct sbridge_param_desc *d);
-struct kernel_param_ops;
 extern const struct kernel_param_ops sbridge_param_ops;
 /*
  * A tunable's module parameter (@mp: its wire name with '_' for '.'),

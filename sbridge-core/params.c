@@ -126,6 +126,7 @@ static unsigned int sbridge_param_nadded;
 /* The @i-th tunable in listing order, NULL past the last. */
 static struct sbridge_param_desc *sbridge_param_at(unsigned int i)
 {
+	/* pairs with sbridge_params_add()'s release: the slot is filled */
 	unsigned int added = smp_load_acquire(&sbridge_param_nadded);
 
 	if (i < SBRIDGE_P_ACTUATORS)

@@ -14,8 +14,8 @@ acts=$(sed -n '/sbridge_acts\[\] = {/,/^};/s/.*&sbridge_act_\([a-z_0-9]*\),.*/\1
 switches=""
 for a in $acts; do
 	line=$(awk '
-	/^static u32 sbridge_[a-z_0-9]+ = [0-9]+;/ {
-		v = $3; d = $5; sub(/;.*/, "", d); def[v] = d
+	/^static u32 sbridge_[a-z_0-9]+( = [0-9]+)?;/ {
+		v = $3; d = $4 == "=" ? $5 : 0; sub(/;.*/, "", v); sub(/;.*/, "", d); def[v] = d
 	}
 	/\.name = "act\.[a-z_0-9]+", \.val = &/ {
 		l = $0; sub(/^[ \t]*/, "", l)
