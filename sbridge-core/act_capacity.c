@@ -26,8 +26,16 @@
 #include <linux/sched/topology.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
-#include "trace.h"
+#include "act_ops.h"
+#include "trace_act.h"
+
+/* act.capacity: this actuator's switch (SET_PARAM and module parameter) */
+static u32 sbridge_cap_on;	/* off at load */
+static struct sbridge_param_desc sbridge_cap_switch = {
+	.name = "act.capacity", .val = &sbridge_cap_on, .min = 0, .max = 1,
+};
+sbridge_module_param(act_capacity, sbridge_cap_switch,
+		     "1: write CPU factor overrides into cpu_scale");
 
 /**
  * struct sbridge_cap_state - what the capacity actuator changed
@@ -134,7 +142,7 @@ static const char *sbridge_cap_status(void)
 {
 	if (!SBRIDGE_HAVE_CPU_SCALE)
 		return "unavailable: no writable per-CPU capacity";
-	if (!READ_ONCE(sbridge_act_params.capacity))
+	if (!READ_ONCE(sbridge_cap_on))
 		return "off";
 	if (READ_ONCE(sbridge_act_params.observe))
 		return "off (observe only)";
@@ -175,7 +183,8 @@ static void sbridge_cap_exit(void)
 
 const struct sbridge_actuator sbridge_act_capacity = {
 	.name = "capacity",
-	.enabled = &sbridge_act_params.capacity,
+	.param = &sbridge_cap_switch,
+	.trace_id = SBRIDGE_TP_ACT_CAPACITY,
 	.hint_bit = SBRIDGE_HINT_CAPACITY,
 	.init = sbridge_cap_init,
 	.apply = sbridge_cap_apply,

@@ -23,8 +23,16 @@
 #include <linux/workqueue.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
-#include "trace.h"
+#include "act_ops.h"
+#include "trace_act.h"
+
+/* act.freq: this actuator's switch (SET_PARAM and module parameter) */
+static u32 sbridge_freq_on;	/* off at load */
+static struct sbridge_param_desc sbridge_freq_switch = {
+	.name = "act.freq", .val = &sbridge_freq_on, .min = 0, .max = 1,
+};
+sbridge_module_param(act_freq, sbridge_freq_switch,
+		     "1: cpufreq floors under hot compute-bound tasks");
 
 /**
  * struct sbridge_freq_req - our floor on one policy
@@ -186,7 +194,7 @@ static const char *sbridge_freq_status(void)
 {
 	if (!sbridge_have_cpufreq())
 		return "unavailable: no cpufreq (hint still published via sbridge_cpu_freq_hint)";
-	if (!READ_ONCE(sbridge_act_params.freq))
+	if (!READ_ONCE(sbridge_freq_on))
 		return "off";
 	return READ_ONCE(sbridge_act_params.observe) ? "off (observe only)" : "on";
 }
@@ -226,7 +234,8 @@ static void sbridge_freq_exit(void)
 
 const struct sbridge_actuator sbridge_act_freq = {
 	.name = "freq",
-	.enabled = &sbridge_act_params.freq,
+	.param = &sbridge_freq_switch,
+	.trace_id = SBRIDGE_TP_ACT_FREQ,
 	.hint_bit = SBRIDGE_HINT_FREQ,
 	.init = sbridge_freq_init,
 	.apply = sbridge_freq_apply,

@@ -40,9 +40,17 @@
 #include <linux/spinlock.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
+#include "act_ops.h"
 #include "act_ledger.h"
-#include "trace.h"
+#include "trace_act.h"
+
+/* act.placement: this actuator's switch (SET_PARAM and module parameter) */
+static u32 sbridge_place_on = 1;	/* idle with one core type: see sbridge_actuators_mode() */
+static struct sbridge_param_desc sbridge_place_switch = {
+	.name = "act.placement", .val = &sbridge_place_on, .min = 0, .max = 1,
+};
+sbridge_module_param(act_placement, sbridge_place_switch,
+		     "1: steer hot tasks to the core type the decision chose");
 
 #define SBRIDGE_STEER_MAX	128	/* tasks steered by runs at once */
 
@@ -402,15 +410,11 @@ static void sbridge_place_restore(void)
 	sbridge_ledger_end(&sbridge_steers, true);
 }
 
-/**
- * sbridge_placement_user_mask() - the affinity @p had before steering
- * @p: task (RCU-protected by the caller)
- * @mask: out, set only when true is returned
- *
- * Context: any non-IRQ context, takes a spinlock.
- * Return: true if @p is steered by sbridge now.
+/*
+ * The affinity @p had before steering (.user_mask): true and @mask set if
+ * @p is steered by sbridge now. Any non-IRQ context, takes a spinlock.
  */
-bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
+static bool sbridge_place_user_mask(struct task_struct *p, struct cpumask *mask)
 {
 	struct sbridge_ledger *l = &sbridge_steers;
 	struct sbridge_lent *e;
@@ -426,15 +430,11 @@ bool sbridge_placement_user_mask(struct task_struct *p, struct cpumask *mask)
 	return ret;
 }
 
-/**
- * sbridge_placement_yield() - the checker blames @p's steering: undo it
- * @p: task (the caller holds a reference)
- *
- * Restores @p's own mask and never steers it again.
- *
- * Context: process context, sleeps.
+/*
+ * The checker blames @p's steering (.yield): restore @p's own mask and
+ * never steer it again. Process context, sleeps.
  */
-void sbridge_placement_yield(struct task_struct *p)
+static void sbridge_place_yield(struct task_struct *p)
 {
 	sbridge_ledger_yield(&sbridge_steers, p);
 	sbridge_place_yields++;
@@ -466,7 +466,7 @@ static bool sbridge_place_active(void)
 
 static const char *sbridge_place_status(void)
 {
-	if (!READ_ONCE(sbridge_act_params.placement))
+	if (!READ_ONCE(sbridge_place_on))
 		return "off";
 	if (READ_ONCE(sbridge_act_params.observe))
 		return "off (observe only)";
@@ -526,7 +526,8 @@ static void sbridge_place_exit(void)
 
 const struct sbridge_actuator sbridge_act_placement = {
 	.name = "placement",
-	.enabled = &sbridge_act_params.placement,
+	.param = &sbridge_place_switch,
+	.trace_id = SBRIDGE_TP_ACT_PLACEMENT,
 	.hint_bit = SBRIDGE_HINT_PLACEMENT,
 	.init = sbridge_place_init,
 	.apply = sbridge_place_apply,
@@ -535,4 +536,6 @@ const struct sbridge_actuator sbridge_act_placement = {
 	.fork = sbridge_place_fork,
 	.active = sbridge_place_active,
 	.status = sbridge_place_status,
+	.user_mask = sbridge_place_user_mask,
+	.yield = sbridge_place_yield,
 };

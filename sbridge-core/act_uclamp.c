@@ -38,9 +38,17 @@
 #include <uapi/linux/sched/types.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
+#include "act_ops.h"
 #include "act_ledger.h"
-#include "trace.h"
+#include "trace_act.h"
+
+/* act.uclamp: this actuator's switch (SET_PARAM and module parameter) */
+static u32 sbridge_clamp_on;	/* off at load */
+static struct sbridge_param_desc sbridge_clamp_switch = {
+	.name = "act.uclamp", .val = &sbridge_clamp_on, .min = 0, .max = 1,
+};
+sbridge_module_param(act_uclamp, sbridge_clamp_switch,
+		     "1: util_min/util_max of hot tasks from their CPI_B share");
 
 #ifdef CONFIG_UCLAMP_TASK
 
@@ -338,7 +346,7 @@ static bool sbridge_clamp_active(void)
 
 static const char *sbridge_clamp_status(void)
 {
-	if (!READ_ONCE(sbridge_act_params.uclamp))
+	if (!READ_ONCE(sbridge_clamp_on))
 		return "off";
 	return READ_ONCE(sbridge_act_params.observe) ? "off (observe only)" : "on";
 }
@@ -354,7 +362,8 @@ void sbridge_uclamp_read_counts(struct sbridge_ledger_counts *c)
 
 const struct sbridge_actuator sbridge_act_uclamp = {
 	.name = "uclamp",
-	.enabled = &sbridge_act_params.uclamp,
+	.param = &sbridge_clamp_switch,
+	.trace_id = SBRIDGE_TP_ACT_UCLAMP,
 	.hint_bit = SBRIDGE_HINT_UCLAMP,
 	.init = sbridge_clamp_init,
 	.apply = sbridge_clamp_apply,
@@ -392,7 +401,8 @@ void sbridge_uclamp_read_counts(struct sbridge_ledger_counts *c)
 
 const struct sbridge_actuator sbridge_act_uclamp = {
 	.name = "uclamp",
-	.enabled = &sbridge_act_params.uclamp,
+	.param = &sbridge_clamp_switch,
+	.trace_id = SBRIDGE_TP_ACT_UCLAMP,
 	.hint_bit = SBRIDGE_HINT_UCLAMP,
 	.apply = sbridge_clamp_none,
 	.restore = sbridge_clamp_nothing,

@@ -4,8 +4,11 @@
  * decision layer (policy.c) what each hot task should get and hands that
  * decision to every actuator that is switched on. An actuator switched
  * off (or all of them, in observe mode) restores what it changed on the
- * next run. This file owns the actuator parameters, their init/exit
- * order and the "actuators" status file; act_*.c only apply and restore.
+ * next run. This file owns the actuators' order, their init and exit
+ * and what is asked of all of them at once (values in force, a task's
+ * own CPUs, a yield); act_*.c apply and restore, params.c keeps their
+ * switches and sysfs.c shows their status. The checker (checker.c) sits
+ * beside and above: main.c starts it after the runner.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -85,7 +88,7 @@ void sbridge_actuators_kick(void)
 static bool sbridge_act_on(unsigned int i)
 {
 	return !READ_ONCE(sbridge_act_params.observe) &&
-	       READ_ONCE(*sbridge_acts[i]->enabled);
+	       READ_ONCE(*sbridge_acts[i]->param->val);
 }
 
 static void sbridge_act_fn(struct work_struct *w)
@@ -111,7 +114,7 @@ static void sbridge_act_fn(struct work_struct *w)
 		any |= on;
 	}
 	if (any) {
-		sbridge_policy_decide(sbr.dec);
+		sbridge_policy_decide(sbr.dec, sbridge_actuators_user_mask);
 		strscpy(sbridge_last_why, sbr.dec->why, sizeof(sbridge_last_why));
 		for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
 			if (sbr.was_on[i])
@@ -162,6 +165,45 @@ u32 sbridge_hints_in_force(void)
 		if (sbridge_acts[i]->active())
 			bits |= sbridge_acts[i]->hint_bit;
 	return bits;
+}
+
+/**
+ * sbridge_actuators_user_mask() - the CPUs @p chose itself, if narrowed
+ * @p: task (RCU-protected or referenced by the caller)
+ * @mask: out, set only when true is returned
+ *
+ * Asks the actuators that narrow a task's affinity (placement): the
+ * decision layer and the checker reason about what the task allows, not
+ * about what sbridge set.
+ *
+ * Context: any non-IRQ context.
+ * Return: true if an actuator holds @p's affinity now.
+ */
+bool sbridge_actuators_user_mask(struct task_struct *p, struct cpumask *mask)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+		if (sbridge_acts[i]->user_mask && sbridge_acts[i]->user_mask(p, mask))
+			return true;
+	return false;
+}
+
+/**
+ * sbridge_actuators_yield() - the checker blames @p's steering: undo it
+ * @p: task (the caller holds a reference)
+ *
+ * Every actuator that can yield gives @p its own value back for good.
+ *
+ * Context: process context, sleeps.
+ */
+void sbridge_actuators_yield(struct task_struct *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
+		if (sbridge_acts[i]->yield)
+			sbridge_acts[i]->yield(p);
 }
 
 /**
@@ -221,7 +263,29 @@ const struct sbridge_actuator *sbridge_actuator_at(unsigned int i)
 }
 
 /**
- * sbridge_actuators_init() - start every actuator, the runner, the checker
+ * sbridge_actuators_params() - hand every actuator's switch to params.c
+ *
+ * So SET_PARAM and /sys/kernel/sbridge/params find act.<name> (each
+ * actuator keeps its switch and declares its module parameter itself).
+ *
+ * Context: module init, before the netlink family and sysfs exist.
+ * Return: 0 or a negative errno.
+ */
+int sbridge_actuators_params(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++) {
+		ret = sbridge_params_add(sbridge_acts[i]->param);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * sbridge_actuators_init() - start every actuator and the runner
  *
  * Context: process context at module init, after the task table and the
  * hooks exist.
@@ -250,9 +314,6 @@ int sbridge_actuators_init(void)
 		if (ret)
 			goto err;
 	}
-	ret = sbridge_checker_init();
-	if (ret)
-		goto err;
 	sbr.stopped = false;
 	schedule_delayed_work(&sbridge_act_work, 0);
 	sbridge_sample_kick_set(&sbridge_act_kick);
@@ -270,20 +331,20 @@ err_policy:
 }
 
 /**
- * sbridge_actuators_stop() - stop the checker and the runner, restore
+ * sbridge_actuators_stop() - stop the runner, restore
  *
  * After this no decision is made and every actuator has put back what it
  * changed. Called while the fork hook is still attached: a child forked
  * in the meantime that inherited a changed value is still seen, and
  * sbridge_actuators_exit() restores it once the hooks are gone.
  *
- * Context: process context, sleeps.
+ * Context: process context, sleeps; after sbridge_checker_exit() (the
+ * checker asks actuators to yield).
  */
 void sbridge_actuators_stop(void)
 {
 	int i;
 
-	sbridge_checker_exit();
 	/* no more kicks: none being queued (RCU), none pending (sync) */
 	sbridge_sample_kick_set(NULL);
 	synchronize_rcu();

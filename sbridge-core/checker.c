@@ -46,12 +46,11 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <net/genetlink.h>
-#include <net/netlink.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
-#include "trace.h"
+#include "checker.h"
+#include "trace_act.h"
 
 #define SBRIDGE_YIELD_BATCH	8
 
@@ -138,7 +137,7 @@ static void sbridge_checker_gainer(struct task_struct *p, int cpu, u32 gain,
 	if (!fast || cpumask_test_cpu(cpu, fast) || (p->flags & PF_KTHREAD) ||
 	    !sbridge_fair_policy(p->policy) || sbridge_policy_speedup(p) < gain)
 		return;
-	if (!sbridge_placement_user_mask(p, m))
+	if (!sbridge_actuators_user_mask(p, m))
 		cpumask_copy(m, p->cpus_ptr);
 }
 
@@ -177,7 +176,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 		sbridge_chk.nwait[cpu]++;
 		cpumask_or(sbridge_chk_mask(sbridge_chk.any, cpu), sbridge_chk_mask(sbridge_chk.any, cpu),
 			   p->cpus_ptr);
-		if (!sbridge_placement_user_mask(p, sbridge_chk.tmp))
+		if (!sbridge_actuators_user_mask(p, sbridge_chk.tmp))
 			cpumask_copy(sbridge_chk.tmp, p->cpus_ptr);
 		cpumask_or(sbridge_chk_mask(sbridge_chk.user, cpu), sbridge_chk_mask(sbridge_chk.user, cpu),
 			   sbridge_chk.tmp);
@@ -257,7 +256,7 @@ static int sbridge_checker_culprits(u32 idle, u32 busy, struct task_struct **out
 		if (task_cpu(p) != busy || READ_ONCE(p->on_cpu) ||
 		    !task_is_running(p) ||
 		    cpumask_test_cpu(idle, p->cpus_ptr) ||
-		    !sbridge_placement_user_mask(p, sbridge_chk.tmp) ||
+		    !sbridge_actuators_user_mask(p, sbridge_chk.tmp) ||
 		    !cpumask_test_cpu(idle, sbridge_chk.tmp))
 			continue;
 		get_task_struct(p);
@@ -308,7 +307,7 @@ static void sbridge_checker_report(const struct sbridge_violation *v)
 	for (i = 0; i < n; i++) {
 		trace_sbridge_report(r.idle_cpu, r.busy_cpu, waited, culprit[i],
 				     SBRIDGE_TP_YIELD);
-		sbridge_placement_yield(culprit[i]);
+		sbridge_actuators_yield(culprit[i]);
 		put_task_struct(culprit[i]);
 		WRITE_ONCE(sbridge_chk.yields, sbridge_chk.yields + 1);
 	}
@@ -352,53 +351,6 @@ static void sbridge_checker_fn(struct work_struct *w)
 	}
 out:
 	schedule_delayed_work(&sbridge_checker_work, next ?: 1);
-}
-
-/**
- * sbridge_checker_dump() - GET_REPORTS: one message per report, oldest first
- * @skb: dump buffer
- * @cb: dump state; args[0] is the sequence number of the next report
- * @family: the generic netlink family (netlink.c's)
- *
- * Return: bytes in @skb.
- */
-int sbridge_checker_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			 const struct genl_family *family)
-{
-	struct sbridge_report r;
-	struct nlattr *nest;
-	u64 seq, end;
-	void *hdr;
-
-	spin_lock_bh(&sbridge_chk.lock);
-	end = sbridge_chk.nreports;
-	spin_unlock_bh(&sbridge_chk.lock);
-	seq = cb->args[0];
-	if (end > SBRIDGE_REPORTS && seq < end - SBRIDGE_REPORTS)
-		seq = end - SBRIDGE_REPORTS;
-	for (; seq < end; seq++) {
-		spin_lock_bh(&sbridge_chk.lock);
-		r = sbridge_chk.reports[seq % SBRIDGE_REPORTS];
-		spin_unlock_bh(&sbridge_chk.lock);
-		hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_GET_REPORTS);
-		if (!hdr)
-			break;
-		nest = nla_nest_start(skb, SBRIDGE_A_REPORT);
-		if (!nest ||
-		    nla_put_u64_64bit(skb, SBRIDGE_A_REPORT_TIME_NS, r.time_ns,
-				      SBRIDGE_A_PAD) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_IDLE_CPU, r.idle_cpu) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_BUSY_CPU, r.busy_cpu) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_NR_WAITING, r.nr_waiting) ||
-		    nla_put_u32(skb, SBRIDGE_A_REPORT_HINTS, r.hints)) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		nla_nest_end(skb, nest);
-		genlmsg_end(skb, hdr);
-	}
-	cb->args[0] = seq;
-	return skb->len;
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
+#include <linux/moduleparam.h>
 #include <linux/spinlock_types.h>
 #include <net/genetlink.h>
 #include <sbridge/sbridge.h>
@@ -385,7 +386,7 @@ void sbridge_sample_kick_arm(bool armed);
 int sbridge_hooks_init(void);
 void sbridge_hooks_exit(void);
 
-/* ---- params (main.c) ---- */
+/* ---- params (params.c) ---- */
 /**
  * struct sbridge_params - tunables (SET_PARAM)
  * @learning: 0 stops the model (factors frozen)
@@ -432,11 +433,6 @@ extern struct sbridge_params sbridge_params;
 /**
  * struct sbridge_act_params - actuator, decision and checker tunables
  * @observe: act.observe, 1 turns every actuator off (learn and report only)
- * @capacity: act.capacity, 1 writes CPU factors into cpu_scale
- * @placement: act.placement, 1 steers tasks by affinity to the core type
- *	the decision layer chose
- * @uclamp: act.uclamp, 1 sets util_min/util_max from the decisions
- * @freq: act.freq, 1 adds frequency floors (freq_qos)
  * @period_ms: act.period_ms, period of the decision and actuator work
  * @up_util: act.up_util, busy share of its CPU (0..1024: util_avg over
  *	the CPU's capacity) a runnable task needs to enter the decision
@@ -464,10 +460,6 @@ extern struct sbridge_params sbridge_params;
  */
 struct sbridge_act_params {
 	u32 observe;
-	u32 capacity;
-	u32 placement;
-	u32 uclamp;
-	u32 freq;
 	u32 period_ms;
 	u32 up_util;
 	u32 down_util;
@@ -482,7 +474,32 @@ struct sbridge_act_params {
 	u32 selftest;
 };
 extern struct sbridge_act_params sbridge_act_params;
-void sbridge_params_live(bool live);
+
+/**
+ * struct sbridge_param_desc - one tunable's name, storage and range
+ * @name: name on the wire (SET_PARAM, sbridgectl set param)
+ * @val: the tunable, written with WRITE_ONCE(), read with READ_ONCE()
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ *
+ * Constant after load (not const: module parameters point into it).
+ */
+struct sbridge_param_desc {
+	const char *name;
+	u32 *val;
+	u32 min, max;
+};
+int sbridge_params_add(struct sbridge_param_desc *d);
+extern const struct kernel_param_ops sbridge_param_ops;
+/*
+ * A tunable's module parameter (@mp: its wire name with '_' for '.'),
+ * declared in the file that keeps the tunable, as params.c declares its
+ * own: the same checks as SET_PARAM.
+ */
+#define sbridge_module_param(mp, desc, text)				\
+	module_param_cb(mp, &sbridge_param_ops, &(desc), 0644);		\
+	MODULE_PARM_DESC(mp, text)
+int sbridge_params_start(void);
 int sbridge_param_set(const char *name, u64 value);
 bool sbridge_learning_possible(void);
 /* Iterates the parameter table; returns NULL past the end. */

@@ -21,6 +21,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "checker.h"
 
 /*
  * Housekeeping, once a second: fold what running tasks learned into the
@@ -62,11 +63,12 @@ static int __init sbridge_init(void)
 		pr_err("PREEMPT_RT kernels are not supported: the probes take locks that sleep there\n");
 		return -EOPNOTSUPP;
 	}
-	if (sbridge_act_params.down_util > sbridge_act_params.up_util) {
-		pr_err("act_down_util %u is above act_up_util %u\n",
-		       sbridge_act_params.down_util, sbridge_act_params.up_util);
-		return -EINVAL;
-	}
+	ret = sbridge_params_start();
+	if (ret)
+		return ret;
+	ret = sbridge_actuators_params();
+	if (ret)
+		return ret;
 	ret = sbridge_api_init();
 	if (ret)
 		return ret;
@@ -98,12 +100,24 @@ static int __init sbridge_init(void)
 	ret = sbridge_actuators_init();
 	if (ret)
 		goto err_sysfs;
+	/* the checker reads what the actuators hold, and asks them to yield */
+	ret = sbridge_checker_init();
+	if (ret)
+		goto err_actuators;
 	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
-	sbridge_params_live(true);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);
 	return 0;
 
+err_actuators:
+	/* as at unload: the final restore once the fork hook is gone */
+	sbridge_actuators_stop();
+	sbridge_sysfs_exit();
+	sbridge_predictor_exit();
+	sbridge_netlink_exit();
+	sbridge_hooks_exit();
+	sbridge_actuators_exit();
+	goto err_tasks;
 err_sysfs:
 	sbridge_sysfs_exit();
 	sbridge_predictor_exit();
@@ -128,8 +142,8 @@ err_api:
 
 static void __exit sbridge_exit(void)
 {
-	sbridge_params_live(false);
 	cancel_delayed_work_sync(&sbridge_housekeeping_work);
+	sbridge_checker_exit();
 	/* restore while the fork hook still sees children, ... */
 	sbridge_actuators_stop();
 	sbridge_sysfs_exit();

@@ -56,7 +56,7 @@ struct sbridge_window {
  * @cpi_stall: stall CPI (eq. 2), at most @cpi
  * @cpi_base: @cpi - @cpi_stall (eq. 1)
  * @share: CPI_B share, @cpi_base / @cpi, in [0, SBRIDGE_FP_ONE]
- * @share_q: @share quantised down to a 0.1 bucket
+ * @share_q: @share rounded to the nearest 0.1
  *
  * Plain value, no locking.
  */

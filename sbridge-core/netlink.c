@@ -20,6 +20,7 @@
 #include <sbridge/compat.h>
 #include "internal.h"
 #include "actuators.h"
+#include "checker.h"
 
 #define SBRIDGE_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 #define SBRIDGE_PARAM_NAME_LEN		32
@@ -303,7 +304,7 @@ out:
  * @cb: dump state
  * @uid: requester's uid
  * @privileged: requester may see every task (CAP_PERFMON or CAP_SYS_ADMIN)
- * @tmp: scratch mask for sbridge_placement_user_mask()
+ * @tmp: scratch mask for sbridge_actuators_user_mask()
  */
 struct sbridge_task_dump {
 	struct sk_buff *skb;
@@ -347,7 +348,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	    nla_put_u32(skb, SBRIDGE_A_TASK_HINT, READ_ONCE(t->hint)) ||
 	    /* the mask taskset shows is sbridge's narrowing, not the task's own */
 	    nla_put_u8(skb, SBRIDGE_A_TASK_STEERED,
-		       sbridge_placement_user_mask(t->task, d->tmp)) ||
+		       sbridge_actuators_user_mask(t->task, d->tmp)) ||
 	    nla_put_u64_64bit(skb, SBRIDGE_A_TASK_RUNTIME_NS, t->runtime_ns,
 			      SBRIDGE_A_PAD) ||
 	    (sbridge_rules_task_rule(t, rule, sizeof(rule)) &&
@@ -476,9 +477,51 @@ static int sbridge_nl_matrix_get(struct sk_buff *skb, struct netlink_callback *c
 	return sbridge_matrix_dump(skb, cb, &sbridge_family);
 }
 
+/* One report as SBRIDGE_A_REPORT, nested. */
+static int sbridge_nl_put_report(struct sk_buff *skb, const struct sbridge_report *r)
+{
+	struct nlattr *nest = nla_nest_start(skb, SBRIDGE_A_REPORT);
+
+	if (!nest ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_REPORT_TIME_NS, r->time_ns, SBRIDGE_A_PAD) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_IDLE_CPU, r->idle_cpu) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_BUSY_CPU, r->busy_cpu) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_NR_WAITING, r->nr_waiting) ||
+	    nla_put_u32(skb, SBRIDGE_A_REPORT_HINTS, r->hints))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * GET_REPORTS: one message per report still in the checker's ring,
+ * oldest first; cb->args[0] is the sequence number of the next. A report
+ * the ring overwrote while the dump was under way is left out.
+ */
 static int sbridge_nl_get_reports(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return sbridge_checker_dump(skb, cb, &sbridge_family);
+	struct sbridge_report r;
+	u64 seq, end, now;
+	void *hdr;
+
+	sbridge_checker_get_report(0, &r, &end);	/* for end */
+	seq = cb->args[0];
+	if (end > SBRIDGE_REPORTS && seq < end - SBRIDGE_REPORTS)
+		seq = end - SBRIDGE_REPORTS;
+	for (; seq < end; seq++) {
+		if (!sbridge_checker_get_report(seq, &r, &now))
+			continue;
+		hdr = sbridge_dump_hdr(skb, cb, &sbridge_family, SBRIDGE_CMD_GET_REPORTS);
+		if (!hdr)
+			break;
+		if (sbridge_nl_put_report(skb, &r)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = seq;
+	return skb->len;
 }
 
 #define SBRIDGE_NL_DO(c, fn, flags) \

@@ -3,7 +3,10 @@
  * The tunables: their storage and defaults, read everywhere with
  * READ_ONCE(), and the one registry that writes them (SET_PARAM and the
  * module parameters, which share its table and ranges) under its lock.
- * Kept below every layer that reads them.
+ * An actuator keeps its own switch (act_*.c, as schedutil keeps its
+ * tunables): the registry collects it (sbridge_params_add()) and lists it
+ * where the actuators' switches stand. Kept below every layer that reads
+ * them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,10 +38,6 @@ struct sbridge_params sbridge_params = {
 
 struct sbridge_act_params sbridge_act_params = {
 	.observe = 0,
-	.capacity = 0,
-	.placement = 1,	/* idle with one core type: see sbridge_actuators_mode() */
-	.uclamp = 0,
-	.freq = 0,
 	.period_ms = 200,
 	.up_util = 512,
 	.down_util = 256,
@@ -54,21 +53,6 @@ struct sbridge_act_params sbridge_act_params = {
 };
 
 static DEFINE_MUTEX(sbridge_param_lock);
-
-/**
- * struct sbridge_param_desc - one SET_PARAM name
- * @name: name on the wire
- * @val: the tunable
- * @min: smallest accepted value
- * @max: largest accepted value
- *
- * Constant after load (not const: module parameters point into it).
- */
-struct sbridge_param_desc {
-	const char *name;
-	u32 *val;
-	u32 min, max;
-};
 
 /*
  * Every tunable once: wire name (SET_PARAM, sbridgectl set param), storage
@@ -90,11 +74,9 @@ enum {
 	SBRIDGE_P_LEARN_STARTUP_MS,
 	SBRIDGE_P_LEARN_PRED_ERR,
 	SBRIDGE_P_ACT_OBSERVE,
-	SBRIDGE_P_ACT_CAPACITY,
-	SBRIDGE_P_ACT_PLACEMENT,
-	SBRIDGE_P_ACT_UCLAMP,
-	SBRIDGE_P_ACT_FREQ,
-	SBRIDGE_P_ACT_PERIOD_MS,
+	/* here the actuators' switches, in their apply order */
+	SBRIDGE_P_ACTUATORS,
+	SBRIDGE_P_ACT_PERIOD_MS = SBRIDGE_P_ACTUATORS,
 	SBRIDGE_P_ACT_UP_UTIL,
 	SBRIDGE_P_ACT_DOWN_UTIL,
 	SBRIDGE_P_ACT_GAIN,
@@ -124,10 +106,6 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_LEARN_STARTUP_MS] = { "learn.startup_ms", &sbridge_params.startup_ms, 0, 60000 },
 	[SBRIDGE_P_LEARN_PRED_ERR] = { "learn.pred_err", &sbridge_params.pred_err, 10, SBRIDGE_FP_ONE * 4 },
 	[SBRIDGE_P_ACT_OBSERVE] = { "act.observe", &sbridge_act_params.observe, 0, 1 },
-	[SBRIDGE_P_ACT_CAPACITY] = { "act.capacity", &sbridge_act_params.capacity, 0, 1 },
-	[SBRIDGE_P_ACT_PLACEMENT] = { "act.placement", &sbridge_act_params.placement, 0, 1 },
-	[SBRIDGE_P_ACT_UCLAMP] = { "act.uclamp", &sbridge_act_params.uclamp, 0, 1 },
-	[SBRIDGE_P_ACT_FREQ] = { "act.freq", &sbridge_act_params.freq, 0, 1 },
 	[SBRIDGE_P_ACT_PERIOD_MS] = { "act.period_ms", &sbridge_act_params.period_ms, 10, 60000 },
 	[SBRIDGE_P_ACT_UP_UTIL] = { "act.up_util", &sbridge_act_params.up_util, 1, SCHED_CAPACITY_SCALE },
 	[SBRIDGE_P_ACT_DOWN_UTIL] = { "act.down_util", &sbridge_act_params.down_util, 0, SCHED_CAPACITY_SCALE },
@@ -143,6 +121,52 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_MODEL_MEM_LAT_NS] = { "model.mem_latency_ns", &sbridge_params.mem_latency_ns, 0, 100000 },
 };
 
+/* The actuators' switches, collected at load (sbridge_params_add()). */
+#define SBRIDGE_PARAMS_ADDED	8
+static struct sbridge_param_desc *sbridge_param_added[SBRIDGE_PARAMS_ADDED];
+static unsigned int sbridge_param_nadded;
+
+/* The @i-th tunable in listing order, NULL past the last. */
+static struct sbridge_param_desc *sbridge_param_at(unsigned int i)
+{
+	/* pairs with sbridge_params_add()'s release: the slot is filled */
+	unsigned int added = smp_load_acquire(&sbridge_param_nadded);
+
+	if (i < SBRIDGE_P_ACTUATORS)
+		return &sbridge_param_tab[i];
+	if (i - SBRIDGE_P_ACTUATORS < added)
+		return sbridge_param_added[i - SBRIDGE_P_ACTUATORS];
+	i -= added;
+	return i < ARRAY_SIZE(sbridge_param_tab) ? &sbridge_param_tab[i] : NULL;
+}
+
+/**
+ * sbridge_params_add() - collect a tunable that lives with its user
+ * @d: its name, storage and range (an actuator's switch); static
+ *
+ * Listed after act.observe, in the order added; SET_PARAM finds it by
+ * name. Its module parameter the caller declares itself
+ * (sbridge_module_param()).
+ *
+ * Context: process context, module init, before the netlink family.
+ * Return: 0, or -ENOSPC when SBRIDGE_PARAMS_ADDED are in.
+ */
+int sbridge_params_add(struct sbridge_param_desc *d)
+{
+	int ret = 0;
+
+	mutex_lock(&sbridge_param_lock);
+	if (sbridge_param_nadded < SBRIDGE_PARAMS_ADDED) {
+		sbridge_param_added[sbridge_param_nadded] = d;
+		/* published after the slot: lockless readers see it whole */
+		smp_store_release(&sbridge_param_nadded, sbridge_param_nadded + 1);
+	} else {
+		ret = -ENOSPC;
+	}
+	mutex_unlock(&sbridge_param_lock);
+	return ret;
+}
+
 /* up_util and down_util as a pair: two thresholds, never inverted. */
 static bool sbridge_param_pair_ok(const u32 *val, u64 value)
 {
@@ -153,19 +177,59 @@ static bool sbridge_param_pair_ok(const u32 *val, u64 value)
 	return true;
 }
 
-static bool sbridge_live;	/* init done: module parameters act at once */
+/*
+ * Set once init starts (sbridge_params_start()) and never cleared: from
+ * then on every write, also during the rest of init and during exit, is
+ * checked as a pair, needs CAP_SYS_ADMIN and is logged. Before, the
+ * load's arguments are parsed in any order and the pair is checked once.
+ */
+static bool sbridge_live;
 
 /**
- * sbridge_params_live() - module parameters act at once from now on
- * @live: true once init is done, false when unload starts
+ * sbridge_params_start() - check the load's parameters as a whole
+ *
+ * The pair check of the load's arguments, under the registry's lock, and
+ * from here on every write is checked on its own.
+ *
+ * Context: process context, first thing at module init.
+ * Return: 0, or -EINVAL if act.down_util is above act.up_util.
  */
-void sbridge_params_live(bool live)
+int sbridge_params_start(void)
 {
-	WRITE_ONCE(sbridge_live, live);
+	int ret = 0;
+
+	mutex_lock(&sbridge_param_lock);
+	if (sbridge_act_params.down_util > sbridge_act_params.up_util) {
+		pr_err("act_down_util %u is above act_up_util %u\n",
+		       sbridge_act_params.down_util, sbridge_act_params.up_util);
+		ret = -EINVAL;
+	} else {
+		WRITE_ONCE(sbridge_live, true);
+	}
+	mutex_unlock(&sbridge_param_lock);
+	return ret;
+}
+
+/* Range and pair checks, then write @d's tunable; -ERANGE if refused. */
+static int sbridge_param_write(const struct sbridge_param_desc *d, u64 value)
+{
+	if (value < d->min || value > d->max)
+		return -ERANGE;
+	mutex_lock(&sbridge_param_lock);
+	/* at load the pair is checked once all are parsed */
+	if (READ_ONCE(sbridge_live) && !sbridge_param_pair_ok(d->val, value)) {
+		mutex_unlock(&sbridge_param_lock);
+		return -ERANGE;
+	}
+	WRITE_ONCE(*d->val, (u32)value);
+	mutex_unlock(&sbridge_param_lock);
+	if (READ_ONCE(sbridge_live))
+		pr_info("parameter %s = %llu\n", d->name, value);
+	return 0;
 }
 
 /**
- * sbridge_param_set() - set a tunable by name (SET_PARAM, module parameter)
+ * sbridge_param_set() - set a tunable by name (SET_PARAM)
  * @name: parameter name
  * @value: new value
  *
@@ -175,27 +239,12 @@ void sbridge_params_live(bool live)
  */
 int sbridge_param_set(const char *name, u64 value)
 {
+	const struct sbridge_param_desc *d;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(sbridge_param_tab); i++) {
-		const struct sbridge_param_desc *d = &sbridge_param_tab[i];
-
-		if (strcmp(name, d->name))
-			continue;
-		if (value < d->min || value > d->max)
-			return -ERANGE;
-		mutex_lock(&sbridge_param_lock);
-		/* at load the pair is checked once all are parsed */
-		if (READ_ONCE(sbridge_live) && !sbridge_param_pair_ok(d->val, value)) {
-			mutex_unlock(&sbridge_param_lock);
-			return -ERANGE;
-		}
-		WRITE_ONCE(*d->val, (u32)value);
-		mutex_unlock(&sbridge_param_lock);
-		if (READ_ONCE(sbridge_live))
-			pr_info("parameter %s = %llu\n", name, value);
-		return 0;
-	}
+	for (i = 0; (d = sbridge_param_at(i)); i++)
+		if (!strcmp(name, d->name))
+			return sbridge_param_write(d, value);
 	return -EOPNOTSUPP;
 }
 
@@ -213,7 +262,7 @@ static int sbridge_mp_set(const char *val, const struct kernel_param *kp)
 		pr_err("parameter %s: '%s' is not a number\n", d->name, val);
 		return ret;
 	}
-	ret = sbridge_param_set(d->name, v);
+	ret = sbridge_param_write(d, v);
 	if (ret == -ERANGE)
 		pr_err("parameter %s: %llu out of range %u..%u%s\n", d->name, v,
 		       d->min, d->max,
@@ -228,72 +277,64 @@ static int sbridge_mp_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%u\n", READ_ONCE(*d->val));
 }
 
-static const struct kernel_param_ops sbridge_mp_ops = {
+const struct kernel_param_ops sbridge_param_ops = {
 	.set = sbridge_mp_set,
 	.get = sbridge_mp_get,
 };
 
-module_param_cb(learning, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARNING], 0644);
+module_param_cb(learning, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARNING], 0644);
 MODULE_PARM_DESC(learning, "0 stops the model (factors frozen)");
-module_param_cb(window_instr, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_INSTR], 0644);
+module_param_cb(window_instr, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_INSTR], 0644);
 MODULE_PARM_DESC(window_instr, "instructions per model window");
-module_param_cb(window_cycles, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_CYCLES], 0644);
+module_param_cb(window_cycles, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_CYCLES], 0644);
 MODULE_PARM_DESC(window_cycles, "cycles per window without instructions");
-module_param_cb(phase_windows, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_PHASE_WINDOWS], 0644);
+module_param_cb(phase_windows, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_PHASE_WINDOWS], 0644);
 MODULE_PARM_DESC(phase_windows, "windows a new CPI_B share must hold to be a phase");
-module_param_cb(phase_delta, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_PHASE_DELTA], 0644);
+module_param_cb(phase_delta, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_PHASE_DELTA], 0644);
 MODULE_PARM_DESC(phase_delta, "share change that is a new phase (1024 = 1.0)");
-module_param_cb(c, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_C], 0644);
+module_param_cb(c, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_C], 0644);
 MODULE_PARM_DESC(c, "the model's constant C (1024 = 1.0)");
-module_param_cb(ref_share, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_REF_SHARE], 0644);
+module_param_cb(ref_share, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_REF_SHARE], 0644);
 MODULE_PARM_DESC(ref_share, "CPI_B share of the reference task (1024 = 1.0)");
-module_param_cb(matrix_max, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_MATRIX_MAX], 0644);
+module_param_cb(matrix_max, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_MATRIX_MAX], 0644);
 MODULE_PARM_DESC(matrix_max, "matrix cells kept before LRU eviction");
-module_param_cb(tick_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_TICK_MS], 0644);
+module_param_cb(tick_ms, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_TICK_MS], 0644);
 MODULE_PARM_DESC(tick_ms, "least ms between counter reads of a running task, 0 = switches only");
-module_param_cb(learn_measured, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_MEASURED], 0644);
+module_param_cb(learn_measured, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_MEASURED], 0644);
 MODULE_PARM_DESC(learn_measured, "1: blend the measured big/little speedup into decisions");
-module_param_cb(learn_warm_instr, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_WARM_INSTR], 0644);
+module_param_cb(learn_warm_instr, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_WARM_INSTR], 0644);
 MODULE_PARM_DESC(learn_warm_instr, "instructions skipped after a migration or exec before a window is measured");
-module_param_cb(learn_startup_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_STARTUP_MS], 0644);
+module_param_cb(learn_startup_ms, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_STARTUP_MS], 0644);
 MODULE_PARM_DESC(learn_startup_ms, "CPU time after exec whose windows are the start-up phase, ms");
-module_param_cb(learn_pred_err, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_PRED_ERR], 0644);
+module_param_cb(learn_pred_err, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_PRED_ERR], 0644);
 MODULE_PARM_DESC(learn_pred_err, "relative error of the CPI-stack prediction (1024 = 100 %)");
-module_param_cb(act_observe, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_OBSERVE], 0644);
+module_param_cb(act_observe, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_OBSERVE], 0644);
 MODULE_PARM_DESC(act_observe, "1: every actuator off, learn and report only");
-module_param_cb(act_capacity, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_CAPACITY], 0644);
-MODULE_PARM_DESC(act_capacity, "1: write CPU factor overrides into cpu_scale");
-module_param_cb(act_placement, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_PLACEMENT], 0644);
-MODULE_PARM_DESC(act_placement, "1: steer hot tasks to the core type the decision chose");
-module_param_cb(act_uclamp, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_UCLAMP], 0644);
-MODULE_PARM_DESC(act_uclamp, "1: util_min/util_max of hot tasks from their CPI_B share");
-module_param_cb(act_freq, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_FREQ], 0644);
-MODULE_PARM_DESC(act_freq, "1: cpufreq floors under hot compute-bound tasks");
-module_param_cb(act_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_PERIOD_MS], 0644);
+module_param_cb(act_period_ms, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_PERIOD_MS], 0644);
 MODULE_PARM_DESC(act_period_ms, "period of the decision and actuators, ms");
-module_param_cb(act_up_util, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_UP_UTIL], 0644);
+module_param_cb(act_up_util, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_UP_UTIL], 0644);
 MODULE_PARM_DESC(act_up_util, "busy share of its CPU (1024 = all) to enter a decision");
-module_param_cb(act_down_util, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_DOWN_UTIL], 0644);
+module_param_cb(act_down_util, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_DOWN_UTIL], 0644);
 MODULE_PARM_DESC(act_down_util, "busy share below which a task leaves it (<= up_util)");
-module_param_cb(act_gain, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_GAIN], 0644);
+module_param_cb(act_gain, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_GAIN], 0644);
 MODULE_PARM_DESC(act_gain, "least predicted speedup above 1.0 to want the fast cores (1024 = 1.0)");
-module_param_cb(act_model, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_MODEL], 0644);
+module_param_cb(act_model, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_MODEL], 0644);
 MODULE_PARM_DESC(act_model, "1 = rank by the learned speedup, 0 = by load alone (HMP-style)");
-module_param_cb(act_hold_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_HOLD_MS], 0644);
+module_param_cb(act_hold_ms, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_HOLD_MS], 0644);
 MODULE_PARM_DESC(act_hold_ms, "hint kept through a sleep, ms");
-module_param_cb(act_fair, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_FAIR], 0644);
+module_param_cb(act_fair, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_FAIR], 0644);
 MODULE_PARM_DESC(act_fair, "each task's progress at least this of its equal-share rate (1024 = 1.0)");
-module_param_cb(act_sample_pct, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_ACT_SAMPLE_PCT], 0644);
+module_param_cb(act_sample_pct, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_SAMPLE_PCT], 0644);
 MODULE_PARM_DESC(act_sample_pct, "fast time sampling swaps may take, percent (0 = none)");
-module_param_cb(checker_on, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_ON], 0644);
+module_param_cb(checker_on, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_ON], 0644);
 MODULE_PARM_DESC(checker_on, "1: run the work-conserving checker");
-module_param_cb(checker_period_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_PERIOD_MS], 0644);
+module_param_cb(checker_period_ms, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_PERIOD_MS], 0644);
 MODULE_PARM_DESC(checker_period_ms, "checker period S, ms");
-module_param_cb(checker_watch_ms, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_WATCH_MS], 0644);
+module_param_cb(checker_watch_ms, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_WATCH_MS], 0644);
 MODULE_PARM_DESC(checker_watch_ms, "checker confirmation delay M, ms");
-module_param_cb(checker_selftest, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_SELFTEST], 0644);
+module_param_cb(checker_selftest, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_CHECKER_SELFTEST], 0644);
 MODULE_PARM_DESC(checker_selftest, "1: steer every hot task to one CPU to provoke a report");
-module_param_cb(model_mem_latency_ns, &sbridge_mp_ops, &sbridge_param_tab[SBRIDGE_P_MODEL_MEM_LAT_NS], 0644);
+module_param_cb(model_mem_latency_ns, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_MODEL_MEM_LAT_NS], 0644);
 MODULE_PARM_DESC(model_mem_latency_ns, "memory latency of the stall penalty, ns (0 = the counter source's; sbridgectl calibrate sets it)");
 
 /**
@@ -305,8 +346,10 @@ MODULE_PARM_DESC(model_mem_latency_ns, "memory latency of the stall penalty, ns 
  */
 const char *sbridge_param_get(unsigned int i, u64 *value)
 {
-	if (i >= ARRAY_SIZE(sbridge_param_tab))
+	const struct sbridge_param_desc *d = sbridge_param_at(i);
+
+	if (!d)
 		return NULL;
-	*value = READ_ONCE(*sbridge_param_tab[i].val);
-	return sbridge_param_tab[i].name;
+	*value = READ_ONCE(*d->val);
+	return d->name;
 }

@@ -37,9 +37,11 @@
 #include <linux/topology.h>
 #include <sbridge/compat.h>
 #include "internal.h"
-#include "actuators.h"
+#include "policy.h"
 #include "plan.h"
-#include "trace.h"
+/* layer 4's trace events are defined here, with the decision they trace */
+#define CREATE_TRACE_POINTS
+#include "trace_act.h"
 
 /* Boards of their own one decision plans at most (distinct reachable masks). */
 #define SBRIDGE_POLICY_GROUPS	4
@@ -128,6 +130,8 @@ static struct sbridge_plan_scratch sbridge_psc;
 static struct sbridge_pgroup sbridge_pg[SBRIDGE_POLICY_GROUPS];
 static struct sbridge_swap sbridge_swp;
 static cpumask_var_t sbridge_policy_tmp;
+/* The runner's record of a task's own CPUs, for the decision under way. */
+static sbridge_user_mask_fn sbridge_policy_user_mask;
 
 /**
  * sbridge_policy_speedup() - the speedup the decision layer uses for @p
@@ -166,7 +170,7 @@ static u32 sbridge_policy_busy(struct task_struct *p)
 /* @p's own CPUs (not the mask sbridge set), the active ones, into @tmp. */
 static void sbridge_policy_own(struct task_struct *p, struct cpumask *tmp)
 {
-	if (!sbridge_placement_user_mask(p, tmp))
+	if (!sbridge_policy_user_mask(p, tmp))
 		cpumask_copy(tmp, &p->cpus_mask);
 	cpumask_and(tmp, tmp, cpu_active_mask);
 }
@@ -309,7 +313,52 @@ static void sbridge_policy_fill(struct sbridge_decision *d, unsigned int i,
 	pt->want = sbridge_policy_want(p, t);
 }
 
-/* Adds the hot runnable tasks (and hinted short sleepers) to @d. */
+/* How much a collected task matters: runnable ones before sleepers, then busy. */
+static u32 sbridge_policy_rank(u8 kind, u32 busy)
+{
+	return (kind == SBRIDGE_PC_SLEEPER ? 0 : SCHED_CAPACITY_SCALE + 1) + busy;
+}
+
+/*
+ * @d is full: make room for a task of rank @rank by dropping the entry of
+ * lowest rank below it (its reference, its hint, its place in its
+ * board). Return: the freed index, or SBRIDGE_DECISION_MAX if every
+ * entry ranks at least @rank.
+ */
+static unsigned int sbridge_policy_evict(struct sbridge_decision *d, u32 rank, bool plan)
+{
+	unsigned int i, j, low = SBRIDGE_DECISION_MAX;
+	u32 r, low_rank = rank;
+	struct sbridge_pgroup *pg;
+
+	for (i = 0; i < d->n; i++) {
+		r = sbridge_policy_rank(sbridge_pc[i].kind, d->task[i].busy);
+		if (r < low_rank) {
+			low_rank = r;
+			low = i;
+		}
+	}
+	if (low >= SBRIDGE_DECISION_MAX)
+		return low;
+	if (sbridge_pc[low].kind == SBRIDGE_PC_PLAN && plan) {
+		pg = &sbridge_pg[sbridge_pc[low].group];
+		for (j = 0; j < pg->n; j++)
+			if (pg->idx[j] == low) {
+				pg->idx[j] = pg->idx[--pg->n];
+				break;
+			}
+	}
+	sbridge_policy_clear(sbridge_pc[low].t);
+	put_task_struct(d->task[low].p);
+	d->task[low].p = NULL;
+	return low;
+}
+
+/*
+ * Adds the hot runnable tasks (and hinted short sleepers) to @d; past
+ * SBRIDGE_DECISION_MAX the busiest runnable ones stay, whatever their
+ * place in the task list.
+ */
 static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 {
 	u32 up = READ_ONCE(sbridge_act_params.up_util);
@@ -321,6 +370,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 	struct task_struct *g, *p;
 	struct sbridge_task *t;
 	bool hinted, runnable, hot;
+	unsigned int i;
 	int grp;
 	u8 kind;
 
@@ -331,8 +381,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 		hinted = READ_ONCE(t->hint) != SBRIDGE_HINT_NONE;
 		if ((p->flags & (PF_KTHREAD | PF_EXITING | PF_NO_SETAFFINITY)) ||
 		    !sbridge_fair_policy(p->policy) ||
-		    READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE ||
-		    d->n >= SBRIDGE_DECISION_MAX) {
+		    READ_ONCE(t->pref) == SBRIDGE_PREF_EXCLUDE) {
 			sbridge_policy_clear(t);
 			continue;
 		}
@@ -364,21 +413,28 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 			sbridge_policy_clear(t);
 			continue;
 		}
+		i = d->n < SBRIDGE_DECISION_MAX ? d->n :
+		    sbridge_policy_evict(d, sbridge_policy_rank(kind, busy), plan);
+		if (i >= SBRIDGE_DECISION_MAX) {
+			sbridge_policy_clear(t);
+			continue;
+		}
 		get_task_struct(p);
-		d->task[d->n].p = p;
-		sbridge_pc[d->n].t = t;
-		sbridge_pc[d->n].prev = READ_ONCE(t->hint);
-		sbridge_pc[d->n].kind = kind;
-		sbridge_pc[d->n].group = grp < 0 ? 0 : grp;
-		sbridge_policy_fill(d, d->n, p, t, busy, flat);
-		d->task[d->n].hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) :
-				     SBRIDGE_HINT_NONE;
-		d->task[d->n].why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
-				    kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED :
-				    SBRIDGE_WHY_LOW;
+		d->task[i].p = p;
+		sbridge_pc[i].t = t;
+		sbridge_pc[i].prev = READ_ONCE(t->hint);
+		sbridge_pc[i].kind = kind;
+		sbridge_pc[i].group = grp < 0 ? 0 : grp;
+		sbridge_policy_fill(d, i, p, t, busy, flat);
+		d->task[i].hint = kind == SBRIDGE_PC_SLEEPER ? READ_ONCE(t->hint) :
+				  SBRIDGE_HINT_NONE;
+		d->task[i].why = kind == SBRIDGE_PC_SLEEPER ? SBRIDGE_WHY_IDLE :
+				 kind == SBRIDGE_PC_PINNED ? SBRIDGE_WHY_PINNED :
+				 SBRIDGE_WHY_LOW;
 		if (kind == SBRIDGE_PC_PLAN && plan)
-			sbridge_pg[grp].idx[sbridge_pg[grp].n++] = d->n;
-		d->n++;
+			sbridge_pg[grp].idx[sbridge_pg[grp].n++] = i;
+		if (i == d->n)
+			d->n++;
 	}
 }
 
@@ -644,15 +700,18 @@ static void sbridge_policy_write(struct sbridge_decision *d)
 /**
  * sbridge_policy_decide() - one period's decision
  * @d: out; task references are held until sbridge_policy_put()
+ * @own: a task's own CPUs where an actuator narrowed its affinity
  *
  * Context: process context (the actuator work), may sleep only outside
  * its RCU section.
  * Return: number of tasks in @d.
  */
-int sbridge_policy_decide(struct sbridge_decision *d)
+int sbridge_policy_decide(struct sbridge_decision *d, sbridge_user_mask_fn own)
 {
 	unsigned int i, g, fast = sbridge_topo.ref_type;
 	unsigned long now = jiffies;
+
+	sbridge_policy_user_mask = own;
 
 	d->n = 0;
 	d->fast_type = fast;
@@ -661,8 +720,9 @@ int sbridge_policy_decide(struct sbridge_decision *d)
 	d->load_fast = 0;
 	d->load_slow = 0;
 	d->nfast = sbridge_policy_cores(cpu_active_mask, fast);
-	d->nslow = cpumask_weight(cpu_active_mask) -
-		   cpumask_weight_and(cpu_active_mask, &sbridge_topo.type_mask[fast]);
+	/* one read of the active mask: two could differ (hotplug) and wrap */
+	cpumask_andnot(sbridge_policy_tmp, cpu_active_mask, &sbridge_topo.type_mask[fast]);
+	d->nslow = cpumask_weight(sbridge_policy_tmp);
 	for (g = 0; g < SBRIDGE_POLICY_GROUPS; g++) {
 		sbridge_pg[g].nfast = 0;
 		sbridge_pg[g].nslow = 0;

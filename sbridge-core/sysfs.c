@@ -11,6 +11,7 @@
 #include <linux/cpumask.h>
 #include "internal.h"
 #include "actuators.h"
+#include "checker.h"
 #include "act_ledger.h"
 
 static struct kobject *sbridge_kobj;

@@ -1666,7 +1666,8 @@ static void test_install(void)
 		 "mkdir -p %s/src/docs %s/src/sbridge-core && cd ../../.. && "
 		 "cp -a userspace-ctl include scripts rules %s/src/ && "
 		 "cp -a docs/man docs/record-format.md %s/src/docs/ && "
-		 "cp sbridge-core/params.c %s/src/sbridge-core/ && "
+		 "cp sbridge-core/params.c sbridge-core/actuators.c sbridge-core/act_*.c "
+		 "%s/src/sbridge-core/ && "
 		 "rm -f %s/src/userspace-ctl/sbridgectl %s/src/userspace-ctl/params_tab.h && "
 		 "make -s -C %s/src/userspace-ctl install DESTDIR=%s/root PREFIX=/usr "
 		 "VERSION=test CFLAGS=-O0 >%s/log 2>&1", dir, dir, dir, dir, dir, dir, dir, dir, dir,
