@@ -2,9 +2,7 @@
 runner, and the sources' structure (core layers, man page, completion)."""
 import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -109,7 +107,8 @@ def test_pmu_monitor_uses_only_the_exported_api():
             continue
         code = _c_code(p.read_text())
         for h in re.findall(r'^#include\s+[<"]([^>"]+)[>"]', p.read_text(), re.M):
-            if "sbridge-core" in h or h in ("internal.h", "model.h", "trace.h", "actuators.h", "policy.h", "checker.h", "act_ops.h", "trace_act.h"):
+            if "sbridge-core" in h or h in ("internal.h", "model.h", "trace.h", "actuators.h",
+                                            "policy.h", "checker.h", "act_ops.h", "trace_act.h"):
                 bad.append(f"{p.name} includes {h}")
         for sym in sorted(core_defs - exported):
             if re.search(rf"\b{sym}\b", code):

@@ -142,7 +142,11 @@ def header_file(h):
 
 def _cycles(edges):
     """Strongly connected components of more than one node (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
 
     def visit(v):
         index[v] = low[v] = len(index)
@@ -185,7 +189,7 @@ def check_layers(top, objdir):
     objs = read_objects(objdir, files)
     conf = (_headers() / "include/config/auto.conf").read_text()
     off = {f for f, opt in CONFIG_DEPENDENT.items() if f"\n{opt}=y" not in "\n" + conf}
-    owner = {}
+    owner: dict[str, str] = {}
     for f, (defined, _, _) in objs.items():
         for sym in defined:
             if sym in owner:
@@ -247,8 +251,9 @@ def test_actuator_table_is_complete(built):
     acts = [f for f in files if f.startswith("act_") and f != "act_ledger.c"]
     assert len(acts) >= 4
     objs = read_objects(built, files + ["actuators.c"])
-    table = re.search(r"sbridge_acts\[\] = \{(.*?)\};",
-                      (TOP / CORE / "actuators.c").read_text(), re.S).group(1)
+    m = re.search(r"sbridge_acts\[\] = \{(.*?)\};", (TOP / CORE / "actuators.c").read_text(), re.S)
+    assert m, "actuators.c has no sbridge_acts[]"
+    table = m.group(1)
     listed = re.findall(r"&(sbridge_act_\w+)", table)
     bad = []
     for f in acts:
