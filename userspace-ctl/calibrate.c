@@ -628,10 +628,12 @@ static void print_result(const struct cal_type *t, size_t n, size_t ref,
 		       t[i].type, t[i].cost[P_COMPUTE] / t[ref].cost[P_COMPUTE],
 		       t[i].cost[P_BRANCHY] / t[ref].cost[P_BRANCHY],
 		       t[i].cost[P_CHASE] / t[ref].cost[P_CHASE], t[i].latency);
-	for (i = 0; i < n; i++)
-		if (i != ref)
-			printf("cpu-factor %s %s\n", (sb_cpulist_format(&t[i].cpus, list, sizeof(list)), list),
-			       sb_fp(t[i].factor));
+	for (i = 0; i < n; i++) {
+		if (i == ref)
+			continue;
+		sb_cpulist_format(&t[i].cpus, list, sizeof(list));
+		printf("cpu-factor %s %s\n", list, sb_fp(t[i].factor));
+	}
 	printf("model.mem_latency_ns %u\n", lat);
 	if (!written)
 		printf("dry run: nothing written\n");
