@@ -20,7 +20,7 @@ echo "@@SB-BEGIN $(uname -r) $(nproc)cpu"
 (
 . /sbridge/lib.sh
 units="sbridge-config.service sbridge-rules.service"
-plan 26
+plan 30
 
 # wait_units STATE: both units in STATE ("active" or "inactive"), at most 60 s
 wait_units() {
@@ -61,6 +61,25 @@ check "doctor: the configuration and the rules as the files say" \
 	       grep -q '\"area\":\"rules\",\"status\":\"ok\"' /tmp/doctor.json ||
 	       { cat /tmp/doctor.json; exit 1; }"
 
+# calibrate at boot (the unit's ExecStartPre=-sbridgectl calibrate --auto):
+# this guest has one core type, so it measures the memory latency only;
+# a boot busy enough to be refused says so in the journal instead
+cal=/var/lib/sbridge/calibration.conf
+journalctl -b -u sbridge-config.service --no-pager -o cat > /tmp/cal-boot.txt 2>&1
+diag "boot calibrate: $(grep -i 'calibrat\|busy\|core type' /tmp/cal-boot.txt | head -n 3 | tr '\n' ';')"
+check "boot: calibrate --auto ran in the unit (stored, or refused as busy)" \
+	sh -c "test -s $cal || grep -q 'busy' /tmp/cal-boot.txt || { cat /tmp/cal-boot.txt; exit 1; }"
+rm -f $cal
+cal_by_hand() {
+	sbridgectl calibrate --budget 2 --wait 30 > /tmp/cal.txt 2>&1 || { cat /tmp/cal.txt; return 1; }
+	grep -q 'one core type' /tmp/cal.txt && grep -q '^param model.mem_latency_ns [1-9]' $cal ||
+		{ cat /tmp/cal.txt $cal; return 1; }
+}
+check "calibrate by hand, one core type: the memory latency alone, stored" cal_by_hand
+lat=$(sed -n 's/^param model.mem_latency_ns //p' $cal 2>/dev/null)
+check "its latency is in force ($lat ns)" \
+	test "$(sbridgectl get param model.mem_latency_ns)" = "model.mem_latency_ns $lat"
+
 check "modprobe -r sbridge_pmu sbridge_core" modprobe -r sbridge_pmu sbridge_core
 check "unloaded: systemctl says both units inactive" wait_units inactive
 check "unloaded: doctor says sbridge_core is not loaded (exit 3)" \
@@ -70,6 +89,8 @@ check "unloaded: doctor says sbridge_core is not loaded (exit 3)" \
 check "modprobe sbridge_pmu (pulls in sbridge_core)" modprobe sbridge_pmu
 check "reload: both units active again" wait_units active
 in_force reload
+check "reload: the unit applied the stored calibration ($lat ns)" \
+	test "$(sbridgectl get param model.mem_latency_ns)" = "model.mem_latency_ns $lat"
 
 # by hand again, sbridge_core named (its softdep brings sbridge_pmu): a
 # setting changed at run time is the file's again after the load
