@@ -151,6 +151,23 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
         assert "CONFIGS='sym sbridge'" in text
 
 
+def test_smoke_mode_runs_the_mixes_programs_alone_and_records_each_mix(tmp_path):
+    mode = run.MODES["smoke"]
+    p = run.plan("1b3s", mode, 3)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, p, 0)
+    progs = sorted({x for ms in p["mixes"][0].values() for _, ps in ms for x in ps})
+    assert [len(ps) for _, ps in p["mixes"][0][1]] == [4, 8] and list(p["mixes"][0]) == [1]
+    assert f"ALONE_PROGS='{' '.join(progs)}'" in text and "PHASES='alone'" in text
+    assert "CONFIGS='cap sbridge'" in text and "RECORD='1'" in text
+    (tmp_path / "s.sh").write_text(text)
+    s = harness.load_scenario(tmp_path / "s.sh")
+    assert s.rig and not s.eas and s.timeout <= 1800
+    # every other mode records too, and runs every program alone
+    q = run.scenario("1b3s", run.BOARDS["1b3s"], run.MODES["quick"],
+                     run.plan("1b3s", run.MODES["quick"], 3), 0)
+    assert "RECORD='1'" in q and "ALONE_PROGS=''" in q
+
+
 def test_debs_cover_the_workloads():
     w = run.workloads()
     s = harness.load_scenario(TOP / "tests" / "scenarios" / "eval-workloads.sh")
