@@ -450,7 +450,7 @@ def test_conservation_replays_waits_idle_fast_time_and_wanters(tmp_path):
     assert res.idle_any == 700 * MS and res.share_any == pytest.approx(0.7)
     # a wanter: only C, from its decision at 100 until it ran at 300
     assert res.idle_wanter == 200 * MS and res.share_wanter == pytest.approx(0.2)
-    assert res.decisions == 2
+    assert res.decisions == 2 and res.ncpu == 3 and res.recorder == 0
     assert res.owner == {101: 101, 102: 102, 103: 103, 105: 101}
     assert res.root_fast(103) == 100 * MS and res.root_fast(101) == 0
     # every task but the idle one: the kworker's wait overlaps B's, no more lost

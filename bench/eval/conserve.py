@@ -56,6 +56,9 @@ class Conservation:
     run: dict[int, int] = field(default_factory=dict)  # pid: ns running anywhere
     owner: dict[int, int] = field(default_factory=dict)  # the mix's tasks: pid: its root
     decisions: int = 0  # sbridge_decide events seen
+    ncpu: int = 0
+    recorder: int = 0  # ns the recorder (comm sbridgectl) ran, all CPUs
+    recorder_fast: int = 0  # ... on fast CPUs
 
     @property
     def span(self) -> int:
@@ -77,6 +80,12 @@ class Conservation:
     @property
     def share_idle(self) -> float:
         return self.share(self.fast_idle)
+
+    @property
+    def recorder_share(self) -> float:
+        """The recorder's CPU time as a share of all the CPUs' in the window."""
+        cap = self.ncpu * self.span
+        return self.recorder / cap if cap else float("nan")
 
     def root_fast(self, root: int) -> int:
         """ns the process @root and its forks ran on fast CPUs."""
@@ -105,6 +114,9 @@ def _wants_fast(e: record.Event) -> bool:
     """A decision that gives the task fast time: its hint or its plan's target."""
     return e.f.get("hint") == "fast" or int(e.f.get("target", 0)) > 0
 
+
+# the recorder's name: its own CPU time is in the file (what it costs)
+RECORDER = "sbridgectl"
 
 # the order of records with one time stamp: decisions and migrations
 # before the wakeups and switches they explain
@@ -140,7 +152,10 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
               and any(mine(p) for p in _pids(r))]
         window = (min(ts), max(ts)) if ts else (rec.t0, rec.t0)
     start, stop = window
-    res = Conservation(start, stop, len(fast), owner=dict(owner) if owner else {})
+    res = Conservation(start, stop, len(fast), owner=dict(owner) if owner else {},
+                       ncpu=len(rec.cpus))
+    names = rec.comms()
+    recorder = {p for p, n in names.items() if n == RECORDER}
     # a CPU runs the prev of its first switch until then; a CPU without
     # any switch ran one task throughout or nothing: its samples say which
     running: dict[int, int] = {}
@@ -168,6 +183,9 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
         res.idle_wanter += min(idle, sum(1 for p in slow_wait if p in wanter)) * dt
         res.waited_slow += len(slow_wait) * dt
         for c, p in running.items():
+            if p in recorder:
+                res.recorder += dt
+                res.recorder_fast += dt if c in fast else 0
             if mine(p):
                 res.run[p] = res.run.get(p, 0) + dt
                 if c in fast:

@@ -519,6 +519,8 @@ def analyse(d):
                 fast_idle=cons.share_idle if cons else float("nan"),
                 idle_any=cons.share_any if cons else float("nan"),
                 idle_wanter=cons.share_wanter if cons else float("nan"),
+                recorder=cons.recorder_share if cons else float("nan"),
+                recorder_fast=cons.share(cons.recorder_fast) if cons else float("nan"),
                 decisions=cons.decisions if cons else 0))
         if pm is not None or prom["stp"]:
             res["promise"].append(prom)
@@ -1160,10 +1162,14 @@ def issue29(r):
          "the fast CPUs' time from the mix's first to its last record. A *wanter*'s latest "
          "`sbridge_decide` gives it fast time (hint fast or a target above 0): sbridge only. "
          "Target: fast idle while a wanter waited <= 1 % of the run. Runs of every lag "
-         "(the lag gate is about timing; this is about placement).", "",
+         "(the lag gate is about timing; this is about placement). The recorder is a task "
+         "on the board in every configuration: its CPU time, read from its own switches, "
+         "is in the last column (under TCG most of it is the kernel formatting trace_pipe "
+         "text); every ratio above includes it.", "",
          "| boot | config | mixes recorded | fast CPUs idle | idle while a mix task waited on a slower "
-         "CPU: mean (worst) | idle while a wanter waited: mean (worst) | mixes over 1 % (wanter) |",
-         "| --- | --- | --- | --- | --- | --- | --- |"]
+         "CPU: mean (worst) | idle while a wanter waited: mean (worst) | mixes over 1 % (wanter) | "
+         "the recorder's CPU: of the board, of the fast CPUs (mean) |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     by = defaultdict(list)
     for u in us:
         if u["recorded"]:
@@ -1176,9 +1182,10 @@ def issue29(r):
         over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
         L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
                  f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "
-                 f"{over if sb else '-'} |")
+                 f"{over if sb else '-'} | {mw('recorder').split(' (')[0]}, "
+                 f"{mw('recorder_fast').split(' (')[0]} |")
     if not by:
-        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | |")
+        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | |")
     if r.get("rec_errors"):
         L += ["", f"Records not read: {len(r['rec_errors'])}: " + "; ".join(r["rec_errors"][:3])]
     L += ["", "## Starvation: progress against the equal-share rate (issue 29)", "",

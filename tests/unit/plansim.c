@@ -9,14 +9,17 @@
  * and its work in seconds on a slow core (its time alone there). All start
  * at once and keep a CPU busy until done. A fluid model: at the start and
  * whenever a program finishes, the plan is solved for those left (each
- * CPU-bound, nice 0, no rules); until the next finish each progresses at
- * its planned rate, x * SPEEDUP + (c - x) slow-core seconds a second (c
- * its CPU share, x its target fast share, both of one CPU). Prints, per
- * program, "task NAME C X FLOOR FINISH FAST" (the first plan's shares, the
- * finish time in seconds and the share of its time planned on the fast
- * type) and then "mix STP MAKESPAN FASTBUSY": STP = sum of (alone on big /
- * finish), the fast cores' planned busy share over the makespan. Used by
- * bench/eval/report.py (the simulator's promise beside the rig's).
+ * CPU-bound, nice 0, no rules); until the next finish each spends the
+ * fraction x of its time the plan targets (sbridge_decide's target) placed
+ * on the fast type and the rest on the slow ones, each kind of CPU shared
+ * equally among the tasks placed there on average: a = min(1, NFAST / sum
+ * of x), b = min(1, NSLOW / sum of (1 - x)). Its rate is x a SPEEDUP +
+ * (1 - x) b slow-core seconds a second. Prints, per program, "task NAME C
+ * X FLOOR FINISH FAST" (the first plan's CPU share, target and floor, the
+ * finish time in seconds and the share of its time it ran on the fast
+ * type, x a on average) and then "mix STP MAKESPAN FASTBUSY": STP = sum of
+ * (alone on big / finish), the fast cores' busy share over the makespan.
+ * Used by bench/eval/report.py (the simulator's promise beside the rig's).
  * Floating point is fine here: host code.
  */
 #include <stdio.h>
@@ -71,7 +74,7 @@ int main(int argc, char **argv)
 	}
 	for (;;) {
 		struct sbridge_plan pl = { .nfast = nf, .nslow = ns, .fair = FAIR, .gain = GAIN };
-		double dt = -1, rate[SBRIDGE_PLAN_MAX];
+		double dt = -1, rate[SBRIDGE_PLAN_MAX], on_f = 0, on_s = 0, a, b;
 		unsigned int k = 0;
 
 		for (i = 0; i < n; i++) {
@@ -88,18 +91,21 @@ int main(int argc, char **argv)
 			break;
 		sbridge_plan_solve(&pl, t, k, &sc);
 		for (i = 0; i < k; i++) {
+			on_f += t[i].x / (double)SBRIDGE_FP_ONE;
+			on_s += 1 - t[i].x / (double)SBRIDGE_FP_ONE;
+		}
+		a = on_f > nf ? nf / on_f : 1;
+		b = on_s > ns ? ns / on_s : 1;
+		for (i = 0; i < k; i++) {
 			unsigned int j = idx[i];
-			double c = t[i].c / (double)SBRIDGE_FP_ONE;
 			double x = t[i].x / (double)SBRIDGE_FP_ONE;
 
-			if (x > c)
-				x = c;
 			if (first) {
-				c0[j] = c;
+				c0[j] = t[i].c / (double)SBRIDGE_FP_ONE;
 				x0[j] = x;
 				f0[j] = t[i].floor / (double)SBRIDGE_FP_ONE;
 			}
-			rate[i] = x * s[j] + (c - x);
+			rate[i] = x * a * s[j] + (1 - x) * b;
 			if (rate[i] > 0 && (dt < 0 || left[j] / rate[i] < dt))
 				dt = left[j] / rate[i];
 		}
@@ -111,11 +117,9 @@ int main(int argc, char **argv)
 			unsigned int j = idx[i];
 			double x = t[i].x / (double)SBRIDGE_FP_ONE;
 
-			if (x > t[i].c / (double)SBRIDGE_FP_ONE)
-				x = t[i].c / (double)SBRIDGE_FP_ONE;
 			left[j] -= rate[i] * dt;
-			fast[j] += x * dt;
-			fastbusy += x * dt;
+			fast[j] += x * a * dt;
+			fastbusy += x * a * dt;
 			if (left[j] <= 1e-9 * work[j])
 				done[j] = now + dt;
 		}
