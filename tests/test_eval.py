@@ -166,6 +166,9 @@ def test_smoke_mode_runs_the_mixes_programs_alone_and_records_each_mix(tmp_path)
     q = run.scenario("1b3s", run.BOARDS["1b3s"], run.MODES["quick"],
                      run.plan("1b3s", run.MODES["quick"], 3), 0)
     assert "RECORD='1'" in q and "ALONE_PROGS=''" in q
+    q = run.scenario("1b3s", run.BOARDS["1b3s"], dict(run.MODES["quick"], record=False),
+                     run.plan("1b3s", run.MODES["quick"], 3), 0)
+    assert "RECORD='0'" in q
 
 
 def test_debs_cover_the_workloads():

@@ -304,6 +304,9 @@ def main():
                          "cap and sbridge (~6 min; checks the pipeline)")
     ap.add_argument("--board", action="append", choices=list(BOARDS))
     ap.add_argument("--seed", type=int, help="seed of the random mixes (default: fresh)")
+    ap.add_argument("--no-record", action="store_true",
+                    help="no sbridgectl record around the main mixes (no work-conservation "
+                         "numbers; the recorder's CPU time out of the ratios)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
@@ -313,7 +316,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     a = ap.parse_args()
     name = "smoke" if a.smoke else "quick" if a.quick else "full"
-    mode = MODES[name]
+    mode = dict(MODES[name], record=not a.no_record)
     boards = a.board or mode["boards"]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True
