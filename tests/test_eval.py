@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import conserve
+import promise
 import report
 import run
 import tables
@@ -147,6 +149,26 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
             "CONFIGS='cap eas hmp sbridge'" in text
     else:
         assert "CONFIGS='sym sbridge'" in text
+
+
+def test_smoke_mode_runs_the_mixes_programs_alone_and_records_each_mix(tmp_path):
+    mode = run.MODES["smoke"]
+    p = run.plan("1b3s", mode, 3)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, p, 0)
+    progs = sorted({x for ms in p["mixes"][0].values() for _, ps in ms for x in ps})
+    assert [len(ps) for _, ps in p["mixes"][0][1]] == [4, 8] and list(p["mixes"][0]) == [1]
+    assert f"ALONE_PROGS='{' '.join(progs)}'" in text and "PHASES='alone'" in text
+    assert "CONFIGS='cap sbridge'" in text and "RECORD='1'" in text
+    (tmp_path / "s.sh").write_text(text)
+    s = harness.load_scenario(tmp_path / "s.sh")
+    assert s.rig and not s.eas and s.timeout <= 1800
+    # every other mode records too, and runs every program alone
+    q = run.scenario("1b3s", run.BOARDS["1b3s"], run.MODES["quick"],
+                     run.plan("1b3s", run.MODES["quick"], 3), 0)
+    assert "RECORD='1'" in q and "ALONE_PROGS=''" in q
+    q = run.scenario("1b3s", run.BOARDS["1b3s"], dict(run.MODES["quick"], record=False),
+                     run.plan("1b3s", run.MODES["quick"], 3), 0)
+    assert "RECORD='0'" in q
 
 
 def test_debs_cover_the_workloads():
@@ -379,3 +401,139 @@ def test_runner_and_hmp_daemon_build_and_time_processes(tmp_path):
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-o", str(h),
                     str(TOP / "tests/progs/hmpd.c")], check=True)
     assert subprocess.run([str(h), "-b", "0"], capture_output=True).returncode == 2
+
+
+# -------- issue 29: work conservation from records, starvation, the plan's promise
+
+MS = 1_000_000
+
+
+def _record(path, ncpu=3, extra=()):
+    """A hand-made version 2 record: cpu0 big, the others little. evalrun
+    (pid 50) starts A 101, B 102, C 103 at 0; C waits on cpu1 until sbridge
+    (decision at 100 ms: fast) moves it to the idle big cpu0 at 300; C
+    sleeps at 400; B is preempted on cpu2 by a kworker (104, not the mix's)
+    at 500 and runs again at 600; A forks D (105) at 700 onto cpu2, which
+    preempts B at 800; D exits at 1000 and B runs to the end."""
+    rows = [
+        "wakeup 0 1 101 1 new 50 A", "wakeup 0 2 102 2 new 50 B", "wakeup 0 1 103 1 new 50 C",
+        "switch 0 1 0 swapper/1 101 A R", "switch 0 2 0 swapper/2 102 B R",
+        "wakeup 50000000 1 101 1 wake 0 A",  # a wakeup of a running task: not waiting
+        "event 100000000 0 sbridge_decide pid=103 from=0 to=1 hint=fast prev=none speedup=2000 "
+        "err=100 lf_fast=1000 lf_slow=2000 load=1024 target=500 got=0 why=gain comm=C",
+        "event 100000000 0 sbridge_decide pid=102 from=0 to=0 hint=slow prev=none speedup=1100 "
+        "err=100 lf_fast=1000 lf_slow=1100 load=1024 target=0 got=0 why=low comm=B",
+        "migrate 300000000 0 103 1 0", "switch 300000000 0 0 swapper/0 103 C R",
+        "switch 400000000 0 103 C 0 swapper/0 S",
+        "wakeup 500000000 2 104 2 wake 0 kworker/2:1", "switch 500000000 2 102 B 104 kworker/2:1 R+",
+        "switch 600000000 2 104 kworker/2:1 102 B I",
+        "wakeup 700000000 1 105 2 new 101 D", "switch 800000000 2 102 B 105 D R",
+        "switch 1000000000 2 105 D 102 B X",
+        "sample 500000000 0 0 0 1600000",
+    ] + list(extra)
+    head = ["sbridge-record 2", "meta kernel 6.1.0-56-arm64", "meta start 1 0", "meta rate_hz 5",
+            "meta sbridge loaded", "meta wakeups yes"]
+    head += [f"meta cpu {c} {int(c == 0)} {1024 if c == 0 else 512} 1600000" for c in range(ncpu)]
+    kinds = ("event", "sample", "switch", "wakeup", "migrate")
+    n = {k: sum(r.startswith(k + " ") for r in rows) for k in kinds}
+    end = (f"end 1000000000 signal events={n['event']} samples={n['sample']} "
+           f"switches={n['switch']} dropped=0 wakeups={n['wakeup']} migrations={n['migrate']}")
+    path.write_text("\n".join(head + rows + [end]) + "\n")
+    return path
+
+
+def test_conservation_replays_waits_idle_fast_time_and_wanters(tmp_path):
+    rec = conserve.record.parse(_record(tmp_path / "a.rec"))
+    res = conserve.analyse(rec, roots=[101, 102, 103])
+    assert (res.start, res.stop, res.nfast) == (0, 1000 * MS, 1)
+    # cpu0 idle 0-300 and 400-1000
+    assert res.fast_idle == 900 * MS and res.share_idle == pytest.approx(0.9)
+    # a mix task waited on a little CPU while cpu0 idled: C 0-300, B
+    # 500-600 (the kworker's wait does not count), D 700-800 (A's fork), B 800-1000
+    assert res.idle_any == 700 * MS and res.share_any == pytest.approx(0.7)
+    # a wanter: only C, from its decision at 100 until it ran at 300
+    assert res.idle_wanter == 200 * MS and res.share_wanter == pytest.approx(0.2)
+    assert res.decisions == 2 and res.ncpu == 3 and res.recorder == 0
+    assert res.owner == {101: 101, 102: 102, 103: 103, 105: 101}
+    assert res.root_fast(103) == 100 * MS and res.root_fast(101) == 0
+    # every task but the idle one: the kworker's wait overlaps B's, no more lost
+    assert conserve.analyse(rec).idle_any == 700 * MS
+    # a window
+    w = conserve.analyse(rec, roots=[103], window=(200 * MS, 400 * MS))
+    assert (w.idle_any, w.idle_wanter, w.fast_idle) == (100 * MS, 100 * MS, 100 * MS)
+
+
+def test_conservation_counts_idle_fast_cpus_against_waiting_tasks(tmp_path):
+    """Two idle fast CPUs and one waiting task lose one CPU, not two."""
+    p = _record(tmp_path / "b.rec", ncpu=4)
+    text = p.read_text().replace("meta cpu 1 0 512", "meta cpu 1 1 1024")
+    # cpu1 is now fast too: C waits on a fast CPU (not counted) and cpu1 runs A
+    p.write_text(text)
+    res = conserve.analyse(conserve.record.parse(p), roots=[101, 102, 103])
+    assert res.nfast == 2
+    # B 500-600, D 700-800, B 800-1000 on cpu2 (little) with cpu0 idle
+    assert res.idle_any == 400 * MS
+    assert res.share_any == pytest.approx(0.4 / 2)
+
+
+def test_conservation_needs_wakeups(tmp_path):
+    p = _record(tmp_path / "c.rec")
+    p.write_text(p.read_text().replace("meta wakeups yes", "meta wakeups no"))
+    with pytest.raises(ValueError, match="no wakeup records"):
+        conserve.analyse(conserve.record.parse(p))
+
+
+def test_fairness_against_the_equal_share_rate():
+    t = {"x": {"big": 1.0, "little": 2.0}}
+    # 1 fast + 1 slow, two programs of speedup 2 from 0: both run (c = 1),
+    # equal-share rate (2 + 1) / 2 = 1.5; one ends at 1.5 s, one at 3 s
+    procs = [promise.Proc("x", 0, 1.5), promise.Proc("x", 0, 3.0)]
+    assert promise.fairness(procs, t, 1, 1) == [pytest.approx(2 / 1.5 / 1.5),
+                                                 pytest.approx(2 / 3 / 1.5)]
+    # four on two CPUs: half a CPU each while all run
+    procs = [promise.Proc("x", 0, 2.0)] * 3 + [promise.Proc("x", 0, 4.0)]
+    assert promise.cpu_share(procs, 0, 2) == pytest.approx(0.5)
+    assert promise.cpu_share(procs, 3, 2) == pytest.approx(0.75)
+    assert math.isnan(promise.fairness([promise.Proc("y", 0, 1)], t, 1, 1)[0])
+
+
+def test_plansim_promises_turns_and_the_fast_cores_full():
+    t = {"s": {"big": 1.0, "little": 2.0}, "m": {"big": 1.0, "little": 1.0}}
+    # two equal programs on 1 big + 1 little take turns: half each on big,
+    # rate 0.5 * 2 + 0.5 = 1.5, both done at 2 / 1.5
+    pm = promise.promise(["s", "s"], t, 1, 1)
+    assert pm is not None
+    assert pm.finish == [pytest.approx(4 / 3, rel=1e-3)] * 2
+    assert pm.fast == [pytest.approx(0.5, abs=0.01)] * 2
+    assert pm.stp == pytest.approx(2 * 1 / (4 / 3), rel=1e-3)
+    assert pm.fast_busy == pytest.approx(1.0, abs=0.01)
+    # one gains, one does not: the one that gains holds big
+    pm = promise.promise(["s", "m"], t, 1, 1)
+    assert pm is not None and pm.fast[0] > 0.9 and pm.finish[0] == pytest.approx(1.0, rel=1e-2)
+    assert promise.promise(["s", "unknown"], t, 1, 1) is None
+
+
+def test_report_shows_conservation_starvation_and_the_promise(tmp_path):
+    d = _board(tmp_path)
+    # pids of _run_block: 100 + slot; A and B of the record become a and b
+    text = _record(tmp_path / "x.rec", ncpu=4).read_text()
+    for old, new in (("101", "100"), ("102", "101"), (" A", " a"), (" B", " b")):
+        text = text.replace(old, new)
+    (d / "boot0-cap" / "rec-sbridge-1-n2.rec").write_text(text)
+    r = report.main(tmp_path, ["1b3s"])[0]
+    u = [u for u in r["units"] if (u["config"], u["round"], u["phase"]) == ("sbridge", "1", "main")
+         and u["kind"] == "cap"][0]
+    # C (103) is not one of this mix's processes: b 500-600, d 700-1000
+    assert u["recorded"] and u["idle_any"] == pytest.approx(0.4)
+    # a (2 s alone on big, 4 on little) and b (2, 2.2) both run from 0 on
+    # 4 CPUs: a's rate 4 / 2 against (2 + 3) / 4
+    assert u["fair_min"] == pytest.approx(min(4 / 2 / (5 / 4), 2.2 / 2.2 / ((1.1 + 3) / 4)))
+    cap = [u for u in r["units"] if u["config"] == "cap" and u["phase"] == "main"][0]
+    assert not cap["recorded"] and cap["fair_min"] == pytest.approx(min(1 / 1.25, 1.1 / 1.025))
+    pr = [x for x in r["promise"] if x["kind"] == "cap" and x["round"] == "1"][0]
+    assert pr["promise"] is not None and pr["promise"].stp > 0
+    assert pr["stp"]["sbridge"] == pytest.approx(1 + 2 / 2.2)
+    s = (d / "summary.md").read_text()
+    assert "## Work conservation" in s and "## Starvation" in s and "plan's promise" in s
+    h = json.loads((d / "summary.json").read_text())
+    assert h["issue29"]["cap/sbridge"]["idle_any"] == pytest.approx(0.4)

@@ -234,6 +234,7 @@ def test_check_prints_a_summary(small):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "complete (end: duration)" in out and "duration 1.000 s" in out
+    assert "sbridge-record 1, " in out and "wakeups" not in out  # a version 1 file
     assert "cpu0 big" in out and "cpu1 little" in out
     assert "decisions 3 " in out and "reports 1" in out
     assert "sbridge_window   4" in out
@@ -292,6 +293,11 @@ PIPE = [  # trace_pipe lines as the kernel prints them (sbridge-core/trace.h)
     b"val=1200000 comm=",
     b"kworker/0:1-9 [000] d..2. 1.750000: sbridge_report: idle=0 busy=1 waited_ms=12 "
     b"culprit=-1 action=report comm=",
+    b"kworker/0:1-9 [000] d..2. 1.800000: sched_migrate_task: comm=mem walk$\xff pid=102 "
+    b"prio=120 orig_cpu=1 dest_cpu=0",
+    b"kworker/0:1-9 [000] d..2. 1.800001: sched_wakeup: comm=mem walk$\xff pid=102 prio=120 "
+    b"target_cpu=000",
+    b"sh-90 [001] d..2. 1.900000: sched_wakeup_new: comm=sh pid=91 prio=120 target_cpu=001",
 ]
 
 
@@ -308,11 +314,16 @@ def test_recorder_lines_read_back(tmp_path):
     assert r.returncode == 0, r.stdout
     body = r.stdout.decode().splitlines()
     p = tmp_path / "rt.rec"
-    p.write_text(HEAD + "\n".join(body) + "\nend 2000000000 signal events=4 samples=0 "
-                 "switches=1 dropped=0\n")
+    head = HEAD.replace("sbridge-record 1", "sbridge-record 2") + "meta wakeups yes\n"
+    p.write_text(head + "\n".join(body) + "\nend 2000000000 signal events=4 samples=0 "
+                 "switches=1 dropped=0 wakeups=2 migrations=1\n")
     rec = record.parse(p)
     name = "mem walk$\\xff"
-    assert rec.switches == [record.Switch(1100 * MS, 1, 0, "swapper/1", 102, name)]
+    assert rec.meta["wakeups"] is True
+    assert rec.switches == [record.Switch(1100 * MS, 1, 0, "swapper/1", 102, name, "R")]
+    assert rec.migrations == [record.Migrate(1800 * MS, 0, 102, 1, 0)]
+    assert rec.wakeups == [record.Wakeup(1800 * MS + 1000, 0, 102, 0, False, 9, name),
+                           record.Wakeup(1900 * MS, 1, 91, 1, True, 90, "sh")]
     assert [(e.ts, e.cpu, e.name) for e in rec.events] == [
         (1160 * MS, 1, "sbridge_window"), (1300 * MS, 0, "sbridge_decide"),
         (1310 * MS, 0, "sbridge_act"), (1750 * MS, 0, "sbridge_report")]
@@ -342,8 +353,10 @@ BAD = {
     "empty": (lambda ls: "", 1, "empty file"),
     "binary": (lambda ls: "\x7fELF\x02\x01\x01\x00\x00", 1, "binary data"),
     "not a record": (lambda ls: "hello\n", 1, "not an sbridge record file"),
-    "wrong version": (lambda ls: "\n".join(["sbridge-record 2"] + ls[1:]) + "\n", 1,
-                      "record format version '2'; this reader knows version 1"),
+    "wrong version": (lambda ls: "\n".join(["sbridge-record 3"] + ls[1:]) + "\n", 1,
+                      "record format version '3'; this reader knows versions 1, 2"),
+    "v1 has no wakeup": (lambda ls: "\n".join(_variant(ls, 12, "wakeup 1 0 5 0 wake 1 x")) + "\n",
+                         12, "unknown record kind 'wakeup'"),
     "bad escape": (lambda ls: "\n".join(_variant(ls, 10, ls[9].replace("spin", "sp%zzin", 1)))
                    + "\n", 10, "bad %-escape '%zz'"),
     "unknown kind": (lambda ls: "\n".join(_variant(ls, 12, "bogus 1 2")) + "\n", 12,

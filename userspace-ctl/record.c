@@ -33,8 +33,9 @@ static const char record_help[] =
 "usage: sbridgectl record [-o FILE] [-d SECONDS] [-r HZ] [-s MAX_BYTES]\n"
 "                         [--no-switches] [--force]\n"
 "\n"
-"Record sbridge's trace events, the scheduler's context switches and a\n"
-"per-CPU sample (runnable tasks, busy share, frequency) to FILE, in the\n"
+"Record sbridge's trace events, the scheduler's context switches, wakeups\n"
+"and migrations and a per-CPU sample (runnable tasks, busy share,\n"
+"frequency) to FILE, in the\n"
 "text format sbridgectl(8) (record) describes, until SECONDS have passed,\n"
 "SIGINT, SIGTERM or SIGHUP, or FILE reaches MAX_BYTES; the file then ends\n"
 "with an `end` line naming why, and the exit status is 0. Needs root\n"
@@ -49,12 +50,13 @@ static const char record_help[] =
 "  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
 "  -s, --max-size=BYTES    size limit, 4096 to 1G, suffix K, M or G\n"
 "                          (default 16M); the end line fits within it\n"
-"  --no-switches           leave out sched_switch (the runnable count\n"
-"                          then scans /proc per sample: costlier)\n"
+"  --no-switches           leave out sched_switch, wakeups and migrations\n"
+"                          (the runnable count then scans /proc per\n"
+"                          sample: costlier)\n"
 "  -f, --force             overwrite FILE\n";
 
 #define REC_LINE_MAX	8192	/* a longer trace_pipe line is skipped */
-#define REC_END_RESERVE	192	/* room always kept for the end line */
+#define REC_END_RESERVE	256	/* room always kept for the end line */
 #define REC_MAX_TICK_NS	100000000ULL
 /*
  * The event-driven runnable count is reseeded from /proc this often. A
@@ -79,7 +81,7 @@ struct rec {
 	FILE *out;
 	const char *path;		/* NULL for stdout */
 	unsigned long long size, max;
-	unsigned long long events, samples, switches, dropped, lost, bad;
+	unsigned long long events, samples, switches, wakeups, migrations, dropped, lost, bad;
 	int full;
 	char tracefs[64];
 	char inst[128];			/* our instance's directory, "" if none */
@@ -280,9 +282,10 @@ static int make_instance(struct rec *r, int switches, int *sbridge_events)
 			return SB_EXIT_ERR;
 		}
 		/*
-		 * Consumed for the runnable count, not written: with the
-		 * switches they follow every runqueue change. Without one of
-		 * them the count falls back to a /proc scan per sample.
+		 * For the runnable count and written (wakeup, migrate): with
+		 * the switches they follow every runqueue change. Without one
+		 * of them the count falls back to a /proc scan per sample and
+		 * the file says so (meta wakeups no).
 		 */
 		r->track = 1;
 		for (i = 0; i < SB_ARRAY_SIZE(track) && r->track; i++) {
@@ -366,6 +369,10 @@ static void trace_line(struct rec *r, const char *s, size_t len)
 		return;
 	if (kind == SB_REC_SWITCH)
 		r->switches++;
+	else if (kind == SB_REC_WAKEUP)
+		r->wakeups++;
+	else if (kind == SB_REC_MIGRATE)
+		r->migrations++;
 	else
 		r->events++;
 }
@@ -704,7 +711,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 	sb_rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
 	wall = now_ns(CLOCK_REALTIME);
 	mono = now_ns(CLOCK_MONOTONIC);
-	if (sbuf_add(b, "sbridge-record 1\nmeta kernel %s\nmeta start %llu %llu\n"
+	if (sbuf_add(b, "sbridge-record 2\nmeta kernel %s\nmeta start %llu %llu\n"
 		     "meta rate_hz %u\nmeta sbridge %s\n", rel,
 		     (unsigned long long)wall, (unsigned long long)mono, rate,
 		     *loaded ? "loaded" : "absent")) {
@@ -1007,8 +1014,8 @@ static int record_end(struct rec *r, uint64_t t, int sbev, int loaded)
 
 	reason = r->full ? "size" : stop ? "signal" : "duration";
 	c = snprintf(end, sizeof(end), "end %llu %s events=%llu samples=%llu switches=%llu "
-		     "dropped=%llu", (unsigned long long)t, reason, r->events, r->samples,
-		     r->switches, r->dropped);
+		     "dropped=%llu wakeups=%llu migrations=%llu", (unsigned long long)t, reason,
+		     r->events, r->samples, r->switches, r->dropped, r->wakeups, r->migrations);
 	fwrite(end, 1, (size_t)c, r->out);
 	fputc('\n', r->out);
 	r->size += (size_t)c + 1;
@@ -1054,6 +1061,12 @@ int cmd_record(int argc, char **argv)
 	ret = make_instance(r, o.switches, &sbev);
 	if (ret)
 		goto out_inst;
+	/* whether the file holds every wakeup and migration (the runnable tasks) */
+	if (sbuf_add(&meta, "meta wakeups %s\n", r->track ? "yes" : "no")) {
+		sb_err("record: out of memory");
+		ret = SB_EXIT_ERR;
+		goto out_inst;
+	}
 	ret = record_open(r, &o);
 	if (ret)
 		goto out_inst;

@@ -17,6 +17,7 @@
 #   MIXES              "ROUND:MIX:prog,prog,..." ... fresh mixes per round
 #   PHASES             of: alone warm est sweep freq mt lat ovh
 #   ALONE_REPS         repetitions of each program alone on each core type
+#   ALONE_PROGS        the programs run alone (default: every one)
 #   CAL_SECS           warm-up (calibration inputs) seconds per group
 #   EST_GROUPS EST_SECS EST_AT   estimation groups "G:prog,...", loop
 #                      seconds, checkpoints (s)
@@ -24,6 +25,9 @@
 #   PERIODS            act.period_ms values of the sweep (the default too)
 #   MT_ROUNDS LAT_ROUNDS LAT_LOOPS OVH_ROUNDS OVH_N OVH_SPIN PP_TRIPS
 #   CPU_TYPES          cpu_types= where the kernel sees one capacity
+#   RECORD             1: `sbridgectl record` around every main-phase mix
+#                      (rec-CONFIG-ROUND-MIX.rec: switches, wakeups, sbridge's
+#                      decisions; bench/eval/conserve.py reads them)
 . /sbridge/lib.sh
 WL=/sbridge/eval/workloads.sh
 . $WL
@@ -178,11 +182,38 @@ spec() {
 	for _p; do printf '%s\t%s\t%s\n' $_p "$_cpus" "$(cat $S/$_v-$_p)" >> $_f; done
 }
 
+# rec_start NAME / rec_stop: sbridgectl record into $O/NAME.rec around a
+# main-phase mix (RECORD=1), at 5 samples a second (the wakeups and
+# switches are what is analysed); the file is handed to the host at once
+_recpid= _recf=
+rec_start() {
+	[ "$RECORD" = 1 ] || return 0
+	_recf=$O/$1.rec
+	rm -f $_recf
+	sbridgectl record -r 5 -s 256M -d 3600 -o $_recf > /tmp/rec.out 2>&1 &
+	_recpid=$!
+	# tracing is on once the header is out (record writes it, then traces)
+	_w=0
+	while [ ! -s $_recf ] && [ $_w -lt 50 ] && kill -0 $_recpid 2>/dev/null; do
+		nap 0.1; _w=$((_w + 1))
+	done
+	nap 0.2
+}
+rec_stop() {
+	[ -n "$_recpid" ] || return 0
+	kill -INT $_recpid
+	wait $_recpid || diag "record: $(cat /tmp/rec.out)"
+	_recpid=
+	save_file $_recf
+	rm -f $_recf
+}
+
 # run KIND CONFIG ROUND MIX ARGS...: evalrun ARGS, its output and the
 # stock scheduler's counters appended to $RUNS
 run() {
 	_k=$1 _c=$2 _r=$3 _m=$4
 	shift 4
+	[ "$_k" = main ] && rec_start "rec-$_c-$_r-$_m"
 	echo "run $_k $_c $_r $_m" >> $RUNS
 	[ -r $SWF ] && echo "sw0 $(cat $SWF)" >> $RUNS
 	[ -r $ENERGY ] && echo "en0 $(sed -n 's/^total energy_uj //p' $ENERGY)" >> $RUNS
@@ -191,6 +222,7 @@ run() {
 	[ -r $SWF ] && echo "sw1 $(cat $SWF)" >> $RUNS
 	[ -r $ENERGY ] && echo "en1 $(sed -n 's/^total energy_uj //p' $ENERGY)" >> $RUNS
 	echo "end" >> $RUNS
+	rec_stop
 	log "$_k $_c round $_r $_m: $(awk '$1 == "mix" { printf "makespan %.2f s, %d processes, %d failed", $3 / 1e9, $4, $5 }' /tmp/evalrun.out)"
 }
 
@@ -227,7 +259,7 @@ case " $PHASES " in *" alone "*)
 	_r=1
 	while [ $_r -le $ALONE_REPS ]; do
 		_j=0
-		for p in $WL_NAMES; do
+		for p in ${ALONE_PROGS:-$WL_NAMES}; do
 			echo "$p big $b1" >> $S/alone-q$b1
 			_l=$(echo $LITTLE | tr ' ' '\n' | sed -n "$((_j % $(echo $LITTLE | wc -w) + 1))p")
 			echo "$p little $_l" >> $S/alone-q$_l

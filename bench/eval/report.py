@@ -20,6 +20,12 @@ from collections import defaultdict
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
+if str(TOP / "bench" / "eval") not in sys.path:  # python3 bench/eval/report.py
+    sys.path.insert(0, str(TOP / "bench" / "eval"))
+
+import conserve  # noqa: E402
+import promise  # noqa: E402
+
 # A run is rejected when, on its worst CPU, the host could not keep the
 # rig's pace for more than this share of the run (the rig's lag_ns).
 LAG_MAX = 0.02
@@ -367,7 +373,9 @@ def load_board(d):
             continue
         rd = lambda n: (bd / n).read_text(errors="replace") if (bd / n).exists() else ""  # noqa: E731, B023
         runs = parse_runs(rd("runs.txt"))
-        boots.append(dict(boot=int(m.group(1)), kind=m.group(2), dir=bd, runs=runs,
+        # sbridgectl record of each main-phase mix (RECORD=1): rec-CONFIG-ROUND-MIX.rec
+        recs = {f.stem[4:]: f for f in bd.glob("rec-*.rec")}
+        boots.append(dict(boot=int(m.group(1)), kind=m.group(2), dir=bd, runs=runs, recs=recs,
                           alone=parse_runs(rd("alone.txt")), est=parse_est(rd("est.txt")),
                           lat=parse_lat(rd("lat.txt")), evidence=rd("evidence.txt"),
                           console=rd("console.txt")))
@@ -426,9 +434,30 @@ def analyse(d):
         antt = statistics.mean(t / wall[p]["big"] for p, t in ts)
         return stp, antt
 
+    recs = {bt["boot"]: bt["recs"] for bt in boots}
+    rec_errors = []
+
+    def record_of(bootno, r):
+        """conserve.Conservation of the run's record, or None (none, or unreadable)."""
+        f = recs.get(bootno, {}).get(f"{r['config']}-{r['round']}-{r['mix']}")
+        if f is None or r["kind"] != "main":
+            return None
+        try:
+            rec = conserve.record.parse(f)
+            return conserve.analyse(rec, roots=[p["pid"] for p in r["procs"]])
+        except (conserve.record.RecordError, ValueError, OSError) as e:
+            rec_errors.append(str(e))
+            return None
+
+    def fair_of(r):
+        procs = [promise.Proc(p["prog"], p["start"], p["end"])
+                 for p in sorted(r["procs"], key=lambda p: p["slot"])]
+        return procs, promise.fairness(procs, wall, nbig, nlit)
+
     # units: one per (boot, round, mix) and pair of configurations
     unit_rows = []
     bounds = {}
+    res["promise"] = []
     for key, cfgs in sorted(main.items()):
         bootno, kind, phase, rnd, mix = key
         progs = None
@@ -443,9 +472,27 @@ def analyse(d):
                 ov = oracle(progs, wall, nbig, nlit)[0] if len(progs) <= 8 else float("nan")
                 bounds[k2] = (lbv, ov)
             lb, orc = bounds[k2]
+        pm = None
+        if phase == "main" and progs:
+            try:
+                pm = promise.promise(progs, wall, nbig, nlit)
+            except (OSError, subprocess.CalledProcessError) as e:
+                rec_errors.append(f"plansim: {e}")
+        prom = dict(boot=bootno, kind=kind, round=rnd, mix=mix, progs=progs, promise=pm,
+                    stp={}, makespan={}, fast={}, fast_busy={})
         for c, r in cfgs.items():
             stp, antt = stp_antt(r)
             sw = r.get("swd", {})
+            cons = record_of(bootno, r)
+            procs, fair = fair_of(r)
+            fin = [(x, i) for i, x in enumerate(fair) if math.isfinite(x)]
+            if phase == "main" and r["clean"]:
+                prom["stp"][c], prom["makespan"][c] = stp, r["makespan"]
+                if cons is not None:
+                    prom["fast_busy"][c] = cons.share(sum(cons.fast_run.values()))
+                    prom["fast"][c] = [cons.root_fast(p["pid"]) / (p["secs"] * 1e9)
+                                       if p["secs"] > 0 else float("nan")
+                                       for p in sorted(r["procs"], key=lambda p: p["slot"])]
             busy = r["busy"]
             bigc = [int(x) for x in b["big"].split()]
             bb = sum(busy[c2][0] for c2 in bigc if c2 in busy)
@@ -462,8 +509,23 @@ def analyse(d):
                 migrations=sw.get("migrations", float("nan")), up=sw.get("up", float("nan")),
                 active_up=sw.get("active_up", float("nan")),
                 instr=sum(r["d_instr"].values()), cycles=sum(r["d_cycles"].values()),
-                ctxt=r["ctxt"], forks=r["forks"], energy=r["energy"]))
+                ctxt=r["ctxt"], forks=r["forks"], energy=r["energy"],
+                # issue 29: the worst progress against the equal-share rate;
+                # from the record, the fast CPUs' idle share, and of it
+                # while a mix task / a wanter waited on a slower CPU
+                fair_min=min(fin)[0] if fin else float("nan"),
+                fair_worst=procs[min(fin)[1]].prog if fin else "",
+                recorded=cons is not None,
+                fast_idle=cons.share_idle if cons else float("nan"),
+                idle_any=cons.share_any if cons else float("nan"),
+                idle_wanter=cons.share_wanter if cons else float("nan"),
+                recorder=cons.recorder_share if cons else float("nan"),
+                recorder_fast=cons.share(cons.recorder_fast) if cons else float("nan"),
+                decisions=cons.decisions if cons else 0))
+        if pm is not None or prom["stp"]:
+            res["promise"].append(prom)
     res["units"] = unit_rows
+    res["rec_errors"] = rec_errors
 
     # paired comparisons: sbridge (and warm, nomodel) against every other
     def pairs(phase, a, bcfg, kinds=("cap", "sym"), gate="ok"):
@@ -961,6 +1023,7 @@ def summary(r, pics, out):
         for c, v in sorted(by.items()):
             L.append(f"| {c} | {fmt(statistics.mean(u['makespan'] / u['bound'] for u in v))} | "
                      f"{fmt(statistics.mean(u['makespan'] / u['oracle'] for u in v if math.isfinite(u['oracle'])))} | {len(v)} |")  # noqa: E501
+    L += issue29(r)
     # modelled energy (the rig's: the energy model's power at the OPP in
     # force x busy time, plus idle power)
     en = defaultdict(list)
@@ -1083,6 +1146,97 @@ def summary(r, pics, out):
     (out / "summary.md").write_text("\n".join(L))
 
 
+def _pctf(x, d=2):
+    return f"{x * 100:.{d}f} %" if isinstance(x, int | float) and math.isfinite(x) else "n/a"
+
+
+def issue29(r):
+    """summary.md's sections for issue 29: work conservation from the
+    records, starvation against the equal-share rate, the plan's promise."""
+    us = [u for u in r["units"] if u["phase"] == "main"]
+    L = ["", "## Work conservation (issue 29: `sbridgectl record` in every main mix)", "",
+         "Replayed from each mix's record (bench/eval/conserve.py): a task waits on a CPU from "
+         "its wakeup there, or from being preempted there (switch out in state R), until it "
+         "runs; only the mix's processes and what they forked count. Lost fast capacity at "
+         "an instant is min(idle fast CPUs, mix tasks waiting on slower CPUs); shares are of "
+         "the fast CPUs' time from the mix's first to its last record. A *wanter*'s latest "
+         "`sbridge_decide` gives it fast time (hint fast or a target above 0): sbridge only. "
+         "Target: fast idle while a wanter waited <= 1 % of the run. Runs of every lag "
+         "(the lag gate is about timing; this is about placement). The recorder is a task "
+         "on the board in every configuration: its CPU time, read from its own switches, "
+         "is in the last column (under TCG most of it is the kernel formatting trace_pipe "
+         "text); every ratio above includes it.", "",
+         "| boot | config | mixes recorded | fast CPUs idle | idle while a mix task waited on a slower "
+         "CPU: mean (worst) | idle while a wanter waited: mean (worst) | mixes over 1 % (wanter) | "
+         "the recorder's CPU: of the board, of the fast CPUs (mean) |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    by = defaultdict(list)
+    for u in us:
+        if u["recorded"]:
+            by[(u["kind"], u["config"])].append(u)
+    for (kind, c), v in sorted(by.items()):
+        def mw(k, v=v):
+            xs = [u[k] for u in v if math.isfinite(u[k])]
+            return f"{_pctf(statistics.mean(xs))} ({_pctf(max(xs))})" if xs else "n/a"
+        sb = c in ("sbridge", "nomodel", "warm") or c.startswith("p")
+        over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
+        L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
+                 f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "
+                 f"{over if sb else '-'} | {mw('recorder').split(' (')[0]}, "
+                 f"{mw('recorder_fast').split(' (')[0]} |")
+    if not by:
+        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | |")
+    if r.get("rec_errors"):
+        L += ["", f"Records not read: {len(r['rec_errors'])}: " + "; ".join(r["rec_errors"][:3])]
+    L += ["", "## Starvation: progress against the equal-share rate (issue 29)", "",
+          "Each program's rate (its alone time on a little core / its time in the mix) over "
+          "its equal-share rate c (F s + S) / (F + S) (docs/policy.md; s its alone speedup, c "
+          "the mean of min(1, CPUs / programs running) over its time in the mix; "
+          "bench/eval/promise.py). Target: every program >= 0.8 in every mix. Every run that "
+          "completed (lag-rejected ones too, counted). The alone times ran without the "
+          "recorder, the mixes with it (its share above): the ratios read that much low.", "",
+          "| boot | config | mixes | worst program (ratio) | median of the mixes' worst | "
+          "mixes with a program below 0.8 | of them lag-rejected |",
+          "| --- | --- | --- | --- | --- | --- | --- |"]
+    by = defaultdict(list)
+    for u in us:
+        if math.isfinite(u["fair_min"]):
+            by[(u["kind"], u["config"])].append(u)
+    for (kind, c), v in sorted(by.items()):
+        w = min(v, key=lambda u: u["fair_min"])
+        low = [u for u in v if u["fair_min"] < promise.FAIR]
+        L.append(f"| {kind} | {c} | {len(v)} | {w['fair_worst']} ({fmt(w['fair_min'])}, "
+                 f"r{w['round']} {w['mix']}) | {fmt(statistics.median(u['fair_min'] for u in v))} | "
+                 f"{len(low)} | {sum(1 for u in low if u['rejected'])} |")
+    pr = r.get("promise", [])
+    if pr:
+        cfgs = sorted({c for x in pr for c in x["stp"]})
+        L += ["", "## The plan's promise beside the rig (issue 29)", "",
+              "tests/unit/plansim: sbridge-core/plan.c built for the host, given each mix's "
+              "programs with their alone speedups and work (CPU-bound, nice 0), re-planned as "
+              "each finishes (a fluid model: no sampling swaps, no estimation error, no "
+              "turns' granularity). STP = sum of (alone on big / in the mix); fast busy = the "
+              "fast CPUs' busy share with the mix's tasks from its start to its end (planned; "
+              "measured from sbridge's record); per program the share of its time on the fast "
+              "type, planned / measured.", "",
+              "| boot | round | mix | STP planned | " + " | ".join(f"STP {c}" for c in cfgs) +
+              " | fast busy planned / measured | per program: fast share planned / measured |",
+              "| --- | --- | --- | --- | " + " --- |" * len(cfgs) + " --- | --- |"]
+        for x in pr:
+            pm = x["promise"]
+            meas = x["fast"].get("sbridge")
+            per = "; ".join(
+                f"{p} {fmt(pm.fast[i], 2) if pm else '-'}/"
+                f"{fmt(meas[i], 2) if meas and i < len(meas) else '-'}"
+                for i, p in enumerate(x["progs"] or []))
+            L.append(f"| {x['boot']} | {x['round']} | {x['mix']} | "
+                     f"{fmt(pm.stp) if pm else 'n/a'} | " +
+                     " | ".join(fmt(x["stp"].get(c)) for c in cfgs) +
+                     f" | {_pctf(pm.fast_busy, 0) if pm else 'n/a'} / "
+                     f"{_pctf(x['fast_busy'].get('sbridge', float('nan')), 0)} | {per} |")
+    return L
+
+
 def write_csv(r, out):
     keys = list(r["units"][0]) if r["units"] else []
     with open(out / "units.csv", "w", newline="") as f:
@@ -1138,6 +1292,16 @@ def headline(r):
             per_program=c3(m["per_program"]), worst=m["worst"], headroom=c3(m["headroom"]),
             units=m["n_units"], boots=m["n_boots"])
     h["lat"] = r["lat"]
+    # issue 29: worst progress / equal share, fast idle while a wanter waited
+    i29 = defaultdict(dict)
+    for u in r["units"]:
+        if u["phase"] != "main":
+            continue
+        k = f"{u['kind']}/{u['config']}"
+        for f, agg in (("fair_min", min), ("idle_any", max), ("idle_wanter", max)):
+            if math.isfinite(u[f]):
+                i29[k][f] = agg(i29[k].get(f, u[f]), u[f])
+    h["issue29"] = dict(i29)
     # runs on the rig's clocks (rig_cpufreq) record its modelled energy
     h["clocks"] = any(math.isfinite(u.get("energy", float("nan"))) for u in r["units"])
     return h

@@ -12,6 +12,8 @@ given cpu_types=), interleaved. bench/eval/report.py turns the files into
 build/eval/<board>/summary.md, CSV files and PNGs; a full run also copies
 them to bench/results/<date>-<commit>-<board>/.
 
+    bench/eval/run.py --smoke            # 1b3s, one boot: alone + one round of cap
+                                         # and sbridge (two mixes), ~6 min
     bench/eval/run.py --quick            # one board (1b3s), one boot, ~15 min
     bench/eval/run.py --board 1b3s       # full mode, one board (~90 min)
     bench/eval/run.py                    # full mode, every board
@@ -65,6 +67,14 @@ PERIODS = [50, 100, 200, 400]
 # evidence (3 boots with capacities and 3 symmetric ones per board,
 # interleaved; aimed at <= 90 minutes per board on a 2-core host).
 MODES: dict[str, dict[str, Any]] = {
+    # the cheapest run with every main-phase number (alone times, one round
+    # of stock and sbridge, the records): for checking the pipeline
+    "smoke": dict(
+        boards=["1b3s"], rounds=1, sym_rounds=0,
+        boots=[("cap", "alone", ["cap", "sbridge"])], alone_mixed=True,
+        alone_reps=1, cal_secs=8, est_secs=12, est_at="2,10", sweep_rounds=0,
+        mt_rounds=1, lat_rounds=1, lat_loops=400, ovh_rounds=1, ovh_n=200,
+        ovh_spin=40, pp_trips=2000, timeout=1800),
     "quick": dict(
         boards=["1b3s"], rounds=2, sym_rounds=0,
         boots=[("cap", "alone warm est sweep freq mt lat ovh")],
@@ -181,6 +191,11 @@ def scenario(board, b, mode, p, boot):
         "LAT_LOOPS": mode["lat_loops"], "OVH_ROUNDS": mode["ovh_rounds"],
         "OVH_N": mode["ovh_n"], "OVH_SPIN": mode["ovh_spin"], "PP_TRIPS": mode["pp_trips"],
         "CPU_TYPES": b.get("cpu_types", ""),
+        "RECORD": int(mode.get("record", True)),
+        # only the programs of this boot's mixes alone (smoke mode)
+        "ALONE_PROGS": " ".join(sorted({x for ms in p["mixes"].get(boot, {}).values()
+                                        for _, progs in ms for x in progs}))
+        if mode.get("alone_mixed") else "",
     }
     head = [
         "#!/bin/sh",
@@ -284,8 +299,14 @@ def publish(board):
 def main():
     ap = argparse.ArgumentParser(description="run the evaluation on emulated boards")
     ap.add_argument("--quick", action="store_true", help="one board, one boot (~15 min)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="1b3s, one boot: the mixes' programs alone and one round of "
+                         "cap and sbridge (~6 min; checks the pipeline)")
     ap.add_argument("--board", action="append", choices=list(BOARDS))
     ap.add_argument("--seed", type=int, help="seed of the random mixes (default: fresh)")
+    ap.add_argument("--no-record", action="store_true",
+                    help="no sbridgectl record around the main mixes (no work-conservation "
+                         "numbers; the recorder's CPU time out of the ratios)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
@@ -294,8 +315,8 @@ def main():
                          "(a run stopped early says how many of its boots ran)")
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     a = ap.parse_args()
-    name = "quick" if a.quick else "full"
-    mode = MODES[name]
+    name = "smoke" if a.smoke else "quick" if a.quick else "full"
+    mode = dict(MODES[name], record=not a.no_record)
     boards = a.board or mode["boards"]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True

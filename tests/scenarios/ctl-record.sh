@@ -37,16 +37,18 @@ kv() { tail -n 1 "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # shape FILE: every line is a known record with its field count, meta
 # lines come first, times lie between the start and the end (all mono)
 shape() {
-	awk 'NR == 1 { if ($0 != "sbridge-record 1") { print "line 1: " $0; bad = 1 }; next }
+	awk 'NR == 1 { if ($0 != "sbridge-record 2") { print "line 1: " $0; bad = 1 }; next }
 	$1 == "meta" { if (body) { print NR ": meta after records"; bad = 1 }
 		if ($2 == "start") t0 = $4; next }
-	$1 == "end" { if (NF != 7) { print NR ": end has " NF " fields"; bad = 1 }; te = $2; ended = NR; next }
+	$1 == "end" { if (NF != 9) { print NR ": end has " NF " fields"; bad = 1 }; te = $2; ended = NR; next }
 	{ body = 1
 	  if (ended) { print NR ": after the end line"; bad = 1 }
 	  if ($1 == "sample" && NF != 6) { print NR ": " $0; bad = 1 }
-	  else if ($1 == "switch" && NF != 7) { print NR ": " $0; bad = 1 }
+	  else if ($1 == "switch" && NF != 8) { print NR ": " $0; bad = 1 }
+	  else if ($1 == "wakeup" && (NF != 8 || ($6 != "wake" && $6 != "new"))) { print NR ": " $0; bad = 1 }
+	  else if ($1 == "migrate" && NF != 6) { print NR ": " $0; bad = 1 }
 	  else if ($1 == "event" && (NF < 4 || $4 !~ /^sbridge_/)) { print NR ": " $0; bad = 1 }
-	  else if ($1 != "sample" && $1 != "switch" && $1 != "event") { print NR ": unknown " $0; bad = 1 }
+	  else if ($1 != "sample" && $1 != "switch" && $1 != "event" && $1 != "wakeup" && $1 != "migrate") { print NR ": unknown " $0; bad = 1 }
 	  if ($2 + 0 < min || !min) min = $2 + 0
 	  if ($2 + 0 > max) max = $2 + 0 }
 	END { if (!ended) { print "no end line"; bad = 1 }
@@ -58,12 +60,13 @@ shape() {
 # counts FILE: the end line's counts are the records in the file
 counts() {
 	awk '$1 == "event" { e++ } $1 == "sample" { s++ } $1 == "switch" { w++ }
-	$1 == "end" { want = "events=" e + 0 " samples=" s + 0 " switches=" w + 0
-		got = $4 " " $5 " " $6
+	$1 == "wakeup" { k++ } $1 == "migrate" { m++ }
+	$1 == "end" { want = "events=" e + 0 " samples=" s + 0 " switches=" w + 0 " wakeups=" k + 0 " migrations=" m + 0
+		got = $4 " " $5 " " $6 " " $8 " " $9
 		if (got != want) { print "end says " got ", file has " want; exit 1 } }' "$1"
 }
 
-plan 47
+plan 48
 
 sw0=$(cat $T/events/sched/sched_switch/enable)
 clk0=$(cat $T/trace_clock)
@@ -89,7 +92,7 @@ run sbridgectl record -d 4 -o $D/a.rec
 expect_rc 0 "record -d 4 exits 0"
 diag "$cout"
 A=$D/a.rec
-check "first line is 'sbridge-record 1'" test "$(head -n 1 $A)" = "sbridge-record 1"
+check "first line is 'sbridge-record 2'" test "$(head -n 1 $A)" = "sbridge-record 2"
 _o=$(shape $A) && ok "every line is a known record, meta first, times within start..end" || not_ok "every line is a known record, meta first, times within start..end" "$_o"
 check "meta kernel is $(uname -r)" grep -qx "meta kernel $(uname -r)" $A
 check "meta rate_hz $RATE" grep -qx "meta rate_hz $RATE" $A
@@ -123,6 +126,11 @@ check "switch records name the spinner (pid $sp)" \
 	awk -v p=$sp '$1 == "switch" && (($4 == p && $5 == "spin") || ($6 == p && $7 == "spin")) { f = 1 } END { exit !f }' $A
 check "switch records name the chaser (pid $cp)" \
 	awk -v p=$cp '$1 == "switch" && (($4 == p && $5 == "chase") || ($6 == p && $7 == "chase")) { f = 1 } END { exit !f }' $A
+# the runnable tasks a reader rebuilds: wakeups onto a CPU, a preempted
+# spinner or chaser (prev_state R) stays runnable
+check "meta wakeups yes, wakeup records and a preempted workload task (prev_state R)" \
+	awk -v s=$sp -v c=$cp '$0 == "meta wakeups yes" { m = 1 } $1 == "wakeup" { w++ }
+	$1 == "switch" && ($4 == s || $4 == c) && $8 ~ /^R/ { r = 1 } END { exit !(m && w && r) }' $A
 if [ -d $T/events/sbridge ]; then
 	ne=$(grep -c '^event ' $A)
 	diag "events: $(awk '$1 == "event" { n[$4]++ } END { for (e in n) printf "%s:%d ", e, n[e] }' $A)"
@@ -202,7 +210,7 @@ check "a SIGKILLed recorder's instance (left: $left) is removed by the next" \
 	test $left = yes -a ! -d $T/instances/sbridge-record-$kp
 expect_rc 0 "record without sbridge, --no-switches: exit 0"
 check "meta sbridge absent" grep -qx "meta sbridge absent" $D/n.rec
-check "no events, no switches, samples ($(grep -c '^sample' $D/n.rec)), end duration" \
-	test "$(grep -c '^event\|^switch' $D/n.rec)" = 0 -a "$(grep -c '^sample' $D/n.rec)" -gt 0 \
-	-a "$(end_of $D/n.rec)" = duration
+check "no events, switches or wakeups (meta wakeups no), samples ($(grep -c '^sample' $D/n.rec)), end duration" \
+	test "$(grep -c '^event\|^switch\|^wakeup\|^migrate' $D/n.rec)" = 0 -a "$(grep -c '^sample' $D/n.rec)" -gt 0 \
+	-a "$(end_of $D/n.rec)" = duration -a "$(grep -c '^meta wakeups no$' $D/n.rec)" = 1
 no_instance "without the module"

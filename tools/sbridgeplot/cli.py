@@ -28,7 +28,7 @@ def check(args):
     m = rec.meta
     state = f"complete (end: {rec.end.reason})" if rec.end else \
         f"TRUNCATED after line {rec.last_line}"
-    print(f"{rec.path}: sbridge-record {record.VERSION}, {rec.last_line} lines, {state}")
+    print(f"{rec.path}: sbridge-record {rec.version}, {rec.last_line} lines, {state}")
     print(f"kernel {m['kernel']}, sbridge {m['sbridge']}, samples at {m['rate_hz']} Hz")
     print(f"duration {(rec.t1 - rec.t0) / 1e9:.3f} s (mono {rec.t0 / 1e9:.6f} .. "
           f"{rec.t1 / 1e9:.6f})")
@@ -40,7 +40,9 @@ def check(args):
     kinds = Counter(e.name for e in rec.events)
     kinds.update(rec.other_events)
     print(f"records: {len(rec.samples)} samples, {len(rec.switches)} switches, "
-          f"{len(rec.events) + sum(rec.other_events.values())} events")
+          f"{len(rec.events) + sum(rec.other_events.values())} events"
+          + (f", {len(rec.wakeups)} wakeups, {len(rec.migrations)} migrations"
+             if rec.version != "1" else ""))
     for name, n in sorted(kinds.items()):
         note = "" if name in record.EVENTS else "  (not known to this reader: ignored)"
         print(f"  {name:16} {n}{note}")
@@ -48,9 +50,10 @@ def check(args):
         c = rec.end.counts
         print("end counts: " + " ".join(f"{k}={v}" for k, v in c.items()))
         have = {"events": len(rec.events) + sum(rec.other_events.values()),
-                "samples": len(rec.samples), "switches": len(rec.switches)}
+                "samples": len(rec.samples), "switches": len(rec.switches),
+                "wakeups": len(rec.wakeups), "migrations": len(rec.migrations)}
         for k, v in have.items():
-            if c[k] != v:
+            if k in c and c[k] != v:
                 print(f"  note: end says {k}={c[k]}, the file holds {v}")
     names = rec.comms()
     wins = rec.windows()

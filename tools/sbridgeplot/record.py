@@ -1,4 +1,4 @@
-"""Reader for `sbridgectl record` files, format version 1 (docs/record-format.md).
+"""Reader for `sbridgectl record` files, format versions 1 and 2 (docs/record-format.md).
 
 Strict: anything the format does not allow is a RecordError naming the line,
 so a plot never silently shows half a file. Derived views (running intervals,
@@ -14,7 +14,8 @@ import statistics
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
-VERSION = "1"
+VERSION = "2"
+VERSIONS = ("1", "2")  # version 2 added wakeup/migrate, prev_state and meta wakeups
 NUM = re.compile(r"-?[0-9]+\Z")
 BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -34,6 +35,7 @@ EVENTS = {
 }
 WORDS = {"hint", "prev", "why", "act", "op", "val", "action", "comm", "kind"}
 END_COUNTS = ("events", "samples", "switches", "dropped")
+END_COUNTS_2 = END_COUNTS + ("wakeups", "migrations")
 END_REASONS = ("duration", "signal", "size")
 META_ONCE = ("kernel", "start", "rate_hz", "sbridge")
 
@@ -70,6 +72,25 @@ class Switch(NamedTuple):
     prev_comm: str
     next_pid: int
     next_comm: str
+    prev_state: str = ""  # version 2: the state prev left in ("R"/"R+": preempted)
+
+
+class Wakeup(NamedTuple):
+    ts: int
+    cpu: int
+    pid: int
+    target: int
+    new: bool  # sched_wakeup_new: the task's first wakeup
+    waker: int  # the task the event was traced in (for new: the forking thread)
+    comm: str
+
+
+class Migrate(NamedTuple):
+    ts: int
+    cpu: int
+    pid: int
+    orig: int
+    dest: int
 
 
 class Event(NamedTuple):
@@ -129,10 +150,13 @@ class Record:
 
     def __init__(self, path):
         self.path = str(path)
+        self.version = VERSION  # the file's format version
         self.meta = {}
         self.cpus = {}
         self.samples = []
         self.switches = []
+        self.wakeups = []
+        self.migrations = []
         self.events = []
         self.other_events: Counter[str] = Counter()  # event names this reader does not know
         self.end = None
@@ -306,6 +330,7 @@ class _Parser:
         self.path = path
         self.rec = Record(path)
         self.data_seen = False
+        self.version = VERSION
 
     def cpu(self, n, s):
         cpu = _num(self.path, n, "cpu", s, 0)
@@ -337,12 +362,31 @@ class _Parser:
                                       _num(path, n, "busy_permille", f[4], 0, 1000),
                                       _num(path, n, "khz", f[5], 0)))
         elif kind == "switch":
-            _need(path, n, kind, f, 7, "ts cpu prev_pid prev_comm next_pid next_comm")
+            if self.version == "1":
+                _need(path, n, kind, f, 7, "ts cpu prev_pid prev_comm next_pid next_comm")
+            else:
+                _need(path, n, kind, f, 8,
+                      "ts cpu prev_pid prev_comm next_pid next_comm prev_state")
             rec.switches.append(Switch(_num(path, n, "ts", f[1], 0), self.cpu(n, f[2]),
                                        _num(path, n, "prev_pid", f[3], 0),
                                        unescape(path, n, f[4]),
                                        _num(path, n, "next_pid", f[5], 0),
-                                       unescape(path, n, f[6])))
+                                       unescape(path, n, f[6]),
+                                       unescape(path, n, f[7]) if len(f) > 7 else ""))
+        elif kind == "wakeup" and self.version != "1":
+            _need(path, n, kind, f, 8, "ts cpu pid target_cpu wake|new waker comm")
+            if f[5] not in ("wake", "new"):
+                raise RecordError(path, n, f"wakeup: expected wake or new, got {f[5]!r}")
+            rec.wakeups.append(Wakeup(_num(path, n, "ts", f[1], 0), self.cpu(n, f[2]),
+                                      _num(path, n, "pid", f[3], 0), self.cpu(n, f[4]),
+                                      f[5] == "new", _num(path, n, "waker", f[6], 0),
+                                      unescape(path, n, f[7])))
+        elif kind == "migrate" and self.version != "1":
+            _need(path, n, kind, f, 6, "ts cpu pid orig_cpu dest_cpu")
+            rec.migrations.append(Migrate(_num(path, n, "ts", f[1], 0), self.cpu(n, f[2]),
+                                          _num(path, n, "pid", f[3], 0),
+                                          _num(path, n, "orig_cpu", f[4], 0),
+                                          self.cpu(n, f[5])))
         elif kind == "event":
             self.event(n, f)
         elif kind == "end":
@@ -373,6 +417,11 @@ class _Parser:
             if f[2] not in ("loaded", "absent"):
                 raise RecordError(path, n, f"meta sbridge: expected loaded or absent, got {f[2]!r}")
             rec.meta[key] = f[2]
+        elif key == "wakeups" and self.version != "1":
+            _need(path, n, "meta wakeups", f, 3, "yes|no")
+            if f[2] not in ("yes", "no"):
+                raise RecordError(path, n, f"meta wakeups: expected yes or no, got {f[2]!r}")
+            rec.meta[key] = f[2] == "yes"
         elif key == "cpu":
             _need(path, n, "meta cpu", f, 6, "cpu type capacity max_khz")
             c = Cpu(_num(path, n, "cpu", f[2], 0), _num(path, n, "type", f[3], -1),
@@ -421,13 +470,15 @@ class _Parser:
 
     def endrec(self, n, f):
         path = self.path
-        _need(path, n, "end", f, 7, "ts reason events= samples= switches= dropped=")
+        names = END_COUNTS if self.version == "1" else END_COUNTS_2
+        _need(path, n, "end", f, 3 + len(names),
+              "ts reason " + " ".join(f"{k}=" for k in names))
         ts = _num(path, n, "ts", f[1], 0)
         if f[2] not in END_REASONS:
             raise RecordError(path, n, f"end: reason must be one of {', '.join(END_REASONS)}, "
                               f"got {f[2]!r}")
         counts = {}
-        for want, kv in zip(END_COUNTS, f[3:]):
+        for want, kv in zip(names, f[3:]):
             k, eq, v = kv.partition("=")
             if k != want or not eq:
                 raise RecordError(path, n, f"end: expected {want}=<n>, got {kv!r}")
@@ -505,9 +556,10 @@ def parse(path, allow_truncated=False):
             if not m:
                 raise RecordError(path, n, f"not an sbridge record file (first line "
                                   f"must be 'sbridge-record {VERSION}')")
-            if m.group(1) != VERSION:
+            if m.group(1) not in VERSIONS:
                 raise RecordError(path, n, f"record format version {m.group(1)!r}; "
-                                  f"this reader knows version {VERSION}")
+                                  f"this reader knows versions {', '.join(VERSIONS)}")
+            p.version = p.rec.version = m.group(1)
             continue
         m = CONTROL.search(ln)
         if m:

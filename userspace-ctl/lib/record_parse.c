@@ -123,8 +123,9 @@ static int name_char(char c)
 static int header_at(const char *start, const char *p, const char *end,
 		     struct sb_rec_trace *t)
 {
-	const char *q = digits(p + 1, end, 5), *r, *n;
+	const char *q = digits(p + 1, end, 5), *r, *n, *d;
 	unsigned int cpu = 0;
+	long pid = 0;
 
 	if (!q || q == end || *q != ']' || q + 1 == end || q[1] != ' ')
 		return -1;
@@ -134,12 +135,22 @@ static int header_at(const char *start, const char *p, const char *end,
 		r--;
 	if (r == p || r == start)
 		return -1;
-	if (r[-1] != ')') {
-		while (r > start && is_digit(r[-1]))
+	if (r[-1] == ')') {
+		/* "-PID (TGID)": the pid is before the tgid column */
+		while (r > start && r[-1] != '(')
 			r--;
-		if (r == start || r[-1] != '-' || !is_digit(*r))
+		if (r == start)
 			return -1;
+		r--;
+		while (r > start && r[-1] == ' ')
+			r--;
 	}
+	for (d = r; r > start && is_digit(r[-1]) && d - r < 10; )
+		r--;
+	if (r == start || r[-1] != '-' || r == d)
+		return -1;
+	for (; r < d; r++)
+		pid = pid * 10 + (*r - '0');
 	for (r = p + 1; r < q; r++)
 		cpu = cpu * 10 + (unsigned int)(*r - '0');
 	r = spaces(q + 1, end);
@@ -161,6 +172,7 @@ static int header_at(const char *start, const char *p, const char *end,
 	if (n == q || n == end || *n != ':')
 		return -1;
 	t->cpu = cpu;
+	t->pid = (int)pid;
 	t->name = q;
 	t->name_len = (size_t)(n - q);
 	n++;
@@ -277,6 +289,8 @@ static int fmt_switch(const struct sb_rec_trace *t, char *out, size_t outlen)
 	o = put(out, o, outlen, w.np, (size_t)(w.npe - w.np));
 	o = put(out, o, outlen, " ", 1);
 	o = put_esc(out, o, outlen, w.nc, (size_t)(w.nce - w.nc));
+	o = put(out, o, outlen, " ", 1);
+	o = put_esc(out, o, outlen, w.ps, (size_t)(w.pse - w.ps));
 	return o == (size_t)-1 ? -1 : SB_REC_SWITCH;
 }
 
@@ -312,27 +326,6 @@ static int fmt_event(const struct sb_rec_trace *t, char *out, size_t outlen)
 	return o == (size_t)-1 ? -1 : SB_REC_EVENT;
 }
 
-int sb_rec_format_trace(const struct sb_rec_trace *t, char *out, size_t outlen)
-{
-	if (outlen)
-		out[0] = '\0';
-	if (t->name_len == 12 && !memcmp(t->name, "sched_switch", 12))
-		return fmt_switch(t, out, outlen);
-	if (t->name_len > 8 && !memcmp(t->name, "sbridge_", 8))
-		return fmt_event(t, out, outlen);
-	return SB_REC_NONE;
-}
-
-int sb_rec_format(const char *line, size_t len, char *out, size_t outlen)
-{
-	struct sb_rec_trace t;
-
-	if (outlen)
-		out[0] = '\0';
-	if (sb_rec_parse_trace(line, len, &t))
-		return -1;
-	return sb_rec_format_trace(&t, out, outlen);
-}
 
 /* A decimal integer in [@p, @e) (a '-' allowed) that fits an int. */
 static int to_int(const char *p, const char *e, long *v)
@@ -440,9 +433,11 @@ void sb_rec_rq_set(struct sb_rec_rq *q, int pid, unsigned int cpu)
  * sched_wakeup[_new] and sched_migrate_task: "comm=C pid=N prio=N" then
  * key=value words (target_cpu=, or orig_cpu= dest_cpu=; later kernels may
  * add more). C may hold spaces: the last place where " pid=N prio=N" and
- * only key=value words follow ends it. Gives pid and the CPU under @key.
+ * only key=value words follow ends it. Gives pid, the CPU under @key and
+ * the comm's [*@comm, *@comm_end).
  */
-static int parse_task_cpu(const struct sb_rec_trace *t, const char *key, long *pid, long *cpu)
+static int parse_task_cpu(const struct sb_rec_trace *t, const char *key, long *pid, long *cpu,
+			  const char **comm, const char **comm_end)
 {
 	const char *p = t->payload, *end = p + t->payload_len, *q, *c;
 	size_t klen = strlen(key);
@@ -477,6 +472,8 @@ static int parse_task_cpu(const struct sb_rec_trace *t, const char *key, long *p
 			continue;
 		*pid = n;
 		*cpu = v;
+		*comm = c;
+		*comm_end = q;
 		found = 1;
 	}
 	return found ? 0 : -1;
@@ -491,6 +488,7 @@ static int name_is(const struct sb_rec_trace *t, const char *name)
 
 int sb_rec_rq_event(struct sb_rec_rq *q, const struct sb_rec_trace *t)
 {
+	const char *c, *ce;
 	long pid, cpu, next;
 
 	if (name_is(t, "sched_switch")) {
@@ -508,13 +506,13 @@ int sb_rec_rq_event(struct sb_rec_rq *q, const struct sb_rec_trace *t)
 		return 1;
 	}
 	if (name_is(t, "sched_wakeup") || name_is(t, "sched_wakeup_new")) {
-		if (parse_task_cpu(t, "target_cpu", &pid, &cpu))
+		if (parse_task_cpu(t, "target_cpu", &pid, &cpu, &c, &ce))
 			return -1;
 		sb_rec_rq_set(q, (int)pid, (unsigned int)cpu);
 		return 1;
 	}
 	if (name_is(t, "sched_migrate_task")) {
-		if (parse_task_cpu(t, "dest_cpu", &pid, &cpu))
+		if (parse_task_cpu(t, "dest_cpu", &pid, &cpu, &c, &ce))
 			return -1;
 		/* only a runnable task moves; a waking one is placed by its wakeup */
 		if (pid > 0 && q->slot[rq_find(q, (int)pid)].pid)
@@ -522,4 +520,65 @@ int sb_rec_rq_event(struct sb_rec_rq *q, const struct sb_rec_trace *t)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * sched_wakeup[_new]: "wakeup TS CPU PID TARGET_CPU wake|new WAKER COMM",
+ * WAKER the task the event was traced in (for new: the forking thread);
+ * sched_migrate_task: "migrate TS CPU PID ORIG_CPU DEST_CPU".
+ */
+static int fmt_wakeup(const struct sb_rec_trace *t, int is_new, char *out, size_t outlen)
+{
+	const char *c, *ce;
+	long pid, cpu;
+	char head[128];
+	size_t o;
+
+	if (parse_task_cpu(t, "target_cpu", &pid, &cpu, &c, &ce))
+		return -1;
+	snprintf(head, sizeof(head), "wakeup %llu %u %ld %ld %s %d ",
+		 (unsigned long long)t->ts_ns, t->cpu, pid, cpu, is_new ? "new" : "wake", t->pid);
+	o = put(out, 0, outlen, head, strlen(head));
+	o = put_esc(out, o, outlen, c, (size_t)(ce - c));
+	return o == (size_t)-1 ? -1 : SB_REC_WAKEUP;
+}
+
+static int fmt_migrate(const struct sb_rec_trace *t, char *out, size_t outlen)
+{
+	const char *c, *ce;
+	long pid, from, to;
+	int n;
+
+	if (parse_task_cpu(t, "orig_cpu", &pid, &from, &c, &ce) ||
+	    parse_task_cpu(t, "dest_cpu", &pid, &to, &c, &ce))
+		return -1;
+	n = snprintf(out, outlen, "migrate %llu %u %ld %ld %ld",
+		     (unsigned long long)t->ts_ns, t->cpu, pid, from, to);
+	return n < 0 || (size_t)n >= outlen ? -1 : SB_REC_MIGRATE;
+}
+
+int sb_rec_format_trace(const struct sb_rec_trace *t, char *out, size_t outlen)
+{
+	if (outlen)
+		out[0] = '\0';
+	if (name_is(t, "sched_switch"))
+		return fmt_switch(t, out, outlen);
+	if (name_is(t, "sched_wakeup") || name_is(t, "sched_wakeup_new"))
+		return fmt_wakeup(t, t->name_len > 12, out, outlen);
+	if (name_is(t, "sched_migrate_task"))
+		return fmt_migrate(t, out, outlen);
+	if (t->name_len > 8 && !memcmp(t->name, "sbridge_", 8))
+		return fmt_event(t, out, outlen);
+	return SB_REC_NONE;
+}
+
+int sb_rec_format(const char *line, size_t len, char *out, size_t outlen)
+{
+	struct sb_rec_trace t;
+
+	if (outlen)
+		out[0] = '\0';
+	if (sb_rec_parse_trace(line, len, &t))
+		return -1;
+	return sb_rec_format_trace(&t, out, outlen);
 }

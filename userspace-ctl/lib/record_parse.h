@@ -21,6 +21,7 @@ size_t sb_rec_escape(const char *s, size_t len, char *out, size_t outlen);
 /* A trace_pipe line's header: "<comm>-<pid> [CPU] FLAGS TS: NAME: ". */
 struct sb_rec_trace {
 	unsigned int cpu;
+	int pid;		/* the task that was running (the column's PID) */
 	uint64_t ts_ns;		/* the timestamp, seconds.fraction, as ns */
 	const char *name;	/* the event name (not NUL-terminated) */
 	size_t name_len;
@@ -35,12 +36,15 @@ struct sb_rec_trace {
 int sb_rec_parse_trace(const char *line, size_t len, struct sb_rec_trace *t);
 
 /* The record kinds sb_rec_format() makes. */
-enum { SB_REC_NONE, SB_REC_SWITCH, SB_REC_EVENT };
+enum { SB_REC_NONE, SB_REC_SWITCH, SB_REC_EVENT, SB_REC_WAKEUP, SB_REC_MIGRATE };
 
 /*
  * Turns one trace_pipe line into its record line (no newline) in @out:
- * "switch TS CPU PREV_PID PREV_COMM NEXT_PID NEXT_COMM" for sched_switch,
- * "event TS CPU NAME K=V ... [comm=ESCAPED]" for sbridge_*. Returns the
+ * "switch TS CPU PREV_PID PREV_COMM NEXT_PID NEXT_COMM PREV_STATE" for
+ * sched_switch, "wakeup TS CPU PID TARGET_CPU wake|new WAKER COMM" for
+ * sched_wakeup[_new], "migrate TS CPU PID ORIG_CPU DEST_CPU" for
+ * sched_migrate_task, "event TS CPU NAME K=V ... [comm=ESCAPED]" for
+ * sbridge_*. Returns the
  * kind, SB_REC_NONE for a line of another event, or -1 for a line it cannot
  * parse (@out then holds nothing useful). @outlen must be at least
  * 3 * @len + 64.

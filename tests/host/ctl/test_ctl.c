@@ -627,27 +627,27 @@ static void test_record(void)
 		{ SB_REC_SWITCH, "          <idle>-0       [001] d..2.   123.456789: sched_switch: "
 		  "prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> "
 		  "next_comm=my prog prev_pid=5 next_pid=42 next_prio=120",
-		  "switch 123456789000 1 0 swapper/1 42 my%20prog%20prev_pid=5" },
+		  "switch 123456789000 1 0 swapper/1 42 my%20prog%20prev_pid=5 R" },
 		/* irq-info off (what record sets) */
 		{ SB_REC_SWITCH, "            bash-1234    [000]     5.000001: sched_switch: "
 		  "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=S ==> "
 		  "next_comm=swapper/0 next_pid=0 next_prio=120",
-		  "switch 5000001000 0 1234 bash 0 swapper/0" },
+		  "switch 5000001000 0 1234 bash 0 swapper/0 S" },
 		/* 6.12: spaces in both comms, and in the task column */
 		{ SB_REC_SWITCH, "         my prog-77      [003] dN.2.  1.5: sched_switch: "
 		  "prev_comm=my prog prev_pid=77 prev_prio=120 prev_state=R+ ==> "
 		  "next_comm=a b ==> c next_pid=9 next_prio=100",
-		  "switch 1500000000 3 77 my%20prog 9 a%20b%20==>%20c" },
+		  "switch 1500000000 3 77 my%20prog 9 a%20b%20==>%20c R+" },
 		/* 7.x: lazy-preemption letters, D|K state, record-tgid column */
 		{ SB_REC_SWITCH, "    kworker/u8:2-95      (     95) [002] dLb2.  3141.592653: "
 		  "sched_switch: prev_comm=kworker/u8:2 prev_pid=95 prev_prio=120 "
 		  "prev_state=D|K ==> next_comm=spin next_pid=300 next_prio=120",
-		  "switch 3141592653000 2 95 kworker/u8:2 300 spin" },
+		  "switch 3141592653000 2 95 kworker/u8:2 300 spin D|K" },
 		/* a task column made to look like a header before the real one */
 		{ SB_REC_SWITCH, "   a [1] 9.9: x: b-5     [000] .... 1.000000: sched_switch: "
 		  "prev_comm=a [1] 9.9: x: b prev_pid=5 prev_prio=120 prev_state=S ==> "
 		  "next_comm=c next_pid=6 next_prio=120",
-		  "switch 1000000000 0 5 a%20[1]%209.9:%20x:%20b 6 c" },
+		  "switch 1000000000 0 5 a%20[1]%209.9:%20x:%20b 6 c S" },
 		{ SB_REC_EVENT, "            spin-300     [001] d..2.    10.000100: sbridge_decide: "
 		  "pid=300 from=1 to=0 hint=fast prev=none speedup=1800 lf_fast=1000 "
 		  "lf_slow=1800 load=1024 why=gain comm=spin [x] 100%",
@@ -664,8 +664,15 @@ static void test_record(void)
 		  "val=0x1 comm=caf\xc3\xa9%FF%01" },
 		{ SB_REC_EVENT, "  x-1 [000] 1.000000: sbridge_phase: pid=9 from=0 to=1 share=700 comm=",
 		  "event 1000000000 0 sbridge_phase pid=9 from=0 to=1 share=700 comm=" },
-		{ SB_REC_NONE, "  x-1 [000] 1.000000: sched_wakeup: comm=a pid=2 prio=120 target_cpu=000",
-		  "" },
+		/* 6.1 pads target_cpu; a comm that holds a fake pid= */
+		{ SB_REC_WAKEUP, "  x-1 [000] 1.000000: sched_wakeup: comm=a pid=2 prio=120 target_cpu=003",
+		  "wakeup 1000000000 0 2 3 wake 1 a" },
+		{ SB_REC_WAKEUP, "  x y-41  (     40) [002] 1.5: sched_wakeup_new: comm=b pid=7 prio=1 "
+		  "pid=8 prio=120 target_cpu=001", "wakeup 1500000000 2 8 1 new 41 b%20pid=7%20prio=1" },
+		{ SB_REC_MIGRATE, "  x-1 [001] 2.0: sched_migrate_task: comm=c d pid=9 prio=120 "
+		  "orig_cpu=3 dest_cpu=0", "migrate 2000000000 1 9 3 0" },
+		{ -1, "  x-1 [001] 2.0: sched_migrate_task: comm=c pid=9 prio=120 orig_cpu=3", "" },
+		{ SB_REC_NONE, "  x-1 [000] 1.000000: sched_process_exit: comm=a pid=2 prio=120", "" },
 		{ -1, "CPU:1 [LOST 12 EVENTS]", "" },
 		{ -1, "", "" },
 		{ -1, "  x-1 [000] 1.000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
