@@ -54,8 +54,10 @@ enum sbridge_plan_want {
  * @prev: the hint it had (enum sbridge_hint_type)
  * @want: enum sbridge_plan_want
  * @c: out: the CPU share it gets (fp of one CPU)
- * @floor: out: the fast share (of one CPU, fp) its fairness bound needs
- * @x: out: its target fast share (of one CPU, fp)
+ * @floor: out: the fraction of its time (fp) it needs on the fast type to
+ *	meet its fairness bound
+ * @x: out: the fraction of its time (fp) the plan gives it on the fast type
+ *	(as @got, not a share of a CPU)
  * @hint: out: enum sbridge_hint_type for this period
  * @why: out: SBRIDGE_WHY_* (actuators.h) of @hint
  *
