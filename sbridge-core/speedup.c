@@ -369,6 +369,8 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
  *	(then only the phase learns)
  * @delta: phase_delta (fp)
  * @nwin: phase_windows
+ * @gain: what a non-stalled cycle gains on the fastest type, minus 1 (fp):
+ *	how far a phase's share may fall on a faster type
  *
  * The phase tracker sees the window first, so it is accounted to the
  * phase it belongs to, or to none while it is a candidate for a new one;
@@ -377,7 +379,7 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
  * Return: true if the phase changed with this window.
  */
 bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
-		      u32 share_q, u64 tpi, u32 delta, u32 nwin)
+		      u32 share_q, u64 tpi, u32 delta, u32 nwin, u32 gain)
 {
 	bool changed;
 	unsigned int ph;
@@ -385,7 +387,7 @@ bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
 
 	if (type >= SBRIDGE_MAX_CORE_TYPES)
 		return false;
-	changed = sbridge_phase_update(&st->ph, type, share_q, delta, nwin);
+	changed = sbridge_phase_update(&st->ph, type, share_q, delta, nwin, gain);
 	/*
 	 * A window unlike its phase that did not (yet) make a new one is
 	 * left out: it is either an outlier or the start of another phase,

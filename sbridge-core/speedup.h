@@ -171,7 +171,7 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
 					   const struct sbridge_window *win,
 					   bool has_misses, bool startup);
 bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
-		      u32 share_q, u64 tpi, u32 delta, u32 nwin);
+		      u32 share_q, u64 tpi, u32 delta, u32 nwin, u32 gain);
 void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
 		      struct sbridge_acc *a);
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,

@@ -272,13 +272,19 @@ void sbridge_task_release(struct sbridge_task *t)
 	call_rcu(&t->rcu, sbridge_task_free_rcu);
 }
 
-/*
- * What a non-stalled cycle gains on @fast over @slow, minus 1 (fp): C x
- * (nominal CPU factor of @slow over @fast's - 1) / ref_share. Nominal:
- * the types' capability at full clock, not the clock an idle cluster
- * happens to sit at.
+/**
+ * sbridge_task_gain() - what a non-stalled cycle gains on one type over another
+ * @fast: the faster core type
+ * @slow: the slower core type
+ *
+ * C x (nominal CPU factor of @slow over @fast's - 1) / ref_share.
+ * Nominal: the types' capability at full clock, not the clock an idle
+ * cluster happens to sit at.
+ *
+ * Context: any; lock-free.
+ * Return: the gain minus 1 (fp), 0 if @fast is not faster.
  */
-static u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
+u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
 {
 	u64 r = div_u64((u64)sbridge_type_factor_nominal(slow) << SBRIDGE_FP_SHIFT,
 			max_t(u32, sbridge_type_factor_nominal(fast), 1));

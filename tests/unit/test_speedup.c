@@ -239,6 +239,8 @@ static void test_predict(void)
 #define WIN	1000000ULL	/* instructions a window */
 #define DELTA	200
 #define NWIN	3
+/* the rig's and the tests' big core: a non-stalled cycle gains 2x */
+#define GAIN	1024
 
 /*
  * One window of @cpi_milli cycles per thousand instructions at 1 GHz (so
@@ -254,7 +256,7 @@ static enum sbridge_win_kind feed(struct sbridge_est_state *st, unsigned int typ
 
 	if (k == SBRIDGE_WIN_WARM)
 		sbridge_est_warm(st, type, share, sbridge_window_tpi(&w, 0, 1000000, 0),
-				 DELTA, NWIN);
+				 DELTA, NWIN, GAIN);
 	return k;
 }
 
@@ -386,6 +388,35 @@ static void test_bias_phase(void)
 	EQ(st.ph.nphases, 2, "two phases");
 }
 
+/*
+ * Eval 1b3s (gnugo, issue 27): a phase change that comes with a
+ * migration. The task's first warm window on big was all stall (share 0:
+ * a start-up that clears a table, say); sbridge moved it to little, where
+ * it computes (share 0.8). That phase had no centroid on little, so the
+ * little windows were taken as it and the ratio of compute on little over
+ * memory clearing on big read 0.54 (the eval: 0.40, its blend 0.79 of a
+ * true 1.79). A share of 0 on big and 0.8 on little cannot be one code:
+ * the stall time per instruction does not grow on a faster core, and the
+ * compute part shrinks at most by the gain. The little windows make a new
+ * phase, measured once it is seen on big too.
+ */
+static void test_bias_phase_migrate(void)
+{
+	struct sbridge_est_state st;
+	struct sbridge_est e;
+	bool nt = false;
+
+	sbridge_est_reset(&st, 2 * WIN);
+	stay(&st, 1, 4, 5000, 0, &nt);		/* one warm window on big: all stall */
+	stay(&st, 0, 12, 2700, 819, &nt);	/* computing on little */
+	CHECK(sbridge_est_own(&st, 1, 0, &e) == -1,
+	      "little's compute is not big's clearing (old: %.2f)", 2.7 / 5.0);
+	EQ(st.ph.nphases, 2, "the little windows make a phase of their own");
+	stay(&st, 1, 8, 1500, 614, &nt);	/* computing on big: 0.6 */
+	CHECK(!sbridge_est_own(&st, 1, 0, &e) && relerr(fp(e.val), 1.8) < 0.03,
+	      "the compute phase's own ratio: 1.80 within 3 %% (got %.3f)", fp(e.val));
+}
+
 int main(void)
 {
 	test_log();
@@ -399,5 +430,6 @@ int main(void)
 	test_bias_refill();
 	test_bias_trust();
 	test_bias_phase();
+	test_bias_phase_migrate();
 	return TAP_DONE();
 }
