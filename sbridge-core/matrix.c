@@ -245,6 +245,7 @@ static void sbridge_mx_estimate(const struct sbridge_mx *f,
 	af.n = max_t(u32, f->visits, 1);
 	as.n = max_t(u32, s->visits, 1);
 	sbridge_est_measure(&af, &as, 1, 0, min(f->visits, s->visits), e);
+	sbridge_task_bound(e, f->type, s->type, min(f->visits, s->visits));
 }
 
 /**

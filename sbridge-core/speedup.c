@@ -555,6 +555,41 @@ int sbridge_est_measure(const struct sbridge_acc *fast,
 }
 
 /**
+ * sbridge_est_bound() - widen the error of a speedup the core types cannot explain
+ * @e: a measured speedup (val 0: none), its error widened in place
+ * @lo: the lowest plausible speedup (fp)
+ * @hi: the highest plausible speedup (fp), 0 for no upper bound
+ * @visits: stays on the less-visited type behind @e
+ *
+ * A measurement outside [@lo, @hi] is more likely one of different code
+ * on the two types (another phase, a start-up, an odd stay) than a
+ * speedup. Its relative variance grows by the squared log distance to the
+ * range over @visits (at least 1), so that it takes stays that agree to
+ * outweigh a prediction, and no single one does. The value is not
+ * clamped: what was measured is shown, with the doubt it deserves.
+ */
+void sbridge_est_bound(struct sbridge_est *e, u32 lo, u32 hi, u32 visits)
+{
+	u64 rel, d;
+	u32 b;
+
+	if (!e->val)
+		return;
+	if (e->val < lo)
+		b = lo;
+	else if (hi && e->val > hi)
+		b = hi;
+	else
+		return;
+	d = sbridge_absdiff32(sbridge_lg(e->val), sbridge_lg(b));
+	rel = SBRIDGE_DIV64(((u64)e->err << SBRIDGE_FP_SHIFT) + e->val / 2, e->val);
+	/* (d/128 x ln 2)^2 in fp^2: d^2 x 31, as in sbridge_est_measure() */
+	rel = sbridge_isqrt(rel * rel + SBRIDGE_DIV64(d * d * 31, visits ? visits : 1));
+	e->err = (u32)sbridge_min64(((u64)e->val * rel + SBRIDGE_FP_ONE / 2) >>
+				    SBRIDGE_FP_SHIFT, 0xffffffffULL) ?: 1;
+}
+
+/**
  * sbridge_est_weight() - what an estimate weighs: 1 / relative variance
  * @e: the estimate (val > 0)
  *

@@ -179,6 +179,7 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 int sbridge_est_measure(const struct sbridge_acc *fast,
 			const struct sbridge_acc *slow, unsigned int nph,
 			unsigned int cur, u32 visits, struct sbridge_est *out);
+void sbridge_est_bound(struct sbridge_est *e, u32 lo, u32 hi, u32 visits);
 u64 sbridge_est_weight(const struct sbridge_est *e);
 void sbridge_est_combine(const struct sbridge_est *a,
 			 const struct sbridge_est *b, struct sbridge_est *out);

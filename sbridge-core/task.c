@@ -296,6 +296,29 @@ u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
 	return (u32)min_t(u64, r, SBRIDGE_FACTOR_MAX);
 }
 
+/**
+ * sbridge_task_bound() - doubt a measured speedup the core types cannot explain
+ * @e: a measured speedup of @fast over @slow (val 0: none)
+ * @fast: the faster core type
+ * @slow: the slower core type
+ * @visits: stays on the less-visited of the two behind @e
+ *
+ * Plausible is [1, 1 + 2 x gain]: the faster type is not slower, and a
+ * non-stalled cycle gains at most twice what the types' nominal factors
+ * say (a bigger cache can make a program gain more than its compute
+ * part). Outside, sbridge_est_bound() widens the error.
+ *
+ * Context: any; lock-free.
+ */
+void sbridge_task_bound(struct sbridge_est *e, unsigned int fast,
+			unsigned int slow, u32 visits)
+{
+	u32 gain = sbridge_task_gain(fast, slow);
+
+	sbridge_est_bound(e, SBRIDGE_FP_ONE,
+			  gain ? SBRIDGE_FP_ONE + 2 * gain : 0, visits);
+}
+
 /*
  * CPI_B share of @t's current phase and where it was seen: on @fast if
  * it was, else on @slow (*@on_fast false); a rule's class fixes it.
@@ -465,6 +488,9 @@ void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 	}
 	src = sbridge_task_predict(t, fast, slow, &e->pred, &e->pred_kind);
 	sbridge_est_own(&t->est, fast, slow, &e->own);
+	sbridge_task_bound(&e->own, fast, slow,
+			   min(READ_ONCE(t->est.visits[fast]),
+			       READ_ONCE(t->est.visits[slow])));
 	if (fast == sbridge_topo.ref_type && !slow) {
 		e->seed.val = READ_ONCE(t->seed_sp);
 		e->seed.err = e->seed.val ? READ_ONCE(t->seed_err) : 0;

@@ -417,6 +417,42 @@ static void test_bias_phase_migrate(void)
 	      "the compute phase's own ratio: 1.80 within 3 %% (got %.3f)", fp(e.val));
 }
 
+/*
+ * A measured speedup the core types cannot explain (the fast type slower,
+ * or far beyond the gain) is doubted, not clamped: its error widens with
+ * its distance from [lo, hi], less so as stays agree.
+ */
+static void test_bound(void)
+{
+	struct sbridge_est e = { .val = 405, .err = 50, .n = 1 }, b;
+	struct sbridge_est pred = { .val = 1833, .err = 367 };
+	struct sbridge_est in = { .val = 2048, .err = 200 };
+	double r1, r4;
+
+	sbridge_est_combine(&pred, &e, &b);
+	CHECK(fp(b.val) < 1.0, "unbounded, 0.40 drags the blend below 1 (%.2f)", fp(b.val));
+	sbridge_est_bound(&e, 1024, 3072, 1);
+	EQ(e.val, 405, "the value is kept, not clamped");
+	r1 = fp(e.err) / fp(e.val);
+	CHECK(r1 > 0.9, "0.40 for a fast type: error > 90 %% (%.3f)", r1);
+	sbridge_est_combine(&pred, &e, &b);
+	CHECK(relerr(fp(b.val), 1.79) < 0.1, "the blend stays with the prediction (%.2f)",
+	      fp(b.val));
+	e.err = 50;
+	sbridge_est_bound(&e, 1024, 3072, 4);
+	r4 = fp(e.err) / fp(e.val);
+	CHECK(r4 < r1 && r4 > 0.4, "four agreeing stays doubt it less (%.3f < %.3f)", r4, r1);
+	e = (struct sbridge_est){ .val = 4300, .err = 500, .n = 1 };
+	sbridge_est_bound(&e, 1024, 3072, 1);
+	CHECK(fp(e.err) / fp(e.val) > 0.3, "4.2 beyond 3.0: doubted (%.3f)",
+	      fp(e.err) / fp(e.val));
+	b = in;
+	sbridge_est_bound(&b, 1024, 3072, 1);
+	CHECK(b.val == in.val && b.err == in.err, "2.0 in [1, 3]: unchanged");
+	sbridge_est_bound(&b, 1024, 0, 1);
+	CHECK(b.err == in.err, "no upper bound: unchanged");
+}
+
 int main(void)
 {
 	test_log();
@@ -431,5 +467,6 @@ int main(void)
 	test_bias_trust();
 	test_bias_phase();
 	test_bias_phase_migrate();
+	test_bound();
 	return TAP_DONE();
 }
