@@ -79,7 +79,11 @@ u32 sbridge_model_quantise(u32 share)
  * which is LLC misses per instruction x penalty (M_ref x C_miss = misses
  * / instructions). Without miss counts, backend stall cycles per
  * instruction stand in; without either, CPI_stall is 0 (share 1.0).
- * Stall cycles are capped at the window's cycles, so 0 <= share <= 1.
+ * Misses x penalty above the window's cycles cannot be: the misses
+ * overlapped, or were stores the core did not wait for (a table being
+ * cleared), and the penalty does not hold for this window; the counted
+ * stall cycles then stand in, if there are any. Stall cycles are capped
+ * at the window's cycles, so 0 <= share <= 1.
  *
  * Return: 0, or -1 if the window has no cycles or no instructions.
  */
@@ -94,6 +98,8 @@ int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
 		/* a source's latency is not bounded: saturate, then clamp */
 		if (check_mul_overflow((u64)w->misses, (u64)penalty_cycles, &stall))
 			stall = U64_MAX;
+		if (stall > w->cycles && w->stall)
+			stall = w->stall;
 	} else
 		stall = w->stall;
 	if (stall > w->cycles)

@@ -72,6 +72,17 @@ static void test_cpi(void)
 	EQ(sbridge_model_cpi(&w, 160, &c), 0, "cpi ok (capped)");
 	EQ(c.cpi_stall, c.cpi, "CPI_stall capped at CPI");
 	EQ(c.share, 0, "share 0 when all stalled");
+	/*
+	 * ... unless stall cycles were counted: misses x penalty beyond the
+	 * cycles (overlapped misses, stores not waited for) is no stall
+	 * time, the count is (the rig charges a store miss a quarter of the
+	 * latency: a table being cleared read all stall).
+	 */
+	w.stall = 600000;
+	EQ(sbridge_model_cpi(&w, 160, &c), 0, "cpi ok (counted stall)");
+	EQ(c.cpi_stall, 614, "CPI_stall 0.6 from the count, not misses x penalty");
+	EQ(c.share, 819, "share 0.8, not 0");
+	w.stall = 0;
 
 	/* No misses, stall cycles instead: 1e6 of 4e6 cycles stalled. */
 	memset(&w, 0, sizeof(w));
