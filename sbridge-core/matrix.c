@@ -238,7 +238,8 @@ static void sbridge_mx_estimate(const struct sbridge_mx *f,
 	struct sbridge_acc af, as;
 
 	memset(e, 0, sizeof(*e));
-	if (!f || !s || !f->tpi.n || !s->tpi.n)
+	if (!f || !s || f->tpi.n < SBRIDGE_EST_MIN_WIN ||
+	    s->tpi.n < SBRIDGE_EST_MIN_WIN)
 		return;
 	af = f->tpi;
 	as = s->tpi;

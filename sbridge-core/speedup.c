@@ -435,12 +435,14 @@ void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
  * @slow: the slower core type
  * @out: the measurement, its current phase weighing most
  *
- * Return: 0, or -1 (@out zeroed) if no phase was measured on both types.
+ * Return: 0, or -1 (@out zeroed) if no phase was measured on both types
+ *	in SBRIDGE_EST_MIN_WIN warm windows each.
  */
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 		    unsigned int slow, struct sbridge_est *out)
 {
 	struct sbridge_acc f[SBRIDGE_MAX_PHASES], s[SBRIDGE_MAX_PHASES];
+	unsigned int p;
 	u8 vf, vs;
 
 	memset(out, 0, sizeof(*out));
@@ -448,6 +450,10 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 		return -1;
 	sbridge_est_accs(st, fast, f);
 	sbridge_est_accs(st, slow, s);
+	/* a phase with too few windows on a side is not compared */
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
+		if (f[p].n < SBRIDGE_EST_MIN_WIN || s[p].n < SBRIDGE_EST_MIN_WIN)
+			f[p].n = 0;
 	vf = READ_ONCE(st->visits[fast]);
 	vs = READ_ONCE(st->visits[slow]);
 	return sbridge_est_measure(f, s, SBRIDGE_MAX_PHASES,

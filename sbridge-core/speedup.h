@@ -48,6 +48,12 @@
 #define SBRIDGE_EST_BIAS	31
 /* Window dispersion assumed at least: 9/128 of log2, about 5 %. */
 #define SBRIDGE_EST_DEV_FLOOR	9
+/*
+ * Warm windows a phase needs on each of two types before their ratio is
+ * a measurement: one window cannot be told from a transient (a table
+ * cleared, a burst of kernel work), and says nothing of its spread.
+ */
+#define SBRIDGE_EST_MIN_WIN	2
 
 /**
  * struct sbridge_acc - an accumulator, unpacked
