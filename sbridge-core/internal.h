@@ -336,6 +336,9 @@ void sbridge_task_release(struct sbridge_task *t);
 u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
+u32 sbridge_task_gain(unsigned int fast, unsigned int slow);
+void sbridge_task_bound(struct sbridge_est *e, unsigned int fast,
+			unsigned int slow, u32 visits);
 /**
  * struct sbridge_task_est - a task's speedup estimate and its parts
  * @pred: what its CPI stack (or a rule) predicts, with the prediction's

@@ -238,13 +238,15 @@ static void sbridge_mx_estimate(const struct sbridge_mx *f,
 	struct sbridge_acc af, as;
 
 	memset(e, 0, sizeof(*e));
-	if (!f || !s || !f->tpi.n || !s->tpi.n)
+	if (!f || !s || f->tpi.n < SBRIDGE_EST_MIN_WIN ||
+	    s->tpi.n < SBRIDGE_EST_MIN_WIN)
 		return;
 	af = f->tpi;
 	as = s->tpi;
 	af.n = max_t(u32, f->visits, 1);
 	as.n = max_t(u32, s->visits, 1);
 	sbridge_est_measure(&af, &as, 1, 0, min(f->visits, s->visits), e);
+	sbridge_task_bound(e, f->type, s->type, min(f->visits, s->visits));
 }
 
 /**

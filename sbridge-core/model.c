@@ -79,7 +79,11 @@ u32 sbridge_model_quantise(u32 share)
  * which is LLC misses per instruction x penalty (M_ref x C_miss = misses
  * / instructions). Without miss counts, backend stall cycles per
  * instruction stand in; without either, CPI_stall is 0 (share 1.0).
- * Stall cycles are capped at the window's cycles, so 0 <= share <= 1.
+ * Misses x penalty above the window's cycles cannot be: the misses
+ * overlapped, or were stores the core did not wait for (a table being
+ * cleared), and the penalty does not hold for this window; the counted
+ * stall cycles then stand in, if there are any. Stall cycles are capped
+ * at the window's cycles, so 0 <= share <= 1.
  *
  * Return: 0, or -1 if the window has no cycles or no instructions.
  */
@@ -94,6 +98,8 @@ int sbridge_model_cpi(const struct sbridge_window *w, u32 penalty_cycles,
 		/* a source's latency is not bounded: saturate, then clamp */
 		if (check_mul_overflow((u64)w->misses, (u64)penalty_cycles, &stall))
 			stall = U64_MAX;
+		if (stall > w->cycles && w->stall)
+			stall = w->stall;
 	} else
 		stall = w->stall;
 	if (stall > w->cycles)
@@ -204,6 +210,44 @@ u32 sbridge_phase_share(const struct sbridge_phase *ph, unsigned int phase,
 	return c ? sbridge_bucket_share(c) : SBRIDGE_SHARE_UNKNOWN;
 }
 
+/*
+ * Can a window of centroid @b on @type be the phase seen as @c on @other?
+ * The same code does not stall longer per instruction on a faster core
+ * type (its caches are no smaller, the memory is the same), and its
+ * compute part shrinks by at most 1 + @gain: on the faster of the two its
+ * share is at least the slower one's with the compute part divided by
+ * 1 + @gain (it may be higher: a bigger cache removes stalls). Core types
+ * are numbered by capacity, the faster higher. @delta of slack.
+ */
+static bool sbridge_phase_fits(u8 c, unsigned int other, u8 b,
+			       unsigned int type, u32 gain, u32 delta)
+{
+	u64 g = SBRIDGE_FP_ONE + (u64)gain, s, f, lo, den;
+
+	if (type == other)
+		return sbridge_bucket_near(b, c, delta);
+	/* s: the share on the slower type, f: on the faster one */
+	s = sbridge_bucket_share(type > other ? c : b);
+	f = sbridge_bucket_share(type > other ? b : c);
+	den = s + ((g * (SBRIDGE_FP_ONE - s)) >> SBRIDGE_FP_SHIFT);
+	lo = den ? SBRIDGE_DIV64(s << SBRIDGE_FP_SHIFT, den) : 0;
+	return f + delta > lo;
+}
+
+/* Does a window of centroid @b on @type fit phase @p as seen elsewhere? */
+static bool sbridge_phase_fits_all(const struct sbridge_phase *ph,
+				   unsigned int p, u8 b, unsigned int type,
+				   u32 gain, u32 delta)
+{
+	unsigned int o;
+
+	for (o = 0; o < SBRIDGE_MAX_CORE_TYPES; o++)
+		if (o != type && ph->cen[p][o] &&
+		    !sbridge_phase_fits(ph->cen[p][o], o, b, type, gain, delta))
+			return false;
+	return true;
+}
+
 /**
  * sbridge_phase_update() - feed one quantised share to the phase tracker
  * @ph: tracker
@@ -211,11 +255,19 @@ u32 sbridge_phase_share(const struct sbridge_phase *ph, unsigned int phase,
  * @share_q: the window's quantised CPI_B share (fp)
  * @delta: share difference that makes a different phase (fp, >= 1)
  * @nwin: consecutive windows a new share must hold (>= 1)
+ * @gain: what a non-stalled cycle gains on the fastest type over the
+ *	slowest, minus 1 (fp; sbridge_est_predict()): how far a phase's share
+ *	may fall from one type to a faster one
+ *
+ * A phase not yet seen on @type takes the window as its centroid there
+ * only if the window could be the same code as the phase seen on the
+ * other types (sbridge_phase_fits()); else the window is a candidate for
+ * another phase, as a change seen on one type is.
  *
  * Return: true if the current phase changed with this sample.
  */
 bool sbridge_phase_update(struct sbridge_phase *ph, unsigned int type,
-			  u32 share_q, u32 delta, u32 nwin)
+			  u32 share_q, u32 delta, u32 nwin, u32 gain)
 {
 	u8 b = sbridge_phase_bucket(share_q), c;
 	unsigned int i;
@@ -237,21 +289,26 @@ bool sbridge_phase_update(struct sbridge_phase *ph, unsigned int type,
 		/*
 		 * The current phase was not seen on @type yet. A phase that
 		 * was, and looks like this window, is the evidence: the task
-		 * is in that one (it changed phase as it migrated). Else the
-		 * phase went on across the migration: this is its centroid.
+		 * is in that one (it changed phase as it migrated). Else, if
+		 * the window can be the same code as the phase seen on the
+		 * other types, the phase went on across the migration: this
+		 * is its centroid.
 		 */
-		ph->cand_count = 0;
 		for (i = 0; i < ph->nphases; i++) {
 			c = ph->cen[i][type];
 			if (i != ph->cur && c && sbridge_bucket_near(c, b, delta)) {
+				ph->cand_count = 0;
 				ph->cur = (u8)i;
 				return true;
 			}
 		}
-		ph->cen[ph->cur][type] = b;
-		return false;
-	}
-	if (sbridge_bucket_near(b, c, delta)) {
+		if (sbridge_phase_fits_all(ph, ph->cur, b, type, gain, delta)) {
+			ph->cand_count = 0;
+			ph->cen[ph->cur][type] = b;
+			return false;
+		}
+		/* code the current phase cannot be: another phase begins */
+	} else if (sbridge_bucket_near(b, c, delta)) {
 		ph->cand_count = 0;
 		return false;
 	}

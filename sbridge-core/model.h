@@ -106,7 +106,7 @@ u32 sbridge_model_cap_ratio(u32 cap_ref, u32 cap_j);
 u32 sbridge_model_factor(u32 c, u32 cap_ratio, u32 share_i, u32 share_m);
 u32 sbridge_model_clamp(u64 factor);
 bool sbridge_phase_update(struct sbridge_phase *ph, unsigned int type,
-			  u32 share_q, u32 delta, u32 nwin);
+			  u32 share_q, u32 delta, u32 nwin, u32 gain);
 u32 sbridge_phase_share(const struct sbridge_phase *ph, unsigned int phase,
 			unsigned int type);
 u8 sbridge_phase_bucket(u32 share_q);

@@ -165,7 +165,8 @@ static void sbridge_sample_warm(struct sbridge_task *t, unsigned int type,
 
 	if (sbridge_est_warm(&t->est, type, share_q, tpi,
 			     READ_ONCE(sbridge_params.phase_delta),
-			     READ_ONCE(sbridge_params.phase_windows))) {
+			     READ_ONCE(sbridge_params.phase_windows),
+			     sbridge_task_gain(sbridge_topo.ref_type, 0))) {
 		atomic64_inc(&sbridge_stats.phase_changes);
 		trace_sbridge_phase(t, from, t->est.ph.cur,
 				    sbridge_phase_share(&t->est.ph, t->est.ph.cur, type));

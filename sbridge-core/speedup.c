@@ -369,6 +369,8 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
  *	(then only the phase learns)
  * @delta: phase_delta (fp)
  * @nwin: phase_windows
+ * @gain: what a non-stalled cycle gains on the fastest type, minus 1 (fp):
+ *	how far a phase's share may fall on a faster type
  *
  * The phase tracker sees the window first, so it is accounted to the
  * phase it belongs to, or to none while it is a candidate for a new one;
@@ -377,7 +379,7 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
  * Return: true if the phase changed with this window.
  */
 bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
-		      u32 share_q, u64 tpi, u32 delta, u32 nwin)
+		      u32 share_q, u64 tpi, u32 delta, u32 nwin, u32 gain)
 {
 	bool changed;
 	unsigned int ph;
@@ -385,7 +387,7 @@ bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
 
 	if (type >= SBRIDGE_MAX_CORE_TYPES)
 		return false;
-	changed = sbridge_phase_update(&st->ph, type, share_q, delta, nwin);
+	changed = sbridge_phase_update(&st->ph, type, share_q, delta, nwin, gain);
 	/*
 	 * A window unlike its phase that did not (yet) make a new one is
 	 * left out: it is either an outlier or the start of another phase,
@@ -433,12 +435,14 @@ void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
  * @slow: the slower core type
  * @out: the measurement, its current phase weighing most
  *
- * Return: 0, or -1 (@out zeroed) if no phase was measured on both types.
+ * Return: 0, or -1 (@out zeroed) if no phase was measured on both types
+ *	in SBRIDGE_EST_MIN_WIN warm windows each.
  */
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 		    unsigned int slow, struct sbridge_est *out)
 {
 	struct sbridge_acc f[SBRIDGE_MAX_PHASES], s[SBRIDGE_MAX_PHASES];
+	unsigned int p;
 	u8 vf, vs;
 
 	memset(out, 0, sizeof(*out));
@@ -446,6 +450,10 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 		return -1;
 	sbridge_est_accs(st, fast, f);
 	sbridge_est_accs(st, slow, s);
+	/* a phase with too few windows on a side is not compared */
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
+		if (f[p].n < SBRIDGE_EST_MIN_WIN || s[p].n < SBRIDGE_EST_MIN_WIN)
+			f[p].n = 0;
 	vf = READ_ONCE(st->visits[fast]);
 	vs = READ_ONCE(st->visits[slow]);
 	return sbridge_est_measure(f, s, SBRIDGE_MAX_PHASES,
@@ -550,6 +558,41 @@ int sbridge_est_measure(const struct sbridge_acc *fast,
 	out->err = (u32)((r * rel + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) ?: 1;
 	out->n = n;
 	return 0;
+}
+
+/**
+ * sbridge_est_bound() - widen the error of a speedup the core types cannot explain
+ * @e: a measured speedup (val 0: none), its error widened in place
+ * @lo: the lowest plausible speedup (fp)
+ * @hi: the highest plausible speedup (fp), 0 for no upper bound
+ * @visits: stays on the less-visited type behind @e
+ *
+ * A measurement outside [@lo, @hi] is more likely one of different code
+ * on the two types (another phase, a start-up, an odd stay) than a
+ * speedup. Its relative variance grows by the squared log distance to the
+ * range over @visits (at least 1), so that it takes stays that agree to
+ * outweigh a prediction, and no single one does. The value is not
+ * clamped: what was measured is shown, with the doubt it deserves.
+ */
+void sbridge_est_bound(struct sbridge_est *e, u32 lo, u32 hi, u32 visits)
+{
+	u64 rel, d;
+	u32 b;
+
+	if (!e->val)
+		return;
+	if (e->val < lo)
+		b = lo;
+	else if (hi && e->val > hi)
+		b = hi;
+	else
+		return;
+	d = sbridge_absdiff32(sbridge_lg(e->val), sbridge_lg(b));
+	rel = SBRIDGE_DIV64(((u64)e->err << SBRIDGE_FP_SHIFT) + e->val / 2, e->val);
+	/* (d/128 x ln 2)^2 in fp^2: d^2 x 31, as in sbridge_est_measure() */
+	rel = sbridge_isqrt(rel * rel + SBRIDGE_DIV64(d * d * 31, visits ? visits : 1));
+	e->err = (u32)sbridge_min64(((u64)e->val * rel + SBRIDGE_FP_ONE / 2) >>
+				    SBRIDGE_FP_SHIFT, 0xffffffffULL) ?: 1;
 }
 
 /**

@@ -48,6 +48,12 @@
 #define SBRIDGE_EST_BIAS	31
 /* Window dispersion assumed at least: 9/128 of log2, about 5 %. */
 #define SBRIDGE_EST_DEV_FLOOR	9
+/*
+ * Warm windows a phase needs on each of two types before their ratio is
+ * a measurement: one window cannot be told from a transient (a table
+ * cleared, a burst of kernel work), and says nothing of its spread.
+ */
+#define SBRIDGE_EST_MIN_WIN	2
 
 /**
  * struct sbridge_acc - an accumulator, unpacked
@@ -171,7 +177,7 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
 					   const struct sbridge_window *win,
 					   bool has_misses, bool startup);
 bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
-		      u32 share_q, u64 tpi, u32 delta, u32 nwin);
+		      u32 share_q, u64 tpi, u32 delta, u32 nwin, u32 gain);
 void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
 		      struct sbridge_acc *a);
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
@@ -179,6 +185,7 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 int sbridge_est_measure(const struct sbridge_acc *fast,
 			const struct sbridge_acc *slow, unsigned int nph,
 			unsigned int cur, u32 visits, struct sbridge_est *out);
+void sbridge_est_bound(struct sbridge_est *e, u32 lo, u32 hi, u32 visits);
 u64 sbridge_est_weight(const struct sbridge_est *e);
 void sbridge_est_combine(const struct sbridge_est *a,
 			 const struct sbridge_est *b, struct sbridge_est *out);

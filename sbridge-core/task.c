@@ -272,13 +272,19 @@ void sbridge_task_release(struct sbridge_task *t)
 	call_rcu(&t->rcu, sbridge_task_free_rcu);
 }
 
-/*
- * What a non-stalled cycle gains on @fast over @slow, minus 1 (fp): C x
- * (nominal CPU factor of @slow over @fast's - 1) / ref_share. Nominal:
- * the types' capability at full clock, not the clock an idle cluster
- * happens to sit at.
+/**
+ * sbridge_task_gain() - what a non-stalled cycle gains on one type over another
+ * @fast: the faster core type
+ * @slow: the slower core type
+ *
+ * C x (nominal CPU factor of @slow over @fast's - 1) / ref_share.
+ * Nominal: the types' capability at full clock, not the clock an idle
+ * cluster happens to sit at.
+ *
+ * Context: any; lock-free.
+ * Return: the gain minus 1 (fp), 0 if @fast is not faster.
  */
-static u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
+u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
 {
 	u64 r = div_u64((u64)sbridge_type_factor_nominal(slow) << SBRIDGE_FP_SHIFT,
 			max_t(u32, sbridge_type_factor_nominal(fast), 1));
@@ -288,6 +294,29 @@ static u32 sbridge_task_gain(unsigned int fast, unsigned int slow)
 	r = div_u64((r - SBRIDGE_FP_ONE) * READ_ONCE(sbridge_params.c_const),
 		    max_t(u32, READ_ONCE(sbridge_params.ref_share), 1));
 	return (u32)min_t(u64, r, SBRIDGE_FACTOR_MAX);
+}
+
+/**
+ * sbridge_task_bound() - doubt a measured speedup the core types cannot explain
+ * @e: a measured speedup of @fast over @slow (val 0: none)
+ * @fast: the faster core type
+ * @slow: the slower core type
+ * @visits: stays on the less-visited of the two behind @e
+ *
+ * Plausible is [1, 1 + 2 x gain]: the faster type is not slower, and a
+ * non-stalled cycle gains at most twice what the types' nominal factors
+ * say (a bigger cache can make a program gain more than its compute
+ * part). Outside, sbridge_est_bound() widens the error.
+ *
+ * Context: any; lock-free.
+ */
+void sbridge_task_bound(struct sbridge_est *e, unsigned int fast,
+			unsigned int slow, u32 visits)
+{
+	u32 gain = sbridge_task_gain(fast, slow);
+
+	sbridge_est_bound(e, SBRIDGE_FP_ONE,
+			  gain ? SBRIDGE_FP_ONE + 2 * gain : 0, visits);
 }
 
 /*
@@ -459,6 +488,9 @@ void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 	}
 	src = sbridge_task_predict(t, fast, slow, &e->pred, &e->pred_kind);
 	sbridge_est_own(&t->est, fast, slow, &e->own);
+	sbridge_task_bound(&e->own, fast, slow,
+			   min(READ_ONCE(t->est.visits[fast]),
+			       READ_ONCE(t->est.visits[slow])));
 	if (fast == sbridge_topo.ref_type && !slow) {
 		e->seed.val = READ_ONCE(t->seed_sp);
 		e->seed.err = e->seed.val ? READ_ONCE(t->seed_err) : 0;

@@ -72,6 +72,17 @@ static void test_cpi(void)
 	EQ(sbridge_model_cpi(&w, 160, &c), 0, "cpi ok (capped)");
 	EQ(c.cpi_stall, c.cpi, "CPI_stall capped at CPI");
 	EQ(c.share, 0, "share 0 when all stalled");
+	/*
+	 * ... unless stall cycles were counted: misses x penalty beyond the
+	 * cycles (overlapped misses, stores not waited for) is no stall
+	 * time, the count is (the rig charges a store miss a quarter of the
+	 * latency: a table being cleared read all stall).
+	 */
+	w.stall = 600000;
+	EQ(sbridge_model_cpi(&w, 160, &c), 0, "cpi ok (counted stall)");
+	EQ(c.cpi_stall, 614, "CPI_stall 0.6 from the count, not misses x penalty");
+	EQ(c.share, 819, "share 0.8, not 0");
+	w.stall = 0;
 
 	/* No misses, stall cycles instead: 1e6 of 4e6 cycles stalled. */
 	memset(&w, 0, sizeof(w));
@@ -133,48 +144,48 @@ static void test_phase(void)
 
 	memset(&ph, 0, sizeof(ph));
 	/* First sample founds phase 0. */
-	CHECK(!sbridge_phase_update(&ph, 0, 819, 200, 3), "first sample no change");
+	CHECK(!sbridge_phase_update(&ph, 0, 819, 200, 3, 1024), "first sample no change");
 	EQ(ph.nphases, 1, "one phase");
 	EQ(sbridge_phase_share(&ph, 0, 0), 819, "phase 0 share 0.8 on type 0");
 	EQ(sbridge_phase_share(&ph, 0, 1), SBRIDGE_SHARE_UNKNOWN, "not seen on type 1");
 	/* Noise within delta: no change. */
-	CHECK(!sbridge_phase_update(&ph, 0, 921, 200, 3), "0.9 within delta of 0.8");
+	CHECK(!sbridge_phase_update(&ph, 0, 921, 200, 3, 1024), "0.9 within delta of 0.8");
 	/* Two windows at 0.2 then back: no change (hysteresis). */
-	changes += sbridge_phase_update(&ph, 0, 204, 200, 3);
-	changes += sbridge_phase_update(&ph, 0, 204, 200, 3);
-	changes += sbridge_phase_update(&ph, 0, 819, 200, 3);
+	changes += sbridge_phase_update(&ph, 0, 204, 200, 3, 1024);
+	changes += sbridge_phase_update(&ph, 0, 204, 200, 3, 1024);
+	changes += sbridge_phase_update(&ph, 0, 819, 200, 3, 1024);
 	EQ(changes, 0, "2 windows < 3: no phase change");
 	EQ(ph.cur, 0, "still phase 0");
 	/* Three consecutive at 0.2: new phase 1. */
-	CHECK(!sbridge_phase_update(&ph, 0, 204, 200, 3), "w1");
-	CHECK(!sbridge_phase_update(&ph, 0, 204, 200, 3), "w2");
-	CHECK(sbridge_phase_update(&ph, 0, 204, 200, 3), "w3 -> change");
+	CHECK(!sbridge_phase_update(&ph, 0, 204, 200, 3, 1024), "w1");
+	CHECK(!sbridge_phase_update(&ph, 0, 204, 200, 3, 1024), "w2");
+	CHECK(sbridge_phase_update(&ph, 0, 204, 200, 3, 1024), "w3 -> change");
 	EQ(ph.cur, 1, "phase 1");
 	EQ(ph.nphases, 2, "two phases");
 	EQ(sbridge_phase_share(&ph, 1, 0), 204, "phase 1 share 0.2");
 	/* Back to 0.8 for 3 windows: returns to the existing phase 0. */
 	for (i = 0, changes = 0; i < 3; i++)
-		changes += sbridge_phase_update(&ph, 0, 819, 200, 3);
+		changes += sbridge_phase_update(&ph, 0, 819, 200, 3, 1024);
 	EQ(changes, 1, "one change back");
 	EQ(ph.cur, 0, "back in phase 0");
 	EQ(ph.nphases, 2, "no new phase for a known share");
 	/* Fill the table, then a fifth share reuses a slot but not cur. */
 	for (i = 0; i < 3; i++)
-		sbridge_phase_update(&ph, 0, 512, 200, 3);
+		sbridge_phase_update(&ph, 0, 512, 200, 3, 1024);
 	for (i = 0; i < 3; i++)
-		sbridge_phase_update(&ph, 0, 0, 200, 3);
+		sbridge_phase_update(&ph, 0, 0, 200, 3, 1024);
 	EQ(ph.nphases, 4, "four phases");
 	EQ(ph.cur, 3, "phase 3 (share 0)");
 	for (i = 0; i < 3; i++)
-		sbridge_phase_update(&ph, 0, 1024 - 0, 200, 3);
+		sbridge_phase_update(&ph, 0, 1024 - 0, 200, 3, 1024);
 	/* 1.0 is within 0.2 of phase 0 (0.8)? |1024-819| = 205 >= 200: new. */
 	EQ(ph.nphases, 4, "still four phases (bounded)");
 	CHECK(ph.cur != 3, "victim is not the current phase");
 	EQ(sbridge_phase_share(&ph, ph.cur, 0), 1024, "recycled slot holds 1.0");
 	/* nwin = 1: immediate. */
 	memset(&ph, 0, sizeof(ph));
-	sbridge_phase_update(&ph, 0, 0, 200, 1);
-	CHECK(sbridge_phase_update(&ph, 0, 1024, 200, 1), "nwin 1 changes at once");
+	sbridge_phase_update(&ph, 0, 0, 200, 1, 1024);
+	CHECK(sbridge_phase_update(&ph, 0, 1024, 200, 1, 1024), "nwin 1 changes at once");
 }
 
 /*
@@ -191,33 +202,68 @@ static void test_phase_types(void)
 	memset(&ph, 0, sizeof(ph));
 	/* on little (type 0): memory-bound look, 0.3 */
 	for (i = 0; i < 5; i++)
-		changes += sbridge_phase_update(&ph, 0, 307, 200, 3);
+		changes += sbridge_phase_update(&ph, 0, 307, 200, 3, 1024);
 	/* migrated to big (type 1): its LLC holds the data, 0.9 */
 	for (i = 0; i < 5; i++)
-		changes += sbridge_phase_update(&ph, 1, 921, 200, 3);
+		changes += sbridge_phase_update(&ph, 1, 921, 200, 3, 1024);
 	EQ(changes, 0, "a migration is not a phase change");
 	EQ(ph.nphases, 1, "one phase, two centroids");
 	EQ(sbridge_phase_share(&ph, 0, 1), 921, "phase 0 on big: 0.9");
 	EQ(sbridge_phase_share(&ph, 0, 0), 307, "phase 0 on little: 0.3");
 	/* a real change, seen on big, makes phase 1 */
 	for (i = 0; i < 3; i++)
-		changes += sbridge_phase_update(&ph, 1, 204, 200, 3);
+		changes += sbridge_phase_update(&ph, 1, 204, 200, 3, 1024);
 	EQ(changes, 1, "a change on one type is a change");
 	EQ(ph.cur, 1, "phase 1");
 	/* back on little in phase 1: its little centroid is learned */
-	CHECK(!sbridge_phase_update(&ph, 0, 102, 200, 3), "phase 1 first seen on little");
+	CHECK(!sbridge_phase_update(&ph, 0, 102, 200, 3, 1024), "phase 1 first seen on little");
 	EQ(sbridge_phase_share(&ph, 1, 0), 102, "phase 1 on little: 0.1");
 	/* on little, phase 0's look (0.3) takes it back to phase 0 */
 	for (i = 0, changes = 0; i < 3; i++)
-		changes += sbridge_phase_update(&ph, 0, 307, 200, 3);
+		changes += sbridge_phase_update(&ph, 0, 307, 200, 3, 1024);
 	EQ(changes, 1, "phase 0 recognised on little");
 	EQ(ph.cur, 0, "back in phase 0");
 	/* candidates do not mix types: 2 on big + 1 on little is no run */
-	sbridge_phase_update(&ph, 1, 204, 200, 3);
-	sbridge_phase_update(&ph, 1, 204, 200, 3);
-	CHECK(!sbridge_phase_update(&ph, 0, 102, 200, 3), "a type switch restarts a candidate");
+	sbridge_phase_update(&ph, 1, 204, 200, 3, 1024);
+	sbridge_phase_update(&ph, 1, 204, 200, 3, 1024);
+	CHECK(!sbridge_phase_update(&ph, 0, 102, 200, 3, 1024), "a type switch restarts a candidate");
 	EQ(ph.cur, 0, "still phase 0");
-	EQ(sbridge_phase_update(&ph, 9, 0, 200, 1), 0, "type out of range: ignored");
+	EQ(sbridge_phase_update(&ph, 9, 0, 200, 1, 1024), 0, "type out of range: ignored");
+}
+
+/*
+ * A phase first seen on a second type must be code it can be: the stall
+ * time per instruction does not grow on the faster type, the compute part
+ * shrinks by at most the gain. All stall on big (0.0) is not computing
+ * on little (0.8): a new phase, after phase_windows windows.
+ */
+static void test_phase_fits(void)
+{
+	struct sbridge_phase ph;
+	int i, changes = 0;
+
+	memset(&ph, 0, sizeof(ph));
+	sbridge_phase_update(&ph, 1, 0, 200, 3, 1024);
+	for (i = 0; i < 3; i++)
+		changes += sbridge_phase_update(&ph, 0, 819, 200, 3, 1024);
+	EQ(changes, 1, "0.0 on big then 0.8 on little: a phase change");
+	EQ(ph.nphases, 2, "two phases");
+	EQ(sbridge_phase_share(&ph, 0, 0), SBRIDGE_SHARE_UNKNOWN,
+	   "phase 0 has no little centroid");
+	/* on big, 0.6 is phase 1's compute part halved: the same code */
+	CHECK(!sbridge_phase_update(&ph, 1, 614, 200, 3, 1024), "phase 1 seen on big");
+	EQ(sbridge_phase_share(&ph, 1, 1), 614, "its big centroid 0.6");
+	/* little first (0.8), then big at 0.2: it cannot stall that much more */
+	memset(&ph, 0, sizeof(ph));
+	sbridge_phase_update(&ph, 0, 819, 200, 3, 1024);
+	for (i = 0, changes = 0; i < 3; i++)
+		changes += sbridge_phase_update(&ph, 1, 204, 200, 3, 1024);
+	EQ(changes, 1, "0.8 on little then 0.2 on big: a phase change");
+	/* memory-bound on both (0.1 on little, 0.0 on big): one phase */
+	memset(&ph, 0, sizeof(ph));
+	sbridge_phase_update(&ph, 0, 102, 200, 3, 1024);
+	CHECK(!sbridge_phase_update(&ph, 1, 0, 200, 3, 1024), "0.1 and 0.0: one phase");
+	EQ(ph.nphases, 1, "one phase, two centroids");
 }
 
 static void test_group(void)
@@ -299,6 +345,7 @@ int main(void)
 	test_factor();
 	test_phase();
 	test_phase_types();
+	test_phase_fits();
 	test_group();
 	test_wavg();
 	return TAP_DONE();
