@@ -43,6 +43,9 @@ struct cpumask;
  *	affinity (any non-IRQ context; may be NULL)
  * @yield: give @p its own value back for good, the checker blames it
  *	(process context; may be NULL)
+ * @bpf_sched_off: stands down (restores, applies nothing) while an
+ *	sbridge-aware BPF scheduler runs (kfuncs.c): it places every wakeup
+ *	itself, and this lever would narrow or bias what it may choose
  *
  * Constant tables, one per act_*.c; actuators.c runs them in order
  * (docs/architecture.md: adding an actuator).
@@ -61,6 +64,7 @@ struct sbridge_actuator {
 	const char *(*status)(void);
 	bool (*user_mask)(struct task_struct *p, struct cpumask *mask);
 	void (*yield)(struct task_struct *p);
+	bool bpf_sched_off;
 };
 
 extern const struct sbridge_actuator sbridge_act_capacity;

@@ -538,4 +538,5 @@ const struct sbridge_actuator sbridge_act_placement = {
 	.status = sbridge_place_status,
 	.user_mask = sbridge_place_user_mask,
 	.yield = sbridge_place_yield,
+	.bpf_sched_off = true,
 };

@@ -372,6 +372,7 @@ const struct sbridge_actuator sbridge_act_uclamp = {
 	.fork = sbridge_clamp_fork,
 	.active = sbridge_clamp_active,
 	.status = sbridge_clamp_status,
+	.bpf_sched_off = true,
 };
 
 #else /* !CONFIG_UCLAMP_TASK */
@@ -408,6 +409,7 @@ const struct sbridge_actuator sbridge_act_uclamp = {
 	.restore = sbridge_clamp_nothing,
 	.active = sbridge_clamp_active,
 	.status = sbridge_clamp_status,
+	.bpf_sched_off = true,
 };
 
 #endif /* CONFIG_UCLAMP_TASK */

@@ -57,6 +57,8 @@ static DECLARE_DELAYED_WORK(sbridge_act_work, sbridge_act_fn);
 /* jiffies when the last run began: kicks come no sooner than half a period */
 static unsigned long sbridge_act_began;
 static u64 sbridge_act_kicks;
+/* sbridge-aware BPF schedulers attached (kfuncs.c): 0 or 1 in practice */
+static atomic_t sbridge_act_bpf_scheds = ATOMIC_INIT(0);
 
 /* From sample.c's switch probe, in hard IRQ context: re-decide soon. */
 static void sbridge_act_kick_fn(struct irq_work *w)
@@ -88,7 +90,38 @@ void sbridge_actuators_kick(void)
 static bool sbridge_act_on(unsigned int i)
 {
 	return !READ_ONCE(sbridge_act_params.observe) &&
-	       READ_ONCE(*sbridge_acts[i]->param->val);
+	       READ_ONCE(*sbridge_acts[i]->param->val) &&
+	       !(sbridge_acts[i]->bpf_sched_off && sbridge_actuators_bpf_sched_on());
+}
+
+/**
+ * sbridge_actuators_bpf_sched() - an sbridge-aware BPF scheduler came or went
+ * @on: true from its ops.init, false from its ops.exit
+ *
+ * While one runs, the actuators marked @bpf_sched_off (placement, uclamp)
+ * stand down: the next run restores what they changed. The decision layer
+ * goes on deciding, so the hints the BPF scheduler reads stay fresh.
+ *
+ * Context: any (kicks the runner's work).
+ */
+void sbridge_actuators_bpf_sched(bool on)
+{
+	if (on)
+		atomic_inc(&sbridge_act_bpf_scheds);
+	else
+		atomic_dec_if_positive(&sbridge_act_bpf_scheds);
+	sbridge_actuators_kick();
+}
+
+/**
+ * sbridge_actuators_bpf_sched_on() - does an sbridge-aware BPF scheduler run
+ *
+ * Context: any.
+ * Return: true between its attach and its detach.
+ */
+bool sbridge_actuators_bpf_sched_on(void)
+{
+	return atomic_read(&sbridge_act_bpf_scheds) > 0;
 }
 
 static void sbridge_act_fn(struct work_struct *w)
@@ -113,7 +146,9 @@ static void sbridge_act_fn(struct work_struct *w)
 		sbr.was_on[i] = on;
 		any |= on;
 	}
-	if (any) {
+	/* a BPF scheduler reads the hints: keep deciding for it */
+	sbr.dec->run_busy = sbridge_actuators_bpf_sched_on();
+	if (any || sbr.dec->run_busy) {
 		sbridge_policy_decide(sbr.dec, sbridge_actuators_user_mask);
 		strscpy(sbridge_last_why, sbr.dec->why, sizeof(sbridge_last_why));
 		for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
@@ -216,7 +251,7 @@ void sbridge_actuators_yield(struct task_struct *p)
 const char *sbridge_actuators_mode(char *buf, size_t len)
 {
 	unsigned int i;
-	int n = 0;
+	int n = 0, start;
 
 	if (READ_ONCE(sbridge_act_params.observe)) {
 		strscpy(buf, "observe only (act.observe=1): nothing is changed", len);
@@ -227,15 +262,24 @@ const char *sbridge_actuators_mode(char *buf, size_t len)
 			len);
 		return buf;
 	}
+	if (sbridge_actuators_bpf_sched_on())
+		n = scnprintf(buf, len, "sched_ext: scx_sbridge, affinity steering off; ");
+	start = n;
 	for (i = 0; i < ARRAY_SIZE(sbridge_acts); i++)
 		if (sbridge_act_on(i))
-			n += scnprintf(buf + n, len - n, "%s%s", n ? "+" : "",
+			n += scnprintf(buf + n, len - n, "%s%s", n > start ? "+" : "",
 				       sbridge_acts[i]->name);
-	if (!n) {
-		strscpy(buf, "every actuator off: nothing is changed", len);
-		return buf;
+	if (n == start) {
+		scnprintf(buf + n, len - n, "%s", start ?
+			  "hints for it only, last decision: " :
+			  "every actuator off: nothing is changed");
+		if (!start)
+			return buf;
+		n = strlen(buf);
+	} else {
+		n += scnprintf(buf + n, len - n, " on; last decision: ");
 	}
-	scnprintf(buf + n, len - n, " on; last decision: %s",
+	scnprintf(buf + n, len - n, "%s",
 		  sbridge_last_why[0] ? sbridge_last_why : "none yet");
 	return buf;
 }

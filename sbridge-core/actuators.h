@@ -29,5 +29,7 @@ void sbridge_actuators_kick(void);
 void sbridge_actuators_counts(u64 *runs, u64 *kicks);
 bool sbridge_actuators_user_mask(struct task_struct *p, struct cpumask *mask);
 void sbridge_actuators_yield(struct task_struct *p);
+void sbridge_actuators_bpf_sched(bool on);
+bool sbridge_actuators_bpf_sched_on(void);
 
 #endif /* _SBRIDGE_CORE_ACTUATORS_H */

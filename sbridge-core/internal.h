@@ -603,4 +603,8 @@ void sbridge_netlink_exit(void);
 int sbridge_sysfs_init(void);
 void sbridge_sysfs_exit(void);
 
+/* ---- kfuncs.c ---- */
+void sbridge_kfuncs_init(void);
+const char *sbridge_kfuncs_status(char *buf, size_t len);
+
 #endif /* _SBRIDGE_CORE_INTERNAL_H */

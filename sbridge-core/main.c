@@ -104,6 +104,8 @@ static int __init sbridge_init(void)
 	ret = sbridge_checker_init();
 	if (ret)
 		goto err_actuators;
+	/* last: a BPF program may call them once they are registered */
+	sbridge_kfuncs_init();
 	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);

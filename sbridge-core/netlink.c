@@ -141,7 +141,7 @@ static u32 sbridge_status_clock(char *name, size_t len)
 
 static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 {
-	char src[32], mode[160], clock[32], pred[96];
+	char src[32], mode[160], clock[32], pred[96], scx[96];
 	struct sk_buff *skb;
 	u32 events, clock_kind;
 	u64 switches;
@@ -183,7 +183,9 @@ static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 	    nla_put_string(skb, SBRIDGE_A_STATUS_CLOCK, clock[0] ? clock : "none") ||
 	    nla_put_u32(skb, SBRIDGE_A_STATUS_CLOCK_KIND, clock_kind) ||
 	    nla_put_string(skb, SBRIDGE_A_STATUS_PREDICTOR,
-			   sbridge_predictor_describe(pred, sizeof(pred), events)))
+			   sbridge_predictor_describe(pred, sizeof(pred), events)) ||
+	    nla_put_string(skb, SBRIDGE_A_STATUS_SCHED_EXT,
+			   sbridge_kfuncs_status(scx, sizeof(scx))))
 		goto nomem;
 	genlmsg_end(skb, hdr);
 	return genlmsg_reply(skb, info);

@@ -167,6 +167,23 @@ static u32 sbridge_policy_busy(struct task_struct *p)
 		     SCHED_CAPACITY_SCALE);
 }
 
+/*
+ * Share of its life @p ran, 0..1024, from its sum_exec_runtime, which
+ * every scheduling class keeps: sched_ext keeps no PELT for the tasks it
+ * runs. An average since fork, not a recent share (the task entry has no
+ * room for a mark per walk): a long-lived task that turns busy gains it
+ * slowly.
+ */
+static u32 sbridge_policy_run_busy(struct task_struct *p)
+{
+	u64 age = ktime_get_ns() - p->start_time;
+
+	if (!age)
+		return 0;
+	return min_t(u64, div64_u64(READ_ONCE(p->se.sum_exec_runtime) << SCHED_CAPACITY_SHIFT,
+				    age), SCHED_CAPACITY_SCALE);
+}
+
 /* @p's own CPUs (not the mask sbridge set), the active ones, into @tmp. */
 static void sbridge_policy_own(struct task_struct *p, struct cpumask *tmp)
 {
@@ -386,7 +403,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 			continue;
 		}
 		runnable = sbridge_task_runnable(p);
-		busy = sbridge_policy_busy(p);
+		busy = d->run_busy ? sbridge_policy_run_busy(p) : sbridge_policy_busy(p);
 		/*
 		 * A new task's util_avg is the kernel's guess from its
 		 * parent's CPU, not its own load: it is hot only once it has

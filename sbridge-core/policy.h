@@ -64,6 +64,9 @@ struct sbridge_hint {
  * @load_fast: what the tasks given fast ask of a fast core (fp)
  * @load_slow: unused (0): the second version has no split
  * @why: one line on what was decided and why
+ * @run_busy: in: take a task's busy share from its run time since fork,
+ *	not from PELT (a BPF scheduler runs the tasks: the kernel updates no
+ *	PELT for tasks sched_ext runs); set by the runner
  * @task: the hot runnable tasks and hinted sleepers, hottest first
  *
  * Built and read by the actuator work alone (actuators.c): no locking.
@@ -75,6 +78,7 @@ struct sbridge_decision {
 	unsigned int want_fast, on_fast;
 	u32 load_fast, load_slow;
 	char why[96];
+	bool run_busy;
 	struct sbridge_hint task[SBRIDGE_DECISION_MAX];
 };
 

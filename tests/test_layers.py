@@ -30,7 +30,8 @@ SHARED_HEADERS = {"internal.h": 0, "trace_fp.h": 0, "act_ops.h": 4, "topo.h": 1}
 # headers not named after the file that defines what they declare
 HEADER_FILE = {"trace_act.h": "policy.c"}
 # files that use less when a kernel option is off (the table lists the most)
-CONFIG_DEPENDENT = {"act_uclamp.c": "CONFIG_UCLAMP_TASK"}
+CONFIG_DEPENDENT = {"act_uclamp.c": "CONFIG_UCLAMP_TASK",
+                    "kfuncs.c": "CONFIG_SCHED_CLASS_EXT"}
 
 
 def _table(top):

@@ -14,11 +14,13 @@ static const char status_help[] =
 "whether CPI learning is possible (and why not), which speedup predictor\n"
 "is in force (the instruction mix or eq. 3, and why), tracked tasks, rules,\n"
 "matrix size, core types, what sbridge changes in the scheduler now and\n"
-"why (actuators on, the last decision), and every CPU's capacity and factor.\n";
+"why (actuators on, the last decision), whether BPF schedulers (sched_ext)\n"
+"get sbridge's kfuncs and whether scx_sbridge runs, and every CPU's\n"
+"capacity and factor.\n";
 
 struct status {
 	char version[64], source[64], message[256], mode[256], clock[64];
-	char predictor[128];
+	char predictor[128], sched_ext[128];
 	uint32_t api, events, matrix, rules, ntypes, from, clock_kind;
 	int learning, has_source;
 	uint64_t tasks, allocs, frees, switches;
@@ -59,6 +61,9 @@ static int status_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	snprintf(s->predictor, sizeof(s->predictor), "%s",
 		 sb_str(at->a[SBRIDGE_A_STATUS_PREDICTOR]));
 	s->clock_kind = sb_u32(at->a[SBRIDGE_A_STATUS_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
+	/* an older module does not say */
+	snprintf(s->sched_ext, sizeof(s->sched_ext), "%s",
+		 sb_str(at->a[SBRIDGE_A_STATUS_SCHED_EXT]));
 	return 0;
 }
 
@@ -125,6 +130,7 @@ static void status_json(const struct status *s, const struct sb_cpu *cpus, size_
 	sb_js_bool("real", sb_clock_real(s->clock_kind));
 	sb_js_obj_end();
 	sb_js_str("predictor", s->predictor[0] ? s->predictor : NULL);
+	sb_js_str("sched_ext", s->sched_ext[0] ? s->sched_ext : NULL);
 	calibrate_status();
 	get_json_cpus(cpus, ncpus, NULL);
 	sb_js_obj_end();
@@ -179,6 +185,8 @@ static void status_print(const struct status *s, const struct sb_cpu *cpus, size
 	printf("context switches: %llu\n", (unsigned long long)s->switches);
 	printf("rules in force:   %u\n", s->rules);
 	printf("matrix entries:   %u\n", s->matrix);
+	if (s->sched_ext[0])
+		printf("sched_ext:        %s\n", s->sched_ext);
 	if (s->mode[0])
 		printf("in force:         %s\n", s->mode);
 	if (s->message[0])

@@ -245,4 +245,19 @@ static inline const void *sbridge_user_cpus(struct task_struct *p,
 #endif
 }
 
+/*
+ * kfuncs for BPF schedulers (kfuncs.c). sched_ext is in 6.12 .. 7.x, but
+ * Debian enables CONFIG_SCHED_CLASS_EXT only from 7.x (trixie-backports;
+ * 6.1 has no sched_ext, Debian's 6.12 leaves it off). A module's kfuncs
+ * also need its own BTF (CONFIG_DEBUG_INFO_BTF_MODULES and a vmlinux in
+ * the headers when it was built: kfuncs.c checks that at load).
+ * __bpf_kfunc_start_defs() and BTF_KFUNCS_START() exist from 6.9, so
+ * wherever sched_ext does.
+ */
+#if IS_ENABLED(CONFIG_SCHED_CLASS_EXT) && IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
+#define SBRIDGE_HAVE_KFUNCS	1
+#else
+#define SBRIDGE_HAVE_KFUNCS	0
+#endif
+
 #endif /* _SBRIDGE_COMPAT_H */

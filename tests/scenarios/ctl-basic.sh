@@ -9,7 +9,7 @@
 # icount: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-plan 43
+plan 44
 
 T=/tmp/ctl-basic
 rm -rf $T
@@ -36,6 +36,13 @@ run sbridgectl status --json
 case "$cout" in
 '{"version":'*'"cpus":['*) ok "status --json is one JSON object with version and cpus" ;;
 *) not_ok "status --json is one JSON object with version and cpus" "$cout" ;;
+esac
+# the sched_ext line: kfuncs where the kernel has sched_ext, else why not
+scx=$(sbridgectl status | sed -n 's/^sched_ext: *//p')
+if [ -d /sys/kernel/sched_ext ]; then want="kfuncs registered"; else want="not available: kernel without sched_ext"; fi
+case "$scx" in
+"$want"*) ok "status: sched_ext: $scx" ;;
+*) not_ok "status: sched_ext: $want" "got '$scx'" ;;
 esac
 run sbridgectl get
 expect_rc 0 "get exits 0"

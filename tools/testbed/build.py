@@ -89,6 +89,60 @@ def modules(k):
     return kos, warnings
 
 
+# What scx_sbridge (scx_sbridge/) is built with, installed into the trixie
+# build root on first use: the host's (bookworm) clang 14 and libbpf 1.1
+# are too old for sched_ext. arm64's libraries come from the root's
+# multiarch, for the cross-linked static loader.
+BPF_PKGS = ("clang", "llvm", "bpftool", "libbpf-dev", "libelf-dev", "zlib1g-dev",
+            "libzstd-dev")
+BPF_PKGS_ARM64 = ("libbpf-dev:arm64", "libelf-dev:arm64", "zlib1g-dev:arm64",
+                  "libzstd-dev:arm64", "libc6-dev:arm64")
+
+
+def bpf_tools(k):
+    """clang, bpftool and libbpf (amd64 and arm64) in @k's build root,
+    installed with its apt once (stamped; a lock keeps two runs apart)."""
+    import fcntl
+    stamp = k.root / ".bpf-complete"
+    with open(k.root / ".bpf-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists():
+            return
+        log(f"{k.root.name}: installing {' '.join(BPF_PKGS)} and arm64 libraries (scx_sbridge)")
+        script = ("dpkg --add-architecture arm64 && apt-get -q update && "
+                  "DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends "
+                  "install " + " ".join(BPF_PKGS + BPF_PKGS_ARM64))
+        kernels.in_root(k, ["sh", "-c", script])
+        stamp.touch()
+
+
+def scx_sbridge(k):
+    """scx_sbridge's static loader (with its BPF object) for cell @k, built
+    against @k's BTF; [] where the kernel has no sched_ext. Raises
+    BuildError if it does and the build fails."""
+    cfg = k.dir / "config"
+    if not cfg.exists() or "\nCONFIG_SCHED_CLASS_EXT=y\n" not in "\n" + cfg.read_text():
+        return []
+    bpf_tools(k)
+    tag = f"scx-{k.cell}-{hashlib.sha1(str(BUILD).encode()).hexdigest()[:8]}"
+    src = k.root / "src" / tag
+    shutil.rmtree(src, ignore_errors=True)
+    shutil.copytree(TOP / "scx_sbridge", src / "scx_sbridge",
+                    ignore=lambda _d, names: [n for n in names if n.startswith("build-")])
+    (src / "include/uapi/linux").mkdir(parents=True)
+    shutil.copy(TOP / "include/uapi/linux/sbridge_bpf.h", src / "include/uapi/linux")
+    cc = f"{k.cross or 'x86_64-linux-gnu-'}gcc-{kernels.GCC['trixie']}"
+    r = kernels.in_root(k, ["make", "-s", "-C", f"/src/{tag}/scx_sbridge", f"ARCH={k.arch}",
+                            f"CC={cc}", f"VMLINUX={k.headers}/vmlinux"], capture="keep")
+    if r.returncode:
+        raise BuildError(f"{k.cell}: scx_sbridge build failed:\n"
+                         + "\n".join((r.stdout + r.stderr).splitlines()[-40:]))
+    out = BUILD / "cells" / k.cell / "scx_sbridge"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src / "scx_sbridge" / f"build-{k.arch}" / "scx_sbridge", out)
+    return [out]
+
+
 def busybox(arch):
     """Static busybox for @arch (arm64's is downloaded and unpacked)."""
     dest = BUILD / "busybox" / arch / "busybox"

@@ -301,7 +301,9 @@ def prepared(cell):
     else:
         kernels.fetch(k)
     kos, warnings = build.modules(k)
-    base = guest.base_initramfs(k, kos, programs(k.arch))
+    # sched_ext kernels: the scx_sbridge loader beside the static programs
+    progs = list(programs(k.arch)) + build.scx_sbridge(k)
+    base = guest.base_initramfs(k, kos, progs)
     return k, base, tuple(warnings)
 
 

@@ -305,6 +305,7 @@ enum sbridge_attr {
 	SBRIDGE_A_TASK_PRED_KIND,	/* u32: enum sbridge_pred_kind of SPEEDUP_PRED */
 	SBRIDGE_A_TASK_MIX,		/* nest of SBRIDGE_A_FACTOR (u32 fp), one per enum sbridge_mix; absent if unknown */
 	SBRIDGE_A_CPU_TYPE_FROM,	/* u32: enum sbridge_types_from of this CPU's core type */
+	SBRIDGE_A_STATUS_SCHED_EXT,	/* string: "kfuncs registered..." or "not available: why" */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1

@@ -1,0 +1,135 @@
+#!/bin/sh
+# scenario: scx_sbridge (sched_ext, 7.x): loads and unloads under a fork storm, reads sbridge's hints through its kfuncs, sbridge_core cannot be removed while it runs, SysRq-S ends it and sbridge's placement resumes
+# arch: any
+# suite: backports
+# topology: 1b3s
+# smp: 4
+# timeout: 150
+# icount: no
+# debug: no
+. "${SBRIDGE_LIB:-/sbridge/lib.sh}"
+
+X=/sys/kernel/sched_ext
+LOG=/tmp/scx.log
+ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+mask_of() { taskset -p $1 | sed 's/.*: //'; }
+scx_state() { cat $X/state 2>/dev/null; }
+# wait_state STATE: at most 10 s for sched_ext to reach STATE
+wait_state() {
+	_w=0
+	while [ $_w -lt 40 ] && [ "$(scx_state)" != "$1" ]; do nap 0.25; _w=$((_w + 1)); done
+	[ "$(scx_state)" = "$1" ]
+}
+# a mode line of status
+mode() { sbridgectl status | sed -n 's/^in force: *//p'; }
+scxline() { sbridgectl status | sed -n 's/^sched_ext: *//p'; }
+storm() { forkstorm 100000 2 >/dev/null 2>&1 & storm=$!; }
+plan 23
+
+[ -d $X ] || bail_out "no $X: this kernel has no sched_ext"
+command -v scx_sbridge >/dev/null || bail_out "scx_sbridge was not built for this cell"
+
+# x86 boots one core type: declare two, as a big.LITTLE board would have
+types=
+[ "$(uname -m)" = x86_64 ] && types="cpu_types=0:1024;1-$((ncpu - 1)):446"
+check "sbridge loads ${types:-(core types from the capacities)}" load_sbridge $types
+case $(scxline) in
+"kfuncs registered"*) ok "status: sched_ext kfuncs registered" ;;
+*) not_ok "status: sched_ext kfuncs registered" "$(sbridgectl status)" ;;
+esac
+printf 'comm=spin class=compute\n' > /tmp/scx.rules
+check "rules: spin compute-bound" sbridgectl rules load /tmp/scx.rules
+check "act period 100 ms" sbridgectl set param act.period_ms 100
+check "checker off (placement alone is checked)" sbridgectl set param checker.on 0
+
+# 0. sbridge steers a compute-bound spinner to the big CPU (cpu0 on both
+# boards) before scx_sbridge runs
+full=$(printf '%x' $(( (1 << ncpu) - 1 )))
+spin 60 >/dev/null &
+sp=$!
+n=0
+while [ $n -lt 30 ] && [ "$(mask_of $sp)" = "$full" ]; do nap 0.5; n=$((n + 1)); done
+m=$(mask_of $sp)
+check "placement steers the spinner first (mask $m)" test "$m" != "$full"
+
+# 1. load under a fork storm
+storm
+scx_sbridge -H -s 2 > $LOG 2>&1 &
+scx=$!
+if wait_state enabled; then ok "sched_ext enabled under a fork storm"; else
+	not_ok "sched_ext enabled under a fork storm" "state $(scx_state); $(cat $LOG)"; fi
+check "root ops is sbridge" grep -qx sbridge $X/root/ops
+case $(mode) in
+"sched_ext: scx_sbridge, affinity steering off"*) ok "status: affinity steering off" ;;
+*) not_ok "status: affinity steering off" "$(mode)" ;;
+esac
+case $(scxline) in
+*"scx_sbridge runs"*) ok "status: scx_sbridge runs" ;;
+*) not_ok "status: scx_sbridge runs" "$(scxline)" ;;
+esac
+
+# 2. placement stood down: the spinner has its own mask back; hints flow
+n=0
+while [ $n -lt 10 ] && [ "$(mask_of $sp)" != "$full" ]; do nap 0.5; n=$((n + 1)); done
+check "placement gave the spinner its own mask back ($full)" test "$(mask_of $sp)" = "$full"
+# a spinner started under sched_ext (no PELT: sbridge counts its run time)
+spin 60 >/dev/null &
+sp2=$!
+kill $sp
+wait $sp 2>/dev/null
+nap 4
+check_fail "rmmod sbridge_core is refused while scx_sbridge runs" rmmod sbridge_core
+check "sched_ext still enabled after the refused rmmod" test "$(scx_state)" = enabled
+
+# 3. unload under the storm (SIGINT: the loader destroys its link)
+kill -INT $scx
+wait $scx
+rc=$?
+check "the loader exits 0 on SIGINT (exit $rc)" test $rc = 0
+if wait_state disabled; then ok "sched_ext disabled again"; else
+	not_ok "sched_ext disabled again" "state $(scx_state)"; fi
+diag "$(grep -E '^(stats|scx_sbridge)' $LOG | tail -n 3)"
+h=$(grep "^hint: pid=$sp2 " $LOG)
+diag "spinner started under scx_sbridge: ${h:-no hint line}"
+case $h in
+*" hint=1 "*) ok "the BPF side read the new spinner's hint: fast" ;;
+*) not_ok "the BPF side read the new spinner's hint: fast" "$(grep -c '^hint:' $LOG) hint lines" ;;
+esac
+found=$(sed -n 's/^stats: .*hint_found=\([0-9]*\).*/\1/p' $LOG | tail -n 1)
+check "hints were found for tracked tasks (${found:-0})" test "${found:-0}" -gt 0
+
+# 4. again, then SysRq-S ends it: the loader sees it, sbridge steers again
+scx_sbridge > $LOG 2>&1 &
+scx=$!
+wait_state enabled || diag "second load: state $(scx_state); $(cat $LOG)"
+echo S > /proc/sysrq-trigger
+if wait_state disabled; then ok "SysRq-S disables sched_ext"; else
+	not_ok "SysRq-S disables sched_ext" "state $(scx_state)"; fi
+_w=0
+while [ $_w -lt 20 ] && kill -0 $scx 2>/dev/null; do nap 0.25; _w=$((_w + 1)); done
+if kill -0 $scx 2>/dev/null; then
+	not_ok "the loader exits by itself" "$(cat $LOG)"
+	kill -INT $scx
+else
+	ok "the loader exits by itself"
+fi
+wait $scx
+grep -qi 'exited: .*reason=".*sysrq' $LOG && ok "the loader reports SysRq as the reason" ||
+	not_ok "the loader reports SysRq as the reason" "$(cat $LOG)"
+kill $storm 2>/dev/null
+wait $storm 2>/dev/null
+case $(mode) in
+"sched_ext:"*) not_ok "status: steering back" "$(mode)" ;;
+*) ok "status: steering back ($(mode | cut -c1-40))" ;;
+esac
+n=0
+while [ $n -lt 30 ] && [ "$(mask_of $sp2)" = "$full" ]; do nap 0.5; n=$((n + 1)); done
+m=$(mask_of $sp2)
+check "placement steers the new spinner again (mask $m)" test "$m" != "$full"
+kill $sp2 2>/dev/null
+wait $sp2 2>/dev/null
+
+# 5. nothing holds sbridge_core any more (the programs are freed after RCU)
+_w=0
+while [ $_w -lt 20 ] && ! unload_sbridge 2>/dev/null; do nap 0.25; _w=$((_w + 1)); done
+check "sbridge unloads once scx_sbridge is gone" test -z "$(grep '^sbridge_core ' /proc/modules)"
