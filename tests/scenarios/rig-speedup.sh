@@ -14,8 +14,12 @@
 # only, with the clock each CPU was measured to run at while busy (cycles
 # over busy time: the rig has no cpufreq), so it must land on those
 # ratios: within 10 %, and in order. The numbers go to the diag lines.
-plan 11
+plan 12
 check "sbridge loads on the rig's PMU" load_sbridge
+# sbridge_pmu counts user mode only and the rig's PMU tells the modes
+# apart (tools/rig/README.md, "Privilege modes"): no fallback to every mode
+check "sbridge's events count user mode only on the rig" sh -c \
+	"dmesg | grep -q 'rig PMU for.*user and kernel mode apart' && ! dmesg | grep -q 'cannot leave kernel mode out'"
 check "learning on" sh -c 'sbridgectl status | grep -q "CPI learning: *yes"'
 big=$(big_cpus | cut -d' ' -f1)
 little=$(little_cpus | cut -d' ' -f1)
