@@ -330,10 +330,27 @@ static struct perf_event *sbridge_pmu_open(unsigned int cpu, u32 type, u64 confi
 		.config		= config,
 		/* pinned: never rotated out, no multiplexing gaps */
 		.pinned		= pinned,
+		/*
+		 * The task's own code only (docs/estimate.md, "User mode
+		 * only"): the kernel work counted while a task runs is as
+		 * much interrupts, softirqs and the scheduler's as its own.
+		 */
+		.exclude_kernel	= !sbridge_pmu_kernel,
+		.exclude_hv	= !sbridge_pmu_kernel,
 	};
 	struct perf_event *ev;
 
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(ev) && attr.exclude_kernel &&
+	    (PTR_ERR(ev) == -EINVAL || PTR_ERR(ev) == -EOPNOTSUPP)) {
+		/* a PMU that cannot filter by mode (PERF_PMU_CAP_NO_EXCLUDE) */
+		attr.exclude_kernel = 0;
+		attr.exclude_hv = 0;
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		if (!IS_ERR(ev))
+			pr_info_once("cpu%u: %s cannot leave kernel mode out: counting every mode\n",
+				     cpu, ev->pmu->name ?: "the PMU");
+	}
 	if (IS_ERR(ev))
 		return ev;
 	/*

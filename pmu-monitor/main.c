@@ -50,6 +50,11 @@ module_param_named(mix, sbridge_pmu_mix, bool, 0444);
 MODULE_PARM_DESC(mix,
 		 "count instruction classes (load/store, integer, SIMD, FP, branch) where the PMU has them, for the mix predictor (default 1; 0: the CPI stack alone)");
 
+bool sbridge_pmu_kernel;
+module_param_named(kernel, sbridge_pmu_kernel, bool, 0444);
+MODULE_PARM_DESC(kernel,
+		 "count kernel-mode work too (default 0: user mode only, exclude_kernel and exclude_hv; where the PMU cannot tell modes apart every mode is counted)");
+
 static char sbridge_pmu_status[SBRIDGE_PMU_STATUS_LEN] = "loading";
 
 static int sbridge_pmu_ro_set(const char *val, const struct kernel_param *kp)

@@ -39,6 +39,8 @@ enum sbridge_pmu_kind {
 
 /* main.c: the mix= parameter (count instruction classes where possible) */
 extern bool sbridge_pmu_mix;
+/* main.c: the kernel= parameter (count kernel mode too; default user only) */
+extern bool sbridge_pmu_kernel;
 
 /* Names used in raw_events= and in the `events` report. */
 extern const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS];

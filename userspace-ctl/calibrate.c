@@ -6,8 +6,8 @@
  * of each core type: compute-bound (xorshift, integer ALU), branchy
  * (data-dependent branches) and two pointer chases over a random cycle,
  * one inside the last-level cache and one several times larger than it.
- * Each probe's cost is its cycles per iteration (perf_event_open) over
- * the type's top clock, i.e. its time at full speed, the unit the CPU
+ * Each probe's cost is its cycles per iteration (perf_event_open, user
+ * mode only) over the type's top clock, i.e. its time at full speed, the unit the CPU
  * factors are nominal in; without a cycle counter, its time. From them:
  *
  *   CPU factor of type j  = compute cost on j / compute cost on the
@@ -297,16 +297,28 @@ static uint64_t perf_read(int fd)
 	return v;
 }
 
+/*
+ * The probes' own cycles: user mode only, as sbridge_pmu counts (the
+ * timer ticks and interrupts that land on a probe are not its cost); a
+ * PMU that cannot leave kernel mode out counts every mode.
+ */
 static int perf_cycles_open(void)
 {
 	struct perf_event_attr a;
+	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_HARDWARE;
 	a.config = PERF_COUNT_HW_CPU_CYCLES;
 	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	a.exclude_kernel = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0 && (errno == EINVAL || errno == EOPNOTSUPP)) {
+		a.exclude_kernel = 0;
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	}
+	return fd;
 }
 
 /*

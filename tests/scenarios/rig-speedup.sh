@@ -14,8 +14,12 @@
 # only, with the clock each CPU was measured to run at while busy (cycles
 # over busy time: the rig has no cpufreq), so it must land on those
 # ratios: within 10 %, and in order. The numbers go to the diag lines.
-plan 11
+plan 12
 check "sbridge loads on the rig's PMU" load_sbridge
+# sbridge_pmu counts user mode only and the rig's PMU tells the modes
+# apart (tools/rig/README.md, "Privilege modes"): no fallback to every mode
+check "sbridge's events count user mode only on the rig" sh -c \
+	"dmesg | grep -q 'rig PMU for.*user and kernel mode apart' && ! dmesg | grep -q 'cannot leave kernel mode out'"
 check "learning on" sh -c 'sbridgectl status | grep -q "CPI learning: *yes"'
 big=$(big_cpus | cut -d' ' -f1)
 little=$(little_cpus | cut -d' ' -f1)
@@ -86,15 +90,12 @@ check "spin has a measured speedup" test "$s" -ge 0
 check "chase has a measured speedup" test "$c" -ge 0
 check "spin's measured speedup in [$sp_lo, $sp_hi]/100 (the rig's 2.0 +- 10 %)" test "$s" -ge $sp_lo -a "$s" -le $sp_hi
 # chase's own instructions are outnumbered on the rig by the guest
-# kernel's timer ticks (50 x as dense as on a board: the paced guest), so
-# its time per counted instruction is mostly the tick's: a rig limit
-# (tools/rig/README.md, docs/estimate.md), reported, not asserted
-if [ "$c" -ge $ch_lo ] && [ "$c" -le $ch_hi ]; then
-	ok "chase's measured speedup in [$ch_lo, $ch_hi]/100 (the rig's 1.1 +- 10 %)"
-else
-	skip "chase's measured speedup in [$ch_lo, $ch_hi]/100 (the rig's 1.1 +- 10 %): $c" \
-		"the rig's guest ticks outnumber chase's own instructions (tools/rig/README.md)"
-fi
+# kernel's timer ticks (50 x as dense as on a board: the paced guest);
+# sbridge counts user mode only, which the rig's PMU honours, so its time
+# per instruction is chase's own: 1.062 in two runs (every mode's counts
+# gave 0.91-1.0, reported then, not asserted; tools/rig/README.md)
+check "chase's measured speedup in [$ch_lo, $ch_hi]/100 (the rig's 1.1 +- 10 %)" \
+	test "$c" -ge $ch_lo -a "$c" -le $ch_hi
 check "spin's measured speedup exceeds chase's by >= 0.5" test "$s" -ge $((c + 50))
 
 sbridgectl matrix show > /tmp/mx

@@ -7,7 +7,8 @@
  *
  *   rigtest CONFIG SHM           the model: counters, classes, reference
  *                                cycles, energy, idle, DVFS latency and
- *                                ramp, low clocks after a wakeup
+ *                                ramp, low clocks after a wakeup, user
+ *                                and kernel mode apart
  *   rigtest CONFIG SHM TOPOLOGY  only install; exit status 0 if the plugin
  *                                accepted the configuration
  *
@@ -35,12 +36,16 @@ struct qemu_plugin_insn {
 struct qemu_plugin_tb {
 	size_t n;
 	struct qemu_plugin_insn *insn;
+	uint64_t vaddr;
 };
 
 static qemu_plugin_vcpu_tb_trans_cb_t trans_cb;
 static qemu_plugin_vcpu_simple_cb_t idle_cb, resume_cb;
 static qemu_plugin_vcpu_udata_cb_t exec_cb;
 static void *exec_udata;
+/* the last memory callback registered, and its udata */
+static qemu_plugin_vcpu_mem_cb_t mem_cb;
+static void *mem_udata;
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb)
@@ -80,6 +85,13 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
 				      enum qemu_plugin_mem_rw rw,
 				      void *userdata)
 {
+	mem_cb = cb;
+	mem_udata = userdata;
+}
+
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb)
+{
+	return tb->vaddr;
 }
 
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb)
@@ -189,6 +201,99 @@ static void run_blocks(int cpu, long n)
 		exec_cb(cpu, exec_udata);
 }
 
+/* @cpu's counter @n counted in @mode only (struct rig_pmu_modes) */
+static uint64_t mctr(int cpu, int mode, int n)
+{
+	struct rig_pmu_modes *m = (void *)((char *)hdr + hdr->mode_offset +
+					   cpu * hdr->mode_stride);
+
+	return ((volatile uint64_t *)m->ctr[mode])[n];
+}
+
+/*
+ * User and kernel mode apart: @tb (user) and a copy from the kernel's half
+ * run on @cpu; every split counter's user and kernel parts add up to the
+ * total, and each is what its blocks (and their memory accesses) cost.
+ */
+static void test_modes(int cpu, struct qemu_plugin_tb *tb, uint64_t kaddr)
+{
+	static const int split[] = { RIG_CTR_INSTRUCTIONS, RIG_CTR_CYCLES,
+				     RIG_CTR_LLC_REFS, RIG_CTR_LLC_MISSES,
+				     RIG_CTR_STALL_CYCLES, RIG_CTR_L1_REFS,
+				     RIG_CTR_REF_CYCLES, RIG_CTR_CLS_ALU,
+				     RIG_CTR_CLS_ASE };
+	struct qemu_plugin_tb ktb = *tb;
+	qemu_plugin_vcpu_mem_cb_t ucb, kcb;
+	void *uexec, *kexec, *umem, *kmem;
+	uint64_t ku, kk, uc, kc;
+	bool ok = true;
+	int i;
+
+	check(hdr->features & RIG_FEAT_MODES && hdr->mode_offset == RIG_PMU_MODE_OFFSET &&
+	      hdr->mode_stride == RIG_PMU_MODE_STRIDE,
+	      "page: counts by mode at %u, %u bytes a CPU", hdr->mode_offset,
+	      hdr->mode_stride);
+	trans_cb(1, tb);
+	uexec = exec_udata;
+	ucb = mem_cb;
+	umem = mem_udata;
+	ktb.vaddr = kaddr;
+	trans_cb(1, &ktb);
+	kexec = exec_udata;
+	kcb = mem_cb;
+	kmem = mem_udata;
+	check(umem == NULL && kmem != NULL, "memory accesses of a kernel block are marked as such");
+	resume_cb(1, cpu);
+	for (i = 0; i < 1000; i++) {
+		exec_cb(cpu, uexec);
+		/* every user load misses (a new line each time), a kernel one hits */
+		ucb(cpu, 0, 0x10000000 + (uint64_t)i * 4096 * 64, umem);
+		exec_cb(cpu, kexec);
+		kcb(cpu, 0, kaddr + 0x140, kmem);
+		exec_cb(cpu, kexec);	/* publishes what the accesses cost */
+	}
+	idle_cb(1, cpu);
+	for (i = 0; i < (int)(sizeof(split) / sizeof(split[0])); i++) {
+		int n = split[i];
+
+		uint64_t sum = mctr(cpu, RIG_MODE_USER, n) + mctr(cpu, RIG_MODE_KERNEL, n);
+
+		/* cycles are kept in fractions, busy time in ns: one apart at most */
+		if (sum > ctr(cpu, n) || sum + 1 < ctr(cpu, n)) {
+			printf("# counter %d: user %lu + kernel %lu, all %lu\n", n,
+			       (unsigned long)mctr(cpu, RIG_MODE_USER, n),
+			       (unsigned long)mctr(cpu, RIG_MODE_KERNEL, n),
+			       (unsigned long)ctr(cpu, n));
+			ok = false;
+		}
+	}
+	check(ok, "user + kernel = every mode (within one), for each counter split");
+	ku = mctr(cpu, RIG_MODE_USER, RIG_CTR_INSTRUCTIONS);
+	kk = mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_INSTRUCTIONS);
+	check(ku == 9000 && kk == 18000, "instructions: user %lu (9000), kernel %lu (18000)",
+	      (unsigned long)ku, (unsigned long)kk);
+	check(mctr(cpu, RIG_MODE_USER, RIG_CTR_LLC_MISSES) == 1000 &&
+	      mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_LLC_MISSES) <= 1 &&
+	      mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_L1_REFS) == 1000,
+	      "LLC misses: user %lu (1000), kernel %lu (at most the first); kernel L1 refs %lu (1000)",
+	      (unsigned long)mctr(cpu, RIG_MODE_USER, RIG_CTR_LLC_MISSES),
+	      (unsigned long)mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_LLC_MISSES),
+	      (unsigned long)mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_L1_REFS));
+	uc = mctr(cpu, RIG_MODE_USER, RIG_CTR_CYCLES);
+	kc = mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_CYCLES);
+	check(mctr(cpu, RIG_MODE_USER, RIG_CTR_STALL_CYCLES) >= 1000 * 119 &&
+	      uc >= mctr(cpu, RIG_MODE_USER, RIG_CTR_STALL_CYCLES) &&
+	      kc >= 2000 * 319 / 10 && kc <= 2000 * 319 / 10 + 200,
+	      "cycles: user %lu (with its misses' stalls), kernel %lu (2 x 31.9 a round)",
+	      (unsigned long)uc, (unsigned long)kc);
+	check(mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_CLS_ASE) == 2000 &&
+	      mctr(cpu, RIG_MODE_USER, RIG_CTR_CLS_ALU) == 2000,
+	      "classes by mode: kernel SIMD %lu (2000), user ALU %lu (2000)",
+	      (unsigned long)mctr(cpu, RIG_MODE_KERNEL, RIG_CTR_CLS_ASE),
+	      (unsigned long)mctr(cpu, RIG_MODE_USER, RIG_CTR_CLS_ALU));
+	exec_udata = uexec;
+}
+
 /* Execute on @cpu for @ms of wall time. */
 static void run_for(int cpu, double ms)
 {
@@ -204,7 +309,7 @@ int main(int argc, char **argv)
 	char *args[] = { cfg, topo, shm, pace };
 	qemu_info_t info = { .target_name = "aarch64", .system_emulation = true,
 			     .system = { .smp_vcpus = 2, .max_vcpus = 2 } };
-	struct qemu_plugin_tb tb = { sizeof(block) / sizeof(block[0]), block };
+	struct qemu_plugin_tb tb = { sizeof(block) / sizeof(block[0]), block, 0 };
 	int fd;
 	uint64_t cyc, ref, dyn, idle_ns, idle_pj, c0, r0;
 	double t0, mhz;
@@ -331,5 +436,7 @@ int main(int argc, char **argv)
 	run_for(0, 30);
 	check(rec(0)->freq_mhz == 1600 && rec(0)->target_mhz == 1600,
 	      "request withdrawn: back at 1600 MHz (%u)", rec(0)->freq_mhz);
+	/* the little vCPU, untouched so far: AArch64's kernel half (bit 55) */
+	test_modes(1, &tb, 0xffff800008010000ull);
 	return failures;
 }

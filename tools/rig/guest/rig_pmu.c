@@ -12,8 +12,16 @@
  *
  * The published counters are free running per vCPU and only ever written by
  * the host thread of that vCPU; guest CPU n is vCPU n (arm64 virt and x86
- * number them the same way).  Counting events only: no sampling, and
- * exclude_user/kernel are ignored (the model counts every mode).
+ * number them the same way).  Counting events only: no sampling.
+ *
+ * Privilege modes: the plugin also publishes every counter a perf event can
+ * ask for split into what the CPU counted in user mode and in kernel mode
+ * (RIG_FEAT_MODES), so exclude_user and exclude_kernel filter as the arm64
+ * PMUv3 and x86 PMUs do. exclude_hv is accepted and changes nothing: the
+ * guest has no hypervisor mode (x86 ignores it too). exclude_idle is
+ * accepted as on x86: a vCPU in WFI/HLT counts nothing anyway. Without the
+ * split (an older plugin) an event that excludes a mode is refused
+ * (-EINVAL, as a PMU without mode filtering: PERF_PMU_CAP_NO_EXCLUDE).
  *
  * Raw events (the PMU's own type, and PERF_TYPE_RAW, which no other PMU
  * owns here) take the Arm PMUv3 common event numbers where the rig counts
@@ -70,6 +78,9 @@ MODULE_PARM_DESC(counters, "At most this many events count at once on a CPU (0: 
  * @pdev: the ivshmem-plain PCI function.
  * @base: BAR2 mapping (struct rig_pmu_hdr followed by per-CPU records).
  * @nr_cpus: number of per-CPU records published by the plugin.
+ * @mode_offset: byte offset of CPU 0's struct rig_pmu_modes in @base,
+ *	0 if the plugin does not count by privilege mode.
+ * @mode_stride: bytes between two CPUs' struct rig_pmu_modes.
  * @pmu: the registered perf PMU.
  * @freq_lock: serialises frequency requests (read-modify-wait in freq_store)
  *	and the clock claim.
@@ -85,6 +96,7 @@ struct rig_dev {
 	struct pci_dev *pdev;
 	void __iomem *base;
 	u32 nr_cpus;
+	u32 mode_offset, mode_stride;
 	struct pmu pmu;
 	struct mutex freq_lock;
 	const struct rig_pmu_clock_ops *clock;
@@ -112,15 +124,47 @@ static u64 rig_read_ctr(struct rig_dev *r, unsigned int cpu, unsigned int ctr)
 	return readq(rig_cpu_rec(r, cpu) + ctr * sizeof(u64));
 }
 
-/* Sum of the counters in @mask (BIT(enum rig_pmu_counter)) of @cpu. */
-static u64 rig_read_sum(struct rig_dev *r, unsigned int cpu, u32 mask)
+/*
+ * Which modes an event counts (event->hw.config_base): every mode from the
+ * per-CPU record, or the per-mode records' user or kernel part, or none.
+ */
+enum rig_modes {
+	RIG_COUNT_ALL,
+	RIG_COUNT_USER,
+	RIG_COUNT_KERNEL,
+	RIG_COUNT_NONE,
+};
+
+/* @cpu's counter @ctr (< RIG_PMU_MODE_COUNTERS) counted in @mode only. */
+static u64 rig_read_mode(struct rig_dev *r, unsigned int cpu,
+			 enum rig_pmu_mode mode, unsigned int ctr)
+{
+	if (cpu >= r->nr_cpus || !r->mode_offset)
+		return 0;
+	return readq(r->base + r->mode_offset + cpu * r->mode_stride +
+		     (mode * RIG_PMU_MODE_COUNTERS + ctr) * sizeof(u64));
+}
+
+/*
+ * Sum of the counters in @mask (BIT(enum rig_pmu_counter)) of @cpu, in the
+ * modes @modes; a mode filter only ever comes with a @mask within
+ * RIG_PMU_MODE_SPLIT (rig_event_init()).
+ */
+static u64 rig_read_sum(struct rig_dev *r, unsigned int cpu, u32 mask,
+			enum rig_modes modes)
 {
 	u64 sum = 0;
 
+	if (modes == RIG_COUNT_NONE)
+		return 0;
 	while (mask) {
 		unsigned int ctr = __ffs(mask);
 
-		sum += rig_read_ctr(r, cpu, ctr);
+		if (modes == RIG_COUNT_ALL)
+			sum += rig_read_ctr(r, cpu, ctr);
+		else
+			sum += rig_read_mode(r, cpu, modes == RIG_COUNT_USER ?
+					     RIG_MODE_USER : RIG_MODE_KERNEL, ctr);
 		mask &= mask - 1;
 	}
 	return sum;
@@ -240,10 +284,30 @@ static u32 rig_cache_event(u64 config)
 
 #undef C
 
+/*
+ * The modes @event counts (enum rig_modes), from its exclude_user and
+ * exclude_kernel; -EINVAL if it excludes one and the rig cannot tell them
+ * apart for a counter of @mask.
+ */
+static int rig_event_modes(struct rig_dev *r, struct perf_event *event, u32 mask)
+{
+	bool user = !event->attr.exclude_user;
+	bool kernel = !event->attr.exclude_kernel;
+
+	if (user && kernel)
+		return RIG_COUNT_ALL;
+	if (!r->mode_offset || (mask & ~RIG_PMU_MODE_SPLIT))
+		return -EINVAL;
+	if (user)
+		return RIG_COUNT_USER;
+	return kernel ? RIG_COUNT_KERNEL : RIG_COUNT_NONE;
+}
+
 static int rig_event_init(struct perf_event *event)
 {
 	struct rig_dev *r = container_of(event->pmu, struct rig_dev, pmu);
 	u64 config = event->attr.config;
+	int modes;
 	u32 mask;
 
 	if (event->attr.type == PERF_TYPE_HARDWARE ||
@@ -276,7 +340,11 @@ static int rig_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	if (event->cpu >= 0 && event->cpu >= r->nr_cpus)
 		return -ENODEV;
+	modes = rig_event_modes(r, event, mask);
+	if (modes < 0)
+		return modes;
 	event->hw.config = mask;
+	event->hw.config_base = modes;
 	return 0;
 }
 
@@ -286,8 +354,15 @@ static void rig_event_update(struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 	u64 now, prev;
 
-	now = rig_read_sum(r, hwc->idx, hwc->config);
-	prev = local64_xchg(&hwc->prev_count, now);
+	now = rig_read_sum(r, hwc->idx, hwc->config, hwc->config_base);
+	prev = local64_read(&hwc->prev_count);
+	/*
+	 * A busy-time count (REF_CYCLES) is folded in floating point by the
+	 * plugin and may read one below its last value: never step back.
+	 */
+	if ((s64)(now - prev) <= 0)
+		return;
+	local64_set(&hwc->prev_count, now);
 	local64_add(now - prev, &event->count);
 }
 
@@ -297,7 +372,8 @@ static void rig_event_start(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	hwc->idx = smp_processor_id();
-	local64_set(&hwc->prev_count, rig_read_sum(r, hwc->idx, hwc->config));
+	local64_set(&hwc->prev_count, rig_read_sum(r, hwc->idx, hwc->config,
+						   hwc->config_base));
 	hwc->state = 0;
 }
 
@@ -378,7 +454,7 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *attr,
 	u32 cpu;
 
 	len += sysfs_emit_at(buf, len,
-			     "cpu type freq_mhz instructions cycles llc_refs llc_misses stall_cycles l1_refs lag_ns ref_cycles alu ldst branch mul idiv fdiv vfp ase\n");
+			     "cpu type freq_mhz instructions cycles llc_refs llc_misses stall_cycles l1_refs lag_ns ref_cycles alu ldst branch mul idiv fdiv vfp ase kernel_instructions kernel_cycles\n");
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		void __iomem *rec = rig_cpu_rec(r, cpu);
 		unsigned int k;
@@ -398,7 +474,15 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *attr,
 				     rig_read_ctr(r, cpu, RIG_CTR_REF_CYCLES));
 		for (k = RIG_CTR_CLS_ALU; k <= RIG_CTR_CLS_ASE; k++)
 			len += sysfs_emit_at(buf, len, " %llu", rig_read_ctr(r, cpu, k));
-		len += sysfs_emit_at(buf, len, "\n");
+		/* the kernel-mode part ("-" if the rig does not tell modes apart) */
+		if (r->mode_offset)
+			len += sysfs_emit_at(buf, len, " %llu %llu\n",
+					     rig_read_mode(r, cpu, RIG_MODE_KERNEL,
+							   RIG_CTR_INSTRUCTIONS),
+					     rig_read_mode(r, cpu, RIG_MODE_KERNEL,
+							   RIG_CTR_CYCLES));
+		else
+			len += sysfs_emit_at(buf, len, " - -\n");
 	}
 	return len;
 }
@@ -742,6 +826,29 @@ EXPORT_SYMBOL_GPL(rig_pmu_hdr);
 #define RIG_PMU_CAPS	0
 #endif
 
+/* Does the plugin count by privilege mode? Sets @r->mode_offset if so. */
+static void rig_probe_modes(struct rig_dev *r)
+{
+	u32 feat = readl(r->base + offsetof(struct rig_pmu_hdr, features));
+	u32 off = readl(r->base + offsetof(struct rig_pmu_hdr, mode_offset));
+	u32 stride = readl(r->base + offsetof(struct rig_pmu_hdr, mode_stride));
+
+	BUILD_BUG_ON(sizeof(struct rig_pmu_modes) != RIG_PMU_MODE_STRIDE);
+	BUILD_BUG_ON(RIG_PMU_MODE_OFFSET + RIG_PMU_MAX_CPUS * RIG_PMU_MODE_STRIDE >
+		     RIG_PMU_SHM_SIZE);
+	if (!(feat & RIG_FEAT_MODES))
+		return;
+	if (off < RIG_PMU_CPU_OFFSET + r->nr_cpus * RIG_PMU_CPU_STRIDE ||
+	    stride < sizeof(struct rig_pmu_modes) ||
+	    (u64)off + (u64)r->nr_cpus * stride > RIG_PMU_SHM_SIZE) {
+		dev_warn(&r->pdev->dev, "per-mode counters out of the page (offset %u stride %u): counting every mode only\n",
+			 off, stride);
+		return;
+	}
+	r->mode_offset = off;
+	r->mode_stride = stride;
+}
+
 static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct rig_dev *r;
@@ -789,6 +896,7 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (r->nr_cpus < num_possible_cpus())
 		dev_warn(&pdev->dev, "rig publishes %u CPUs, guest has %u\n",
 			 r->nr_cpus, num_possible_cpus());
+	rig_probe_modes(r);
 	pci_set_drvdata(pdev, r);
 
 	r->pmu = (struct pmu) {
@@ -814,8 +922,9 @@ static int rig_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_unlock(&rig_mutex);
 	if (pace)
 		rig_set_pace(r, true);
-	dev_info(&pdev->dev, "rig PMU for %u CPUs, perf type %d, pacing %s\n",
-		 r->nr_cpus, r->pmu.type, pace ? "on" : "left as is");
+	dev_info(&pdev->dev, "rig PMU for %u CPUs, perf type %d, pacing %s, %s\n",
+		 r->nr_cpus, r->pmu.type, pace ? "on" : "left as is",
+		 r->mode_offset ? "user and kernel mode apart" : "every mode together");
 	return 0;
 
 err_unmap:

@@ -12,6 +12,10 @@
  * Version 2 added the clock (OPP table, clock domain, DVFS timing), the
  * constant-rate reference counter, energy, the low-clock accounting and
  * the instruction-class counters, and made a per-CPU record 512 bytes.
+ * Later version 2 plugins also count by privilege mode (RIG_FEAT_MODES):
+ * the header's features, mode_offset and mode_stride were reserved words
+ * (0) before, and the per-mode records sit past the last per-CPU record,
+ * so a reader that knows nothing of them is unaffected.
  */
 #ifndef RIG_PMU_ABI_H
 #define RIG_PMU_ABI_H
@@ -96,6 +100,45 @@ enum rig_pmu_counter {
 #define RIG_PMU_FREQ_MIN_MHZ	10u
 #define RIG_PMU_FREQ_MAX_MHZ	10000u
 
+/*
+ * Counting by privilege mode (hdr.features & RIG_FEAT_MODES): per CPU, a
+ * struct rig_pmu_modes at hdr.mode_offset + cpu * hdr.mode_stride holds,
+ * for each counter index below RIG_PMU_MODE_COUNTERS that is in
+ * RIG_PMU_MODE_SPLIT, the part of ctr[] counted while the CPU ran user
+ * code and the part counted while it ran kernel code; the two add up to
+ * ctr[] (each is written on its own, so each is monotonic). Other indices
+ * read as 0. The plugin tells the modes apart by the address a translation
+ * block runs from: the upper half of the virtual address space is the
+ * kernel's (tools/rig/README.md, "Privilege modes").
+ */
+enum rig_pmu_mode {
+	RIG_MODE_USER = 0,
+	RIG_MODE_KERNEL = 1,
+	RIG_NR_MODES = 2
+};
+
+#define RIG_PMU_MODE_COUNTERS	24u	/* ctr[] indices 0..23 */
+#define RIG_PMU_MODE_OFFSET	(RIG_PMU_CPU_OFFSET + \
+				 RIG_PMU_MAX_CPUS * RIG_PMU_CPU_STRIDE)
+#define RIG_PMU_MODE_STRIDE	(RIG_NR_MODES * RIG_PMU_MODE_COUNTERS * 8u)
+#define RIG_PMU_MODE_SPLIT						\
+	((1u << RIG_CTR_INSTRUCTIONS) | (1u << RIG_CTR_CYCLES) |	\
+	 (1u << RIG_CTR_LLC_REFS) | (1u << RIG_CTR_LLC_MISSES) |	\
+	 (1u << RIG_CTR_STALL_CYCLES) | (1u << RIG_CTR_L1_REFS) |	\
+	 (1u << RIG_CTR_REF_CYCLES) | (0xffu << RIG_CTR_CLS_ALU))
+
+/**
+ * struct rig_pmu_modes - one CPU's counters by privilege mode.
+ * @ctr: ctr[RIG_MODE_USER][i] + ctr[RIG_MODE_KERNEL][i] is the per-CPU
+ *	record's ctr[i], for i in RIG_PMU_MODE_SPLIT.
+ */
+struct rig_pmu_modes {
+	rig_u64 ctr[RIG_NR_MODES][RIG_PMU_MODE_COUNTERS];
+};
+
+/* hdr.features bits, written by the plugin before hdr.magic. */
+#define RIG_FEAT_MODES		0x1u	/* struct rig_pmu_modes published */
+
 /* hdr.ctrl bits, written by the guest. */
 #define RIG_CTRL_PACE		0x1u	/* request wall-clock pacing */
 
@@ -119,6 +162,10 @@ enum rig_pmu_counter {
  *	microsecond (0: in one step).
  * @low_clock_pct: a clock below this share of the core type's top OPP
  *	counts as low (RIG_CTR_LOW_NS, RIG_CTR_WAKE_LOW_NS).
+ * @features: RIG_FEAT_* (0 from plugins that predate them).
+ * @mode_offset: byte offset of CPU 0's struct rig_pmu_modes
+ *	(RIG_PMU_MODE_OFFSET), 0 without RIG_FEAT_MODES.
+ * @mode_stride: bytes between them (RIG_PMU_MODE_STRIDE).
  */
 struct rig_pmu_hdr {
 	rig_u32 magic;
@@ -133,7 +180,10 @@ struct rig_pmu_hdr {
 	rig_u32 dvfs_latency_us;
 	rig_u32 dvfs_ramp_khz_per_us;
 	rig_u32 low_clock_pct;
-	rig_u32 reserved[4];
+	rig_u32 features;
+	rig_u32 mode_offset;
+	rig_u32 mode_stride;
+	rig_u32 reserved[1];
 };
 
 /**

@@ -28,6 +28,11 @@
  * time spent at low clocks (also just after a wakeup) and retired
  * instructions per class.
  *
+ * Privilege modes: each block is user or kernel code by the address it runs
+ * from (kernel_half()), and every counter a perf event can ask for is also
+ * kept for kernel mode alone, so that the guest's PMU can honour
+ * exclude_user and exclude_kernel as hardware PMUs do.
+ *
  * Plugin arguments: config=FILE (required), topology=NAME, shm=FILE,
  * stats=FILE, pace=always|guest|off (overrides the configuration); for
  * overhead experiments paddr=off (LLC by virtual address) and mem=off (no
@@ -59,6 +64,11 @@
 #include "rig_pmu_abi.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+_Static_assert(sizeof(struct rig_pmu_modes) == RIG_PMU_MODE_STRIDE,
+	       "rig_pmu_modes layout");
+_Static_assert(RIG_PMU_MODE_OFFSET + RIG_PMU_MAX_CPUS * RIG_PMU_MODE_STRIDE <=
+	       RIG_PMU_SHM_SIZE, "per-mode records fit in the page");
 
 #define FP_SHIFT	8		/* cycles are kept in 1/256 units */
 #define FP_ONE		(1u << FP_SHIFT)
@@ -103,6 +113,19 @@ struct cache {
 };
 
 /*
+ * What a vCPU counted while in kernel mode (blocks from the kernel's half
+ * of the address space); the same counts of struct vcpu are every mode's,
+ * user mode is the difference.
+ */
+struct kcounts {
+	uint64_t cyc_fp, stall_fp;
+	uint64_t insns, l1_refs, llc_refs, llc_misses;
+	uint64_t kinds[NR_KINDS];
+	uint64_t acc_fp;		/* cyc_fp at the last accounting point */
+	double busy_ns;			/* modelled busy ns, folded by account() */
+};
+
+/*
  * Per-vCPU model state, touched only by the vCPU's own thread (and by the
  * exit report once every vCPU has stopped).
  *
@@ -135,8 +158,10 @@ struct vcpu {
 	double busy_ns, idle_ns, low_ns, wake_low_ns, dyn_pj, idle_pj;
 	uint64_t wakeups;
 	int64_t idle_start;		/* wall ns, 0 = running */
+	struct kcounts k;		/* the kernel-mode part of the above */
 	struct cache l1, llc;
 	struct rig_pmu_cpu *pub;
+	struct rig_pmu_modes *modes;	/* NULL: modes not told apart */
 } __attribute__((aligned(64)));
 
 /* Translation-time summary of one block, shared by all vCPUs. */
@@ -144,6 +169,7 @@ struct tb_info {
 	uint32_t n_insns;
 	uint32_t cost_fp[MAX_TYPES];
 	uint16_t kinds[NR_KINDS];
+	bool kernel;		/* runs from the kernel's half (kernel_half()) */
 };
 
 static struct core_type types[MAX_TYPES];
@@ -151,6 +177,8 @@ static int nr_types;
 static struct vcpu *vcpus;
 static int nr_vcpus;
 static bool is_a64;
+/* The address bit that selects the kernel's half; 0: modes not told apart. */
+static uint64_t kernel_va_bit;
 static enum pace_mode pace_mode = PACE_ALWAYS;
 static uint32_t slowdown = 100, mem_latency_ns = 100, line_shift = 6;
 static double store_stall = 0.25;
@@ -399,6 +427,8 @@ static void account(struct vcpu *v)
 		return;
 	ns = d * v->ns_per_fp;
 	v->busy_ns += ns;
+	v->k.busy_ns += (v->k.cyc_fp - v->k.acc_fp) * v->ns_per_fp;
+	v->k.acc_fp = v->k.cyc_fp;
 	v->dyn_pj += d * v->pj_per_fp;
 	if (v->freq_mhz < v->low_mhz) {
 		v->low_ns += ns;
@@ -481,6 +511,42 @@ static bool dvfs_update(struct vcpu *v, int64_t now)
 	return true;
 }
 
+/*
+ * The kernel-mode counts, and the user-mode ones as every mode's minus
+ * them: each is a sum of its own increments (cycles in 1/256 units, busy
+ * time folded apart), so each only grows.
+ */
+static void publish_modes(struct vcpu *v)
+{
+	uint64_t *u = v->modes->ctr[RIG_MODE_USER];
+	uint64_t *kc = v->modes->ctr[RIG_MODE_KERNEL];
+	const struct kcounts *k = &v->k;
+	double kbusy = k->busy_ns + (k->cyc_fp - k->acc_fp) * v->ns_per_fp;
+	double ubusy = v->busy_ns - k->busy_ns +
+		       ((v->cyc_fp - v->acc_fp) - (k->cyc_fp - k->acc_fp)) *
+		       v->ns_per_fp;
+	int i;
+
+	kc[RIG_CTR_INSTRUCTIONS] = k->insns;
+	kc[RIG_CTR_CYCLES] = k->cyc_fp >> FP_SHIFT;
+	kc[RIG_CTR_LLC_REFS] = k->llc_refs;
+	kc[RIG_CTR_LLC_MISSES] = k->llc_misses;
+	kc[RIG_CTR_STALL_CYCLES] = k->stall_fp >> FP_SHIFT;
+	kc[RIG_CTR_L1_REFS] = k->l1_refs;
+	kc[RIG_CTR_REF_CYCLES] = (uint64_t)kbusy;
+	u[RIG_CTR_INSTRUCTIONS] = v->insns - k->insns;
+	u[RIG_CTR_CYCLES] = (v->cyc_fp - k->cyc_fp) >> FP_SHIFT;
+	u[RIG_CTR_LLC_REFS] = v->llc_refs - k->llc_refs;
+	u[RIG_CTR_LLC_MISSES] = v->llc_misses - k->llc_misses;
+	u[RIG_CTR_STALL_CYCLES] = (v->stall_fp - k->stall_fp) >> FP_SHIFT;
+	u[RIG_CTR_L1_REFS] = v->l1_refs - k->l1_refs;
+	u[RIG_CTR_REF_CYCLES] = ubusy > 0 ? (uint64_t)ubusy : 0;
+	for (i = 0; i < NR_KINDS; i++) {
+		kc[RIG_CTR_CLS_ALU + i] = k->kinds[i];
+		u[RIG_CTR_CLS_ALU + i] = v->kinds[i] - k->kinds[i];
+	}
+}
+
 static void publish(struct vcpu *v)
 {
 	uint64_t *c = v->pub->ctr;
@@ -496,6 +562,8 @@ static void publish(struct vcpu *v)
 					   (v->cyc_fp - v->acc_fp) * v->ns_per_fp);
 	for (k = 0; k < NR_KINDS; k++)
 		c[RIG_CTR_CLS_ALU + k] = v->kinds[k];
+	if (v->modes)
+		publish_modes(v);
 }
 
 static void publish_lag(struct vcpu *v)
@@ -567,6 +635,12 @@ static void tb_exec(unsigned int vi, void *udata)
 	for (k = 0; k < NR_KINDS; k++)
 		v->kinds[k] += ti->kinds[k];
 	v->cyc_fp += ti->cost_fp[v->type];
+	if (ti->kernel) {
+		v->k.insns += ti->n_insns;
+		for (k = 0; k < NR_KINDS; k++)
+			v->k.kinds[k] += ti->kinds[k];
+		v->k.cyc_fp += ti->cost_fp[v->type];
+	}
 	publish(v);
 	if (v->cyc_fp >= v->next_check_fp)
 		pace(v);
@@ -576,16 +650,20 @@ static void tb_exec(unsigned int vi, void *udata)
  * L1 is indexed and tagged by guest virtual address (cheap, and real L1s
  * are virtually indexed); only an L1 miss pays for the guest-physical
  * lookup that indexes the LLC.  Cross-process aliases in the L1 are a known
- * simplification.
+ * simplification.  @udata is non-NULL for an instruction of a kernel-mode
+ * block: what it costs is also counted as kernel mode's.
  */
 static void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 		       uint64_t vaddr, void *udata)
 {
 	struct vcpu *v = &vcpus[vi];
+	struct kcounts *k = udata ? &v->k : NULL;
 	struct qemu_plugin_hwaddr *hw;
 	uint64_t line, stall;
 
 	v->l1_refs++;
+	if (k)
+		k->l1_refs++;
 	if (cache_access(&v->l1, vaddr >> line_shift))
 		return;
 	line = vaddr >> line_shift;
@@ -599,6 +677,10 @@ static void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 	}
 	v->llc_refs++;
 	v->cyc_fp += v->llc_hit_fp;
+	if (k) {
+		k->llc_refs++;
+		k->cyc_fp += v->llc_hit_fp;
+	}
 	if (cache_access(&v->llc, line))
 		return;
 	v->llc_misses++;
@@ -606,6 +688,11 @@ static void mem_access(unsigned int vi, qemu_plugin_meminfo_t info,
 	stall = qemu_plugin_mem_is_store(info) ? v->store_mem_fp : v->mem_fp;
 	v->cyc_fp += stall;
 	v->stall_fp += stall;
+	if (k) {
+		k->llc_misses++;
+		k->cyc_fp += stall;
+		k->stall_fp += stall;
+	}
 }
 
 /* The vCPU goes idle (WFI/HLT): close the busy stretch. */
@@ -654,12 +741,36 @@ static void vcpu_resume(qemu_plugin_id_t id, unsigned int vi)
 		anchor(v, now);		/* idle time is not owed */
 }
 
+/*
+ * Is @va in the kernel's half of the guest's address space? Both guests
+ * split it in two and never run code of one half in the other mode:
+ * - AArch64: bit 55 selects the translation table (TTBR1_EL1 above, the
+ *   kernel's; TTBR0_EL1 below, the process's), whatever the top byte
+ *   holds (TBI); Linux maps no user-executable page through TTBR1 and
+ *   runs nothing at EL1 from TTBR0 once the MMU is on (PXN on user
+ *   pages, PAN).
+ * - x86-64: canonical addresses with bit 63 set (0xffff8000... up) are
+ *   the kernel's, user space is below 0x00007fff...; the legacy vsyscall
+ *   page up there is not executable from user mode (it traps and the
+ *   kernel emulates it).
+ * Kernel code that runs from low addresses (the identity map while the
+ *   MMU is switched on, a CPU coming up, a resume) is counted as user
+ *   mode's: it runs once per boot or hotplug, not while a task runs.
+ */
+static bool kernel_half(uint64_t va)
+{
+	return kernel_va_bit && (va & kernel_va_bit);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
 	struct tb_info *ti = g_new0(struct tb_info, 1);
 	double cost[MAX_TYPES] = { 0 };
 	int t;
+
+	/* A block never crosses a change of mode: one mode per block. */
+	ti->kernel = kernel_half(qemu_plugin_tb_vaddr(tb));
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -684,7 +795,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (model_mem && (!is_a64 || c == C_LDST))
 			qemu_plugin_register_vcpu_mem_cb(insn, mem_access,
 							 QEMU_PLUGIN_CB_NO_REGS,
-							 QEMU_PLUGIN_MEM_RW, NULL);
+							 QEMU_PLUGIN_MEM_RW,
+							 ti->kernel ? ti : NULL);
 	}
 	ti->n_insns = n;
 	for (t = 0; t < nr_types; t++)
@@ -739,6 +851,18 @@ static void report(qemu_plugin_id_t id, void *p)
 			v->dyn_pj / 1e9, v->idle_pj / 1e9,
 			(v->dyn_pj + v->idle_pj) / 1e9, pct(v->low_ns, v->busy_ns),
 			pct(v->wake_low_ns, v->busy_ns), v->wakeups);
+	}
+	if (kernel_va_bit) {
+		g_string_append(s, "rig: vcpu kernel_instructions kernel_cycles "
+				"kernel_insn_pct kernel_cycle_pct\n");
+		for (i = 0; i < nr_vcpus; i++) {
+			struct vcpu *v = &vcpus[i];
+
+			g_string_append_printf(s,
+				"rig: %d %" PRIu64 " %" PRIu64 " %.1f %.1f\n", i,
+				v->k.insns, v->k.cyc_fp >> FP_SHIFT,
+				pct(v->k.insns, v->insns), pct(v->k.cyc_fp, v->cyc_fp));
+		}
 	}
 	/* qemu_plugin_outs() needs "-d plugin"; stderr always works */
 	fputs(s->str, stderr);
@@ -1168,6 +1292,9 @@ static bool vcpu_init(int i, const char *name)
 		return false;
 	}
 	v->pub = pub;
+	if (kernel_va_bit)
+		v->modes = (void *)((char *)hdr + RIG_PMU_MODE_OFFSET +
+				    i * RIG_PMU_MODE_STRIDE);
 	pub->type = v->type;
 	pub->capacity = t->capacity;
 	pub->freq_cfg_mhz = t->freq_mhz;
@@ -1229,6 +1356,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return -1;
 	}
 	is_a64 = !strcmp(info->target_name, "aarch64");
+	/* kernel_half(): the other targets' modes are not told apart */
+	if (is_a64)
+		kernel_va_bit = 1ull << 55;
+	else if (!strcmp(info->target_name, "x86_64"))
+		kernel_va_bit = 1ull << 63;
 	list = load_config(a.config, a.topo);
 	if (!list)
 		return -1;
@@ -1258,6 +1390,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	hdr->dvfs_latency_us = (uint32_t)lround(dvfs_latency_us);
 	hdr->dvfs_ramp_khz_per_us = (uint32_t)lround(dvfs_ramp_mhz_per_us * 1000);
 	hdr->low_clock_pct = low_clock_pct;
+	if (kernel_va_bit) {
+		hdr->features = RIG_FEAT_MODES;
+		hdr->mode_offset = RIG_PMU_MODE_OFFSET;
+		hdr->mode_stride = RIG_PMU_MODE_STRIDE;
+	}
 	__atomic_store_n(&hdr->magic, RIG_PMU_MAGIC, __ATOMIC_RELEASE);
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
