@@ -125,7 +125,8 @@ extern struct sbridge_topology sbridge_topo;
 int sbridge_topology_init(void);
 void sbridge_topology_exit(void);
 int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
-void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours);
+bool sbridge_topo_write_capacity(int cpu, unsigned long old, unsigned long cap,
+				 bool ours);
 u32 sbridge_type_factor(unsigned int type);
 u32 sbridge_type_factor_nominal(unsigned int type);
 u32 sbridge_type_factor_user(unsigned int type);
