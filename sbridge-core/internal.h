@@ -34,6 +34,8 @@ u32 sbridge_source_describe(char *name, size_t len);
 u32 sbridge_source_events(void);
 u32 sbridge_source_effective_khz(unsigned int cpu);
 u32 sbridge_source_clock(unsigned int cpu, char *name, size_t len);
+bool sbridge_source_pmu(unsigned int cpu, char *name, size_t name_len,
+			char *chain, size_t chain_len);
 const char *sbridge_status_message(u32 events, bool has_source);
 int sbridge_source_init(void);
 void sbridge_source_exit(void);

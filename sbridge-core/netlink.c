@@ -24,6 +24,8 @@
 
 #define SBRIDGE_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 #define SBRIDGE_PARAM_NAME_LEN		32
+/* longest event chain a source names (SBRIDGE_A_CPU_PMU_CHAIN), with NUL */
+#define SBRIDGE_PMU_CHAIN_LEN		128
 
 static const struct nla_policy sbridge_policy[SBRIDGE_A_MAX + 1] = {
 	[SBRIDGE_A_CPUMASK]	= { .type = NLA_BINARY,
@@ -246,13 +248,16 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 	int cpu;
 
 	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
+		char clock[32], pmu[32], chain[SBRIDGE_PMU_CHAIN_LEN];
 		const struct sbridge_cpu *c;
-		char clock[32];
+		bool has_pmu;
 		void *hdr;
 
 		if (!cpu_possible(cpu))
 			continue;
 		c = per_cpu_ptr(&sbridge_cpus, cpu);
+		has_pmu = sbridge_source_pmu(cpu, pmu, sizeof(pmu), chain,
+					     sizeof(chain));
 		hdr = sbridge_dump_hdr(skb, cb, SBRIDGE_CMD_GET_CPUS);
 		if (!hdr)
 			break;
@@ -279,7 +284,10 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		     nla_put_u32(skb, SBRIDGE_A_CPU_L3_KB, c->cache_kb[2])) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CLOCK_KIND,
 				sbridge_cpu_clock(cpu, clock, sizeof(clock))) ||
-		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE_FROM, c->type_from)) {
+		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE_FROM, c->type_from) ||
+		    (has_pmu &&
+		     (nla_put_string(skb, SBRIDGE_A_CPU_PMU, pmu) ||
+		      nla_put_string(skb, SBRIDGE_A_CPU_PMU_CHAIN, chain)))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
