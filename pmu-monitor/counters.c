@@ -750,19 +750,33 @@ int sbridge_pmu_format_events(char *buf, size_t len)
 	return sbridge_pmu_format_groups(buf, len, sbridge_pmu_events_line);
 }
 
+/*
+ * What @pc's kind @i counts when it is not an event of the table: "none",
+ * "raw_events" or "generic"; NULL when it is the table's *@e.
+ */
+static const char *sbridge_pmu_kind_word(const struct sbridge_pmu_cpu *pc, int i,
+					 const struct sbridge_evtab_event **e)
+{
+	int tk = sbridge_pmu_tab_kind(i);
+
+	*e = tk >= 0 ? pc->tab[tk] : NULL;
+	if (!(pc->mask & BIT(i)))
+		return "none";
+	if (pc->raw & BIT(i))
+		return "raw_events";
+	return *e ? NULL : "generic";
+}
+
 /* What @pc's kind @i counts, for the event_table report. */
 static int sbridge_pmu_format_source(char *buf, size_t len,
 				     const struct sbridge_pmu_cpu *pc, int i)
 {
 	int tk = sbridge_pmu_tab_kind(i);
-	const struct sbridge_evtab_event *e = tk >= 0 ? pc->tab[tk] : NULL;
+	const struct sbridge_evtab_event *e;
+	const char *word = sbridge_pmu_kind_word(pc, i, &e);
 
-	if (!(pc->mask & BIT(i)))
-		return scnprintf(buf, len, "none");
-	if (pc->raw & BIT(i))
-		return scnprintf(buf, len, "raw_events");
-	if (!e)
-		return scnprintf(buf, len, "generic");
+	if (word)
+		return scnprintf(buf, len, "%s", word);
 	if (e->config == SBRIDGE_EVTAB_GENERIC)
 		return scnprintf(buf, len, "%s (generic)%s%s", e->name,
 				 pc->step[tk] ? ", fallback: " : "",
@@ -807,6 +821,53 @@ static int sbridge_pmu_table_line(char *buf, size_t len, unsigned int cpu,
 int sbridge_pmu_format_table(char *buf, size_t len)
 {
 	return sbridge_pmu_format_groups(buf, len, sbridge_pmu_table_line);
+}
+
+/**
+ * sbridge_pmu_cpu_pmu() - the PMU @cpu counts with and the chain chosen
+ * @cpu: CPU number
+ * @name: gets the perf PMU of the cycle counter, e.g. "armv8_cortex_a76"
+ * @name_len: size of @name
+ * @chain: gets the event table's core model and what each of its kinds
+ *	took, e.g. "Cortex-A76: llc_misses LL_CACHE_MISS_RD, stall_cycles
+ *	STALL_BACKEND (fallback)" ("generic" without an entry; "none",
+ *	"generic", "raw_events" for a kind the table did not give)
+ * @chain_len: size of @chain
+ *
+ * The core's source op @pmu. The fields are the hotplug callback's; read
+ * without its lock (the core calls this under RCU), so a CPU coming or
+ * going online meanwhile may show half its old and half its new name,
+ * never more than the buffer.
+ *
+ * Return: false if @cpu has no cycle counter (no PMU).
+ */
+bool sbridge_pmu_cpu_pmu(unsigned int cpu, char *name, size_t name_len,
+			 char *chain, size_t chain_len)
+{
+	static const int kinds[] = { SBRIDGE_PMU_LLC_MISSES, SBRIDGE_PMU_STALL };
+	const struct sbridge_evtab_core *core;
+	const struct sbridge_evtab_event *e;
+	const struct sbridge_pmu_cpu *pc;
+	const char *word;
+	unsigned int i;
+	size_t n;
+
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return false;
+	pc = per_cpu_ptr(&sbridge_pmu_cpu, cpu);
+	if (!READ_ONCE(pc->pmu_name[0]))
+		return false;
+	strscpy(name, pc->pmu_name, min_t(size_t, name_len, sizeof(pc->pmu_name)));
+	core = READ_ONCE(pc->core);
+	n = scnprintf(chain, chain_len, "%s:", core ? core->name : "generic");
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		word = sbridge_pmu_kind_word(pc, kinds[i], &e);
+		n += scnprintf(chain + n, chain_len - n, "%s %s %s%s", i ? "," : "",
+			       sbridge_pmu_kind_name[kinds[i]], word ?: e->name,
+			       !word && pc->step[sbridge_pmu_tab_kind(kinds[i])] ?
+			       " (fallback)" : "");
+	}
+	return true;
 }
 
 /* Longest "counts" line: cpu, reads and every kind with a u64. */

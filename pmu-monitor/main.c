@@ -133,6 +133,7 @@ static struct sbridge_source_ops sbridge_pmu_ops = {
 	.read_delta	= sbridge_pmu_read_delta,
 	.effective_khz	= sbridge_pmu_effective_khz,
 	.clock		= sbridge_pmu_clock,
+	.pmu		= sbridge_pmu_cpu_pmu,
 };
 
 static u32 sbridge_pmu_ev_all(void)

@@ -56,6 +56,8 @@ int sbridge_pmu_format_events(char *buf, size_t len);
 int sbridge_pmu_format_table(char *buf, size_t len);
 int sbridge_pmu_format_counts(char *buf, size_t len);
 void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta);
+bool sbridge_pmu_cpu_pmu(unsigned int cpu, char *name, size_t name_len,
+			 char *chain, size_t chain_len);
 
 /* freq.c */
 int sbridge_pmu_freq_init(void);

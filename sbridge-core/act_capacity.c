@@ -75,12 +75,12 @@ static void sbridge_cap_restore_locked(void)
 	for_each_possible_cpu(cpu) {
 		if (!sbridge_cap.written[cpu])
 			continue;
-		if (sbridge_cpu_capacity(cpu) == sbridge_cap.written[cpu]) {
-			sbridge_topo_write_capacity(cpu, sbridge_cap.orig[cpu], false);
+		/* only if it still holds ours: a kernel rescale since wins */
+		if (sbridge_topo_write_capacity(cpu, sbridge_cap.written[cpu],
+						sbridge_cap.orig[cpu], false))
 			trace_sbridge_act(SBRIDGE_TP_ACT_CAPACITY,
 					  SBRIDGE_TP_OP_RESTORE, NULL, cpu, NULL,
 					  sbridge_cap.orig[cpu], 0);
-		}
 		sbridge_cap.written[cpu] = 0;
 	}
 	if (sbridge_cap.applied)
@@ -90,21 +90,29 @@ static void sbridge_cap_restore_locked(void)
 
 static void sbridge_cap_apply_locked(void)
 {
-	unsigned long want;
+	unsigned long want, cur;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
+		/* one read: what is checked below is what the write expects */
+		cur = sbridge_cpu_capacity(cpu);
 		/* untouched: the kernel's current value is the one to keep */
 		if (!sbridge_cap.written[cpu])
-			sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
+			sbridge_cap.orig[cpu] = cur;
 		want = sbridge_cap_target(cpu);
-		if (sbridge_cpu_capacity(cpu) == want)
+		if (cur == want)
 			continue;
 		/* Someone else (cpufreq rescale) moved it: adopt theirs. */
-		if (sbridge_cap.written[cpu] &&
-		    sbridge_cpu_capacity(cpu) != sbridge_cap.written[cpu])
-			sbridge_cap.orig[cpu] = sbridge_cpu_capacity(cpu);
-		sbridge_topo_write_capacity(cpu, want, want != sbridge_cap.orig[cpu]);
+		if (sbridge_cap.written[cpu] && cur != sbridge_cap.written[cpu])
+			sbridge_cap.orig[cpu] = cur;
+		if (!sbridge_topo_write_capacity(cpu, cur, want,
+						 want != sbridge_cap.orig[cpu])) {
+			/* rescaled since the read: theirs stays, next run adopts it */
+			sbridge_cap.written[cpu] = 0;
+			pr_debug("capacity actuator: cpu%d rescaled by the kernel meanwhile\n",
+				 cpu);
+			continue;
+		}
 		trace_sbridge_act(SBRIDGE_TP_ACT_CAPACITY, SBRIDGE_TP_OP_APPLY,
 				  NULL, cpu, NULL, want, 0);
 		sbridge_cap.written[cpu] = want == sbridge_cap.orig[cpu] ? 0 : want;

@@ -15,7 +15,6 @@
 #include <linux/percpu.h>
 #include <linux/moduleparam.h>
 #include <linux/spinlock_types.h>
-#include <net/genetlink.h>
 #include <sbridge/sbridge.h>
 #include "model.h"
 #include "speedup.h"
@@ -35,6 +34,8 @@ u32 sbridge_source_describe(char *name, size_t len);
 u32 sbridge_source_events(void);
 u32 sbridge_source_effective_khz(unsigned int cpu);
 u32 sbridge_source_clock(unsigned int cpu, char *name, size_t len);
+bool sbridge_source_pmu(unsigned int cpu, char *name, size_t name_len,
+			char *chain, size_t chain_len);
 const char *sbridge_status_message(u32 events, bool has_source);
 int sbridge_source_init(void);
 void sbridge_source_exit(void);
@@ -125,7 +126,8 @@ extern struct sbridge_topology sbridge_topo;
 int sbridge_topology_init(void);
 void sbridge_topology_exit(void);
 int sbridge_set_cpu_factor(const struct cpumask *mask, u32 factor);
-void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours);
+bool sbridge_topo_write_capacity(int cpu, unsigned long old, unsigned long cap,
+				 bool ours);
 u32 sbridge_type_factor(unsigned int type);
 u32 sbridge_type_factor_nominal(unsigned int type);
 u32 sbridge_type_factor_user(unsigned int type);
@@ -518,13 +520,121 @@ void sbridge_matrix_unlock(unsigned long flags);
 void sbridge_matrix_learn_locked(struct sbridge_task *t);
 void sbridge_matrix_refresh(void);
 u32 sbridge_matrix_count(void);
-struct sk_buff;
-struct netlink_callback;
-struct nlattr;
-struct netlink_ext_ack;
-int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			const struct genl_family *family);
-int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack);
+
+/**
+ * struct sbridge_mx_cell - one matrix cell, as the interfaces show it
+ * @key: workload key (comm)
+ * @type: core type
+ * @phase: phase (SBRIDGE_PHASE_STARTUP: start-up)
+ * @factor: learned factor (fp)
+ * @share: CPI_B share (fp, quantised)
+ * @speedup: measured speedup of the workload and phase, 0 if none
+ * @samples: windows folded into it
+ * @exe: jhash of the executable path, 0 if unknown
+ * @scope: real uid it learned from, 0 for root's and loaded cells
+ * @warm: warm windows behind @tpi, 0 == no time per instruction
+ * @tpi: mean time per instruction, 1/16 ps (with @warm)
+ * @spread: relative spread between folds, 1/64 (with @warm)
+ * @visits: stays on the type folded into it (with @warm)
+ */
+struct sbridge_mx_cell {
+	char key[SBRIDGE_KEY_LEN];
+	u32 type;
+	u32 phase;
+	u32 factor;
+	u32 share;
+	u32 speedup;
+	u32 samples;
+	u32 exe;
+	u32 scope;
+	u32 warm;
+	u64 tpi;
+	u32 spread;
+	u32 visits;
+};
+
+/**
+ * struct sbridge_mx_cursor - where a matrix walk resumes
+ * @bkt: hash bucket
+ * @last: id of the last cell of @bkt shown, 0 == none yet
+ */
+struct sbridge_mx_cursor {
+	unsigned long bkt;
+	unsigned long last;
+};
+void sbridge_matrix_walk(struct sbridge_mx_cursor *cur, bool all, u32 uid,
+			 int (*fn)(const struct sbridge_mx_cell *c, void *arg),
+			 void *arg);
+
+/**
+ * struct sbridge_mx_spec - one cell to load, as an interface parsed it
+ * @key: workload key, NUL-terminated, not empty
+ * @type: core type (checked against the machine's)
+ * @phase: phase, at most SBRIDGE_PHASE_STARTUP
+ * @share: CPI_B share (fp, at most SBRIDGE_FP_ONE)
+ * @factor: learned factor (fp, in range), 0: the model's for @share
+ * @samples: windows folded into it
+ * @exe: jhash of the executable path, 0 if unknown
+ * @scope: real uid, 0 for root's
+ * @speedup: a file of an older version's measured speedup (fp, in
+ *	range), 0 if none
+ * @tpi: mean time per instruction, 1/16 ps, with @has_tpi
+ * @warm: warm windows behind @tpi, with @has_warm
+ * @spread: relative spread, 1/64 (at most 255), with @has_spread
+ * @visits: stays on the type, with @has_visits
+ * @has_tpi: @tpi was given
+ * @has_warm: @warm was given
+ * @has_spread: @spread was given
+ * @has_visits: @visits was given
+ */
+struct sbridge_mx_spec {
+	const char *key;
+	u32 type;
+	u32 phase;
+	u32 share;
+	u32 factor;
+	u32 samples;
+	u32 exe;
+	u32 scope;
+	u32 speedup;
+	u64 tpi;
+	u32 warm;
+	u32 spread;
+	u32 visits;
+	bool has_tpi;
+	bool has_warm;
+	bool has_spread;
+	bool has_visits;
+};
+
+/* What is wrong with a cell to load (sbridge_matrix_load_add()). */
+enum sbridge_mx_bad {
+	SBRIDGE_MX_OK,
+	SBRIDGE_MX_BAD_TYPE,	/* the core type does not exist here */
+	SBRIDGE_MX_BAD_TPI,	/* time per instruction out of range */
+	SBRIDGE_MX_BAD_NO_TPI,	/* warm, spread or visits without one */
+	SBRIDGE_MX_BAD_DUP,	/* a second cell of the same workload, type, phase */
+};
+
+/**
+ * struct sbridge_matrix_load - a matrix being loaded
+ * @fresh: its cells, not yet in the matrix
+ * @n: cells in @fresh
+ * @max: most cells the matrix holds (matrix_max when the load began)
+ *
+ * The loader's own; sbridge_matrix_load_commit() or _abort() ends it.
+ */
+struct sbridge_matrix_load {
+	struct list_head fresh;
+	u32 n;
+	u32 max;
+};
+void sbridge_matrix_load_begin(struct sbridge_matrix_load *ld);
+int sbridge_matrix_load_add(struct sbridge_matrix_load *ld,
+			    const struct sbridge_mx_spec *spec,
+			    enum sbridge_mx_bad *bad);
+void sbridge_matrix_load_commit(struct sbridge_matrix_load *ld);
+void sbridge_matrix_load_abort(struct sbridge_matrix_load *ld);
 
 /* ---- rules.c ---- */
 #define SBRIDGE_RULE_SRC_LEN	128	/* "file:line" of a rule, with NUL */
@@ -542,9 +652,61 @@ void sbridge_rules_inherit(struct sbridge_task *child,
 			   struct sbridge_task *parent);
 bool sbridge_rules_task_rule(struct sbridge_task *t, char *buf, size_t len);
 u32 sbridge_rules_count(void);
-int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		       const struct genl_family *family);
-int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack);
+
+/**
+ * struct sbridge_rule_spec - one rule to load, as an interface parsed it
+ * @match: enum sbridge_rule_match
+ * @class: enum sbridge_task_class
+ * @pref: enum sbridge_pref
+ * @nfactors: entries of @factors given, 0 == none
+ * @factors: fixed factor per core type (fp), 0 or within
+ *	[SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX]
+ * @pattern: NUL-terminated; what sbridge_rule_check() accepts
+ * @source: "file:line" from the client, NULL if none
+ *
+ * The caller's memory; sbridge_ruleset_add() copies what it keeps.
+ * sbridge_rules_walk() shows the rules in force in one too.
+ */
+struct sbridge_rule_spec {
+	u32 match;
+	u32 class;
+	u32 pref;
+	u32 nfactors;
+	u32 factors[SBRIDGE_MAX_CORE_TYPES];
+	const char *pattern;
+	const char *source;
+};
+
+/**
+ * struct sbridge_rule_view - one rule in force, as the interfaces show it
+ * @rule: the rule as it was loaded; its strings are the set's
+ * @hits: tasks the rule matched since it was loaded
+ *
+ * Filled by sbridge_rules_walk(); valid only during the walk's callback.
+ */
+struct sbridge_rule_view {
+	struct sbridge_rule_spec rule;
+	u64 hits;
+};
+unsigned long sbridge_rules_walk(unsigned long from,
+				 int (*fn)(const struct sbridge_rule_view *r, void *arg),
+				 void *arg);
+
+/* What is wrong with a rule's pattern (sbridge_rule_check()). */
+enum sbridge_rule_bad {
+	SBRIDGE_RULE_OK,
+	SBRIDGE_RULE_BAD_EMPTY,		/* empty */
+	SBRIDGE_RULE_BAD_COMM_LONG,	/* a comm longer than 15 bytes */
+	SBRIDGE_RULE_BAD_EXE_RELATIVE,	/* an exe path not absolute */
+	SBRIDGE_RULE_BAD_UID,		/* a uid not a valid decimal uid */
+};
+struct sbridge_ruleset;
+enum sbridge_rule_bad sbridge_rule_check(u32 match, const char *pattern);
+struct sbridge_ruleset *sbridge_ruleset_alloc(u32 n);
+int sbridge_ruleset_add(struct sbridge_ruleset *rs,
+			const struct sbridge_rule_spec *spec);
+void sbridge_ruleset_free(struct sbridge_ruleset *rs);
+int sbridge_rules_publish(struct sbridge_ruleset *rs);
 int sbridge_rules_clear(void);
 void sbridge_rules_drain(void);
 
@@ -560,40 +722,6 @@ struct notifier_block;
 void sbridge_event_post(u32 type, const char *text);
 int sbridge_event_listen(struct notifier_block *nb);
 void sbridge_event_unlisten(struct notifier_block *nb);
-
-/*
- * One message of a netlink dump of @family: the dumps of rules, matrix
- * and reports get the family from netlink.c, which calls them.
- */
-static inline void *sbridge_dump_hdr(struct sk_buff *skb,
-				     struct netlink_callback *cb,
-				     const struct genl_family *family, u8 cmd)
-{
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			   family, NLM_F_MULTI, cmd);
-}
-
-/*
- * A nest @attrtype of @n SBRIDGE_A_FACTOR values, one per core type: the
- * layout tasks and rules share. Returns 0 or -EMSGSIZE, the nest undone.
- */
-static inline int sbridge_nla_put_factors(struct sk_buff *skb, int attrtype,
-					  const u32 *factors, u32 n)
-{
-	struct nlattr *f = nla_nest_start(skb, attrtype);
-	u32 i;
-
-	if (!f)
-		return -EMSGSIZE;
-	for (i = 0; i < n; i++) {
-		if (nla_put_u32(skb, SBRIDGE_A_FACTOR, factors[i])) {
-			nla_nest_cancel(skb, f);
-			return -EMSGSIZE;
-		}
-	}
-	nla_nest_end(skb, f);
-	return 0;
-}
 
 /* ---- netlink.c ---- */
 int sbridge_netlink_init(void);

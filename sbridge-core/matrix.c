@@ -34,7 +34,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <net/genetlink.h>
 #include "internal.h"
 
 #define SBRIDGE_MX_HASH_BITS	11
@@ -592,86 +591,66 @@ static u32 sbridge_mx_speedup(const struct sbridge_mx *m)
 	return e.val;
 }
 
-static int sbridge_mx_fill(struct sk_buff *skb, const struct sbridge_mx *m,
-			   u32 speedup)
+/* @m as the interfaces see it. Under sbridge_mx_lock. */
+static void sbridge_mx_view(const struct sbridge_mx *m, struct sbridge_mx_cell *c)
 {
-	struct nlattr *e = nla_nest_start(skb, SBRIDGE_A_MX_ENTRY);
-
-	if (!e)
-		return -EMSGSIZE;
-	if (nla_put_string(skb, SBRIDGE_A_MX_KEY, m->key) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_TYPE, m->type) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_PHASE, m->phase) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_FACTOR, m->factor) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE,
-			sbridge_model_quantise(m->share)) ||
-	    (speedup && nla_put_u32(skb, SBRIDGE_A_MX_SPEEDUP_MEAS, speedup)) ||
-	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, m->samples) ||
-	    (m->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, m->exe)) ||
-	    (m->scope && nla_put_u32(skb, SBRIDGE_A_MX_UID, m->scope)) ||
-	    (m->tpi.n &&
-	     (nla_put_u64_64bit(skb, SBRIDGE_A_MX_TPI, sbridge_lg_exp(m->tpi.lg),
-				SBRIDGE_A_PAD) ||
-	      nla_put_u32(skb, SBRIDGE_A_MX_WARM, m->tpi.n) ||
-	      nla_put_u32(skb, SBRIDGE_A_MX_SPREAD, m->tpi.dev) ||
-	      nla_put_u32(skb, SBRIDGE_A_MX_VISITS, m->visits)))) {
-		nla_nest_cancel(skb, e);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, e);
-	return 0;
+	memcpy(c->key, m->key, SBRIDGE_KEY_LEN);
+	c->type = m->type;
+	c->phase = m->phase;
+	c->factor = m->factor;
+	c->share = sbridge_model_quantise(m->share);
+	c->speedup = sbridge_mx_speedup(m);
+	c->samples = m->samples;
+	c->exe = m->exe;
+	c->scope = m->scope;
+	c->warm = m->tpi.n;
+	c->tpi = m->tpi.n ? sbridge_lg_exp(m->tpi.lg) : 0;
+	c->spread = m->tpi.dev;
+	c->visits = m->visits;
 }
 
 /**
- * sbridge_matrix_dump() - MATRIX_GET dump, one SBRIDGE_A_MX_ENTRY a message
- * @skb: dump buffer
- * @cb: cb->args[0] is the hash bucket the dump is in, cb->args[1] the id
- *	of the last cell of it sent (0: none yet)
- * @family: the generic netlink family (netlink.c's)
+ * sbridge_matrix_walk() - the cells, for a dump in several batches
+ * @cur: where to resume ({0, 0} at first); updated to where to resume next
+ * @all: every scope; else only the cells of scope @uid
+ * @uid: the requester's real uid
+ * @fn: called for each cell under sbridge_mx_lock with IRQs off (must not
+ *	sleep); a nonzero return stops the walk before that cell
+ * @arg: passed to @fn
  *
- * Walks the hash bucket by bucket, so that each batch costs what it sends
- * plus one bucket, with IRQs off only for one bucket at a time. Without
- * CAP_PERFMON or CAP_SYS_ADMIN a requester sees only the cells of his own
- * scope (what his programs taught), as with GET_TASKS. Every cell present
- * throughout the dump is sent exactly once (a chain is ordered by id); one
- * created during it may be left out.
+ * Walks the hash bucket by bucket, so that each batch costs what it shows
+ * plus one bucket, with IRQs off only for one bucket at a time. Every
+ * cell present throughout a dump is shown exactly once (a chain is
+ * ordered by id); one created during it may be left out. The walk is
+ * done when @cur->bkt reaches the hash's size.
  *
  * Context: process context; takes sbridge_mx_lock.
- * Return: skb->len, 0 when done, or a negative errno.
  */
-int sbridge_matrix_dump(struct sk_buff *skb, struct netlink_callback *cb,
-			const struct genl_family *family)
+void sbridge_matrix_walk(struct sbridge_mx_cursor *cur, bool all, u32 uid,
+			 int (*fn)(const struct sbridge_mx_cell *c, void *arg),
+			 void *arg)
 {
-	bool all = netlink_capable(cb->skb, CAP_PERFMON) ||
-		   netlink_capable(cb->skb, CAP_SYS_ADMIN);
-	u32 uid = from_kuid_munged(&init_user_ns, NETLINK_CB(cb->skb).creds.uid);
-	unsigned long bkt = cb->args[0];
+	struct sbridge_mx_cell c;
 	struct sbridge_mx *m;
 	bool full = false;
-	void *hdr;
 
-	for (; bkt < HASH_SIZE(sbridge_mx_hash); bkt++, cb->args[1] = 0) {
+	for (; cur->bkt < HASH_SIZE(sbridge_mx_hash); cur->bkt++, cur->last = 0) {
 		spin_lock_irq(&sbridge_mx_lock);
-		hlist_for_each_entry(m, &sbridge_mx_hash[bkt], hnode) {
-			if ((cb->args[1] && m->id >= cb->args[1]) ||
+		hlist_for_each_entry(m, &sbridge_mx_hash[cur->bkt], hnode) {
+			if ((cur->last && m->id >= cur->last) ||
 			    (!all && m->scope != uid))
 				continue;
-			hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_MATRIX_GET);
-			if (!hdr || sbridge_mx_fill(skb, m, sbridge_mx_speedup(m))) {
-				if (hdr)
-					genlmsg_cancel(skb, hdr);
+			sbridge_mx_view(m, &c);
+			if (fn(&c, arg)) {
 				full = true;
 				break;
 			}
-			genlmsg_end(skb, hdr);
-			cb->args[1] = m->id;
+			cur->last = m->id;
 		}
 		spin_unlock_irq(&sbridge_mx_lock);
 		if (full)
 			break;
 	}
-	cb->args[0] = bkt;
-	return skb->len;
 }
 
 static void sbridge_mx_free_list(struct list_head *head)
@@ -684,129 +663,45 @@ static void sbridge_mx_free_list(struct list_head *head)
 	}
 }
 
-#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_VISITS
-
-static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
-	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
-				      .len = SBRIDGE_KEY_LEN - 1 },
-	[SBRIDGE_A_MX_TYPE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_CORE_TYPES - 1),
-	[SBRIDGE_A_MX_PHASE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_PHASE_STARTUP),
-	[SBRIDGE_A_MX_FACTOR]	  = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
-						     SBRIDGE_FACTOR_MAX),
-	[SBRIDGE_A_MX_CPIB_SHARE] = NLA_POLICY_MAX(NLA_U32, SBRIDGE_FP_ONE),
-	[SBRIDGE_A_MX_SAMPLES]	  = { .type = NLA_U32 },
-	[SBRIDGE_A_MX_EXE_HASH]	  = { .type = NLA_U32 },
-	[SBRIDGE_A_MX_SPEEDUP_MEAS] = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
-						       SBRIDGE_FACTOR_MAX),
-	[SBRIDGE_A_MX_UID]	  = { .type = NLA_U32 },
-	[SBRIDGE_A_MX_TPI]	  = { .type = NLA_U64 },
-	[SBRIDGE_A_MX_WARM]	  = { .type = NLA_U32 },
-	[SBRIDGE_A_MX_SPREAD]	  = NLA_POLICY_MAX(NLA_U32, 255),
-	/* above U16_MAX a count saturates: s16 policy bounds cannot say it */
-	[SBRIDGE_A_MX_VISITS]	  = { .type = NLA_U32 },
-};
-
 /* Time per instruction a loaded cell may hold (1/16 ps): what a log can say. */
 #define SBRIDGE_MX_TPI_MAX	0xffffffffULL
 
 /*
- * A loaded cell's time per instruction: SBRIDGE_A_MX_TPI with its warm
- * windows, spread and visits; or, from a file of an older version that
- * has only the workload's measured speedup, a time per instruction of 1 ns
- * on the reference type and the speedup's multiple of it on the slowest,
+ * A loaded cell's time per instruction: @spec's with its warm windows,
+ * spread and visits; or, from a file of an older version that has only
+ * the workload's measured speedup, a time per instruction of 1 ns on the
+ * reference type and the speedup's multiple of it on the slowest,
  * trusted as 8 warm windows in 2 visits (the cells of other types get
- * none). Return: 0 or -EINVAL.
+ * none). Returns what is wrong, SBRIDGE_MX_OK if nothing.
  */
-static int sbridge_mx_parse_tpi(struct sbridge_mx *m, struct nlattr **tb,
-				struct nlattr *e, struct netlink_ext_ack *extack)
+static enum sbridge_mx_bad sbridge_mx_load_tpi(struct sbridge_mx *m,
+					       const struct sbridge_mx_spec *spec)
 {
 	u64 tpi = 0;
 	u32 n = 8, spread = 0;
 
-	if (tb[SBRIDGE_A_MX_TPI]) {
-		tpi = nla_get_u64(tb[SBRIDGE_A_MX_TPI]);
-		if (!tpi || tpi > SBRIDGE_MX_TPI_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TPI],
-					    "time per instruction out of range");
-			return -EINVAL;
-		}
-		n = tb[SBRIDGE_A_MX_WARM] ? nla_get_u32(tb[SBRIDGE_A_MX_WARM]) : 1;
-		spread = tb[SBRIDGE_A_MX_SPREAD] ? nla_get_u32(tb[SBRIDGE_A_MX_SPREAD]) : 0;
-		m->visits = tb[SBRIDGE_A_MX_VISITS] ?
-			    min_t(u32, nla_get_u32(tb[SBRIDGE_A_MX_VISITS]), U16_MAX) : 1;
-	} else if (tb[SBRIDGE_A_MX_SPEEDUP_MEAS] && m->phase < SBRIDGE_MAX_PHASES) {
+	if (spec->has_tpi) {
+		tpi = spec->tpi;
+		if (!tpi || tpi > SBRIDGE_MX_TPI_MAX)
+			return SBRIDGE_MX_BAD_TPI;
+		n = spec->has_warm ? spec->warm : 1;
+		spread = spec->has_spread ? spec->spread : 0;
+		m->visits = spec->has_visits ? min_t(u32, spec->visits, U16_MAX) : 1;
+	} else if (spec->speedup && m->phase < SBRIDGE_MAX_PHASES) {
 		if (m->type == sbridge_topo.ref_type)
 			tpi = SBRIDGE_TPI_PER_NS;
 		else if (m->type == 0)
-			tpi = (SBRIDGE_TPI_PER_NS *
-			       nla_get_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS])) >> SBRIDGE_FP_SHIFT;
+			tpi = (SBRIDGE_TPI_PER_NS * spec->speedup) >> SBRIDGE_FP_SHIFT;
 		m->visits = 2;
-	} else if (tb[SBRIDGE_A_MX_WARM] || tb[SBRIDGE_A_MX_SPREAD] ||
-		   tb[SBRIDGE_A_MX_VISITS]) {
-		NL_SET_ERR_MSG_ATTR(extack, e, "warm windows, spread or visits without a time per instruction");
-		return -EINVAL;
+	} else if (spec->has_warm || spec->has_spread || spec->has_visits) {
+		return SBRIDGE_MX_BAD_NO_TPI;
 	}
 	if (tpi) {
 		m->tpi.lg = sbridge_lg(tpi);
 		m->tpi.n = max_t(u32, n, 1);
 		m->tpi.dev = spread;
 	}
-	return 0;
-}
-
-/* One SBRIDGE_A_MX_ENTRY nest, validated, into a new unlinked cell *@out. */
-static int sbridge_mx_parse_entry(struct nlattr *e, struct netlink_ext_ack *extack,
-				  struct sbridge_mx **out)
-{
-	struct nlattr *tb[SBRIDGE_MX_ATTR_MAX + 1];
-	struct sbridge_mx *m;
-	int ret;
-
-	if (nla_type(e) != SBRIDGE_A_MX_ENTRY) {
-		NL_SET_ERR_MSG_ATTR(extack, e, "matrix nest holds only entries");
-		return -EINVAL;
-	}
-	ret = nla_parse_nested(tb, SBRIDGE_MX_ATTR_MAX, e, sbridge_mx_policy,
-			       extack);
-	if (ret)
-		return ret;
-	if (!tb[SBRIDGE_A_MX_KEY] || !tb[SBRIDGE_A_MX_TYPE] ||
-	    !tb[SBRIDGE_A_MX_CPIB_SHARE]) {
-		NL_SET_ERR_MSG_ATTR(extack, e, "matrix entry needs key, type and share");
-		return -EINVAL;
-	}
-	if (!nla_len(tb[SBRIDGE_A_MX_KEY]) ||
-	    !*(char *)nla_data(tb[SBRIDGE_A_MX_KEY])) {
-		NL_SET_ERR_MSG_ATTR(extack, e, "empty matrix key");
-		return -EINVAL;
-	}
-	if (nla_get_u32(tb[SBRIDGE_A_MX_TYPE]) >= sbridge_topo.ntypes) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TYPE],
-				    "core type does not exist on this machine");
-		return -EINVAL;
-	}
-	m = kmem_cache_zalloc(sbridge_mx_cache, GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
-	nla_strscpy(m->key, tb[SBRIDGE_A_MX_KEY], SBRIDGE_KEY_LEN);
-	m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
-	m->exe = tb[SBRIDGE_A_MX_EXE_HASH] ? nla_get_u32(tb[SBRIDGE_A_MX_EXE_HASH]) : 0;
-	m->scope = tb[SBRIDGE_A_MX_UID] ? nla_get_u32(tb[SBRIDGE_A_MX_UID]) : 0;
-	m->phase = tb[SBRIDGE_A_MX_PHASE] ? nla_get_u32(tb[SBRIDGE_A_MX_PHASE]) : 0;
-	m->share = sbridge_model_quantise(nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]));
-	m->factor = tb[SBRIDGE_A_MX_FACTOR] ?
-		    nla_get_u32(tb[SBRIDGE_A_MX_FACTOR]) :
-		    sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
-					 sbridge_type_factor(m->type), m->share,
-					 READ_ONCE(sbridge_params.ref_share));
-	m->samples = tb[SBRIDGE_A_MX_SAMPLES] ? nla_get_u32(tb[SBRIDGE_A_MX_SAMPLES]) : 1;
-	ret = sbridge_mx_parse_tpi(m, tb, e, extack);
-	if (ret) {
-		kmem_cache_free(sbridge_mx_cache, m);
-		return ret;
-	}
-	*out = m;
-	return 0;
+	return SBRIDGE_MX_OK;
 }
 
 /* A cell of @fresh for the same workload, type and phase as @m. */
@@ -822,64 +717,100 @@ static bool sbridge_mx_dup(const struct list_head *fresh, const struct sbridge_m
 }
 
 /**
- * sbridge_matrix_load() - replace the matrix atomically (MATRIX_LOAD)
- * @nest: SBRIDGE_A_MATRIX, a nest of SBRIDGE_A_MX_ENTRY nests
- * @extack: error report
+ * sbridge_matrix_load_begin() - start loading a new matrix (MATRIX_LOAD)
+ * @ld: the load, the caller's
  *
- * Every cell is validated and allocated first; only then the old matrix
- * is swapped out under the lock. Any error leaves the matrix untouched.
+ * Every cell is validated and allocated first (sbridge_matrix_load_add());
+ * only sbridge_matrix_load_commit() swaps the old matrix out, under the
+ * lock. sbridge_matrix_load_abort() leaves the matrix untouched.
+ */
+void sbridge_matrix_load_begin(struct sbridge_matrix_load *ld)
+{
+	INIT_LIST_HEAD(&ld->fresh);
+	ld->n = 0;
+	ld->max = READ_ONCE(sbridge_params.matrix_max);
+}
+
+/**
+ * sbridge_matrix_load_add() - validate one cell and add it to a load
+ * @ld: the load
+ * @spec: the cell
+ * @bad: set to what is wrong with it on -EINVAL, SBRIDGE_MX_OK otherwise
  *
  * Context: process context, may sleep.
- * Return: 0 or a negative errno (-EINVAL, -E2BIG, -ENOMEM).
+ * Return: 0, -E2BIG past @ld->max cells, -EINVAL or -ENOMEM; the load
+ *	then still needs sbridge_matrix_load_abort().
  */
-int sbridge_matrix_load(struct nlattr *nest, struct netlink_ext_ack *extack)
+int sbridge_matrix_load_add(struct sbridge_matrix_load *ld,
+			    const struct sbridge_mx_spec *spec,
+			    enum sbridge_mx_bad *bad)
 {
-	u32 max = READ_ONCE(sbridge_params.matrix_max);
-	struct sbridge_mx *m, *n;
-	struct nlattr *e;
-	LIST_HEAD(fresh);
-	LIST_HEAD(old);
-	unsigned int cnt = 0;
-	int rem, ret;
+	struct sbridge_mx *m;
 
-	nla_for_each_nested(e, nest, rem) {
-		if (++cnt > max) {
-			NL_SET_ERR_MSG_ATTR(extack, e, "more entries than the matrix holds");
-			ret = -E2BIG;
-			goto fail;
-		}
-		ret = sbridge_mx_parse_entry(e, extack, &m);
-		if (ret)
-			goto fail;
-		/* Duplicates would make the load order-dependent: refuse. */
-		if (sbridge_mx_dup(&fresh, m)) {
-			kmem_cache_free(sbridge_mx_cache, m);
-			NL_SET_ERR_MSG_ATTR(extack, e, "duplicate matrix entry");
-			ret = -EINVAL;
-			goto fail;
-		}
-		list_add_tail(&m->lru, &fresh);
-		cond_resched();	/* the duplicate check is quadratic */
+	*bad = SBRIDGE_MX_OK;
+	if (ld->n >= ld->max)
+		return -E2BIG;
+	if (spec->type >= sbridge_topo.ntypes) {
+		*bad = SBRIDGE_MX_BAD_TYPE;
+		return -EINVAL;
 	}
-	if (rem) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "trailing bytes in matrix nest");
-		ret = -EINVAL;
-		goto fail;
+	m = kmem_cache_zalloc(sbridge_mx_cache, GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	strscpy(m->key, spec->key, SBRIDGE_KEY_LEN);
+	m->type = spec->type;
+	m->exe = spec->exe;
+	m->scope = spec->scope;
+	m->phase = spec->phase;
+	m->share = sbridge_model_quantise(spec->share);
+	m->factor = spec->factor ?:
+		    sbridge_model_factor(READ_ONCE(sbridge_params.c_const),
+					 sbridge_type_factor(m->type), m->share,
+					 READ_ONCE(sbridge_params.ref_share));
+	m->samples = spec->samples;
+	*bad = sbridge_mx_load_tpi(m, spec);
+	/* Duplicates would make the load order-dependent: refuse. */
+	if (!*bad && sbridge_mx_dup(&ld->fresh, m))
+		*bad = SBRIDGE_MX_BAD_DUP;
+	if (*bad) {
+		kmem_cache_free(sbridge_mx_cache, m);
+		return -EINVAL;
 	}
+	list_add_tail(&m->lru, &ld->fresh);
+	ld->n++;
+	cond_resched();	/* the duplicate check is quadratic */
+	return 0;
+}
+
+/**
+ * sbridge_matrix_load_commit() - replace the matrix with the load's cells
+ * @ld: the load, every cell added; ended by this
+ *
+ * Context: process context, may sleep.
+ */
+void sbridge_matrix_load_commit(struct sbridge_matrix_load *ld)
+{
+	struct sbridge_mx *m, *n;
+	LIST_HEAD(old);
 
 	spin_lock_irq(&sbridge_mx_lock);
 	sbridge_mx_detach_all(&old);
-	list_for_each_entry_safe_reverse(m, n, &fresh, lru) {
+	list_for_each_entry_safe_reverse(m, n, &ld->fresh, lru) {
 		list_del(&m->lru);
 		sbridge_mx_link(m);
 	}
 	spin_unlock_irq(&sbridge_mx_lock);
 	sbridge_mx_free_list(&old);
-	pr_info("matrix loaded: %u entries\n", cnt);
-	return 0;
-fail:
-	sbridge_mx_free_list(&fresh);
-	return ret;
+	pr_info("matrix loaded: %u entries\n", ld->n);
+}
+
+/**
+ * sbridge_matrix_load_abort() - drop a load, the matrix untouched
+ * @ld: the load; ended by this
+ */
+void sbridge_matrix_load_abort(struct sbridge_matrix_load *ld)
+{
+	sbridge_mx_free_list(&ld->fresh);
 }
 
 /**

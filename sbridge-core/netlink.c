@@ -24,6 +24,8 @@
 
 #define SBRIDGE_CPUMASK_MAX_BYTES	1024	/* 8192 CPUs */
 #define SBRIDGE_PARAM_NAME_LEN		32
+/* longest event chain a source names (SBRIDGE_A_CPU_PMU_CHAIN), with NUL */
+#define SBRIDGE_PMU_CHAIN_LEN		128
 
 static const struct nla_policy sbridge_policy[SBRIDGE_A_MAX + 1] = {
 	[SBRIDGE_A_CPUMASK]	= { .type = NLA_BINARY,
@@ -41,6 +43,48 @@ static const struct genl_multicast_group sbridge_mcgrps[] = {
 };
 
 static struct genl_family sbridge_family;
+
+/* One message of a dump of the family. */
+static void *sbridge_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
+			      u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   &sbridge_family, NLM_F_MULTI, cmd);
+}
+
+/*
+ * A nest @attrtype of @n SBRIDGE_A_FACTOR values, one per core type: the
+ * layout tasks and rules share. Returns 0 or -EMSGSIZE, the nest undone.
+ */
+static int sbridge_nla_put_factors(struct sk_buff *skb, int attrtype,
+				   const u32 *factors, u32 n)
+{
+	struct nlattr *f = nla_nest_start(skb, attrtype);
+	u32 i;
+
+	if (!f)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (nla_put_u32(skb, SBRIDGE_A_FACTOR, factors[i])) {
+			nla_nest_cancel(skb, f);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, f);
+	return 0;
+}
+
+/* May the requester of a dump see every user's tasks and cells? */
+static bool sbridge_nl_sees_all(struct netlink_callback *cb)
+{
+	return netlink_capable(cb->skb, CAP_PERFMON) ||
+	       netlink_capable(cb->skb, CAP_SYS_ADMIN);
+}
+
+static u32 sbridge_nl_uid(struct netlink_callback *cb)
+{
+	return from_kuid_munged(&init_user_ns, NETLINK_CB(cb->skb).creds.uid);
+}
 
 /*
  * The listener of event.c's chain: each event goes to the
@@ -206,14 +250,17 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 	int cpu;
 
 	for (cpu = cb->args[0]; cpu < nr_cpu_ids; cpu++) {
+		char clock[32], pmu[32], chain[SBRIDGE_PMU_CHAIN_LEN];
 		const struct sbridge_cpu *c;
-		char clock[32];
+		bool has_pmu;
 		void *hdr;
 
 		if (!cpu_possible(cpu))
 			continue;
 		c = per_cpu_ptr(&sbridge_cpus, cpu);
-		hdr = sbridge_dump_hdr(skb, cb, &sbridge_family, SBRIDGE_CMD_GET_CPUS);
+		has_pmu = sbridge_source_pmu(cpu, pmu, sizeof(pmu), chain,
+					     sizeof(chain));
+		hdr = sbridge_dump_hdr(skb, cb, SBRIDGE_CMD_GET_CPUS);
 		if (!hdr)
 			break;
 		if (nla_put_u32(skb, SBRIDGE_A_CPU_ID, cpu) ||
@@ -239,7 +286,10 @@ static int sbridge_nl_get_cpus(struct sk_buff *skb, struct netlink_callback *cb)
 		     nla_put_u32(skb, SBRIDGE_A_CPU_L3_KB, c->cache_kb[2])) ||
 		    nla_put_u32(skb, SBRIDGE_A_CPU_CLOCK_KIND,
 				sbridge_cpu_clock(cpu, clock, sizeof(clock))) ||
-		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE_FROM, c->type_from)) {
+		    nla_put_u32(skb, SBRIDGE_A_CPU_TYPE_FROM, c->type_from) ||
+		    (has_pmu &&
+		     (nla_put_string(skb, SBRIDGE_A_CPU_PMU, pmu) ||
+		      nla_put_string(skb, SBRIDGE_A_CPU_PMU_CHAIN, chain)))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -336,7 +386,7 @@ static int sbridge_task_fill(struct sbridge_task *t, void *arg)
 	if (!d->privileged &&
 	    (t->uid != d->uid || (READ_ONCE(t->flags) & SBRIDGE_TF_PRIVATE)))
 		return 0;
-	hdr = sbridge_dump_hdr(skb, d->cb, &sbridge_family, SBRIDGE_CMD_GET_TASKS);
+	hdr = sbridge_dump_hdr(skb, d->cb, SBRIDGE_CMD_GET_TASKS);
 	if (!hdr)
 		return -EMSGSIZE;
 	type = cpu < nr_cpu_ids ? sbridge_cpu_type(cpu) : 0;
@@ -397,9 +447,8 @@ static int sbridge_nl_get_tasks(struct sk_buff *skb, struct netlink_callback *cb
 	struct sbridge_task_dump d = {
 		.skb = skb,
 		.cb = cb,
-		.uid = from_kuid_munged(&init_user_ns, NETLINK_CB(cb->skb).creds.uid),
-		.privileged = netlink_capable(cb->skb, CAP_PERFMON) ||
-			      netlink_capable(cb->skb, CAP_SYS_ADMIN),
+		.uid = sbridge_nl_uid(cb),
+		.privileged = sbridge_nl_sees_all(cb),
 	};
 	int next = cb->args[0];	/* the pid to resume at */
 
@@ -411,18 +460,224 @@ static int sbridge_nl_get_tasks(struct sk_buff *skb, struct netlink_callback *cb
 	return skb->len;
 }
 
-static int sbridge_nl_rules_load(struct sk_buff *req, struct genl_info *info)
+/**
+ * struct sbridge_nl_dump - one message of a dump per item
+ * @skb: dump buffer
+ * @cb: dump state
+ * @cmd: the dump's command
+ * @fill: puts one item's attributes into @skb
+ */
+struct sbridge_nl_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	u8 cmd;
+	int (*fill)(struct sk_buff *skb, const void *item);
+};
+
+/* One item of a walk as a message of its own; nonzero when @skb is full. */
+static int sbridge_nl_dump_one(struct sbridge_nl_dump *d, const void *item)
 {
+	void *hdr = sbridge_dump_hdr(d->skb, d->cb, d->cmd);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (d->fill(d->skb, item)) {
+		genlmsg_cancel(d->skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(d->skb, hdr);
+	return 0;
+}
+
+/* ---- rules: RULES_LOAD, RULES_GET ---- */
+
+static const struct nla_policy sbridge_rule_policy[SBRIDGE_A_RULE_SOURCE + 1] = {
+	[SBRIDGE_A_RULE_MATCH]	 = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_MATCH_COMM,
+						    SBRIDGE_MATCH_UID),
+	[SBRIDGE_A_RULE_PATTERN] = { .type = NLA_NUL_STRING,
+				     .len = SBRIDGE_PATH_LEN - 1 },
+	[SBRIDGE_A_RULE_CLASS]	 = NLA_POLICY_MAX(NLA_U32, SBRIDGE_CLASS_MEMORY),
+	[SBRIDGE_A_RULE_PREF]	 = NLA_POLICY_MAX(NLA_U32, SBRIDGE_PREF_EXCLUDE),
+	[SBRIDGE_A_RULE_FACTORS] = { .type = NLA_NESTED },
+	[SBRIDGE_A_RULE_SOURCE]	 = { .type = NLA_NUL_STRING,
+				     .len = SBRIDGE_RULE_SRC_LEN - 1 },
+};
+
+/* -EINVAL with @msg (a literal) on @attr for the netlink caller */
+#define SBRIDGE_NL_BAD(extack, attr, msg)			\
+	({ NL_SET_ERR_MSG_ATTR(extack, attr, msg); -EINVAL; })
+
+/* rules.c's verdict on the pattern @a of match kind @match. */
+static int sbridge_nl_rule_pattern(u32 match, const struct nlattr *a,
+				   struct netlink_ext_ack *extack)
+{
+	switch (sbridge_rule_check(match, nla_data(a))) {
+	case SBRIDGE_RULE_OK:
+		return 0;
+	case SBRIDGE_RULE_BAD_EMPTY:
+		return SBRIDGE_NL_BAD(extack, a, "empty rule pattern");
+	case SBRIDGE_RULE_BAD_COMM_LONG:
+		return SBRIDGE_NL_BAD(extack, a, "comm pattern longer than 15 bytes");
+	case SBRIDGE_RULE_BAD_EXE_RELATIVE:
+		return SBRIDGE_NL_BAD(extack, a, "exe pattern must be an absolute path");
+	default:
+		return SBRIDGE_NL_BAD(extack, a, "uid pattern must be a decimal uid");
+	}
+}
+
+/* The SBRIDGE_A_RULE_FACTORS nest @nest into @r->factors. */
+static int sbridge_nl_rule_factors(struct sbridge_rule_spec *r,
+				   const struct nlattr *nest,
+				   struct netlink_ext_ack *extack)
+{
+	const struct nlattr *f;
+	int rem;
+	u32 v;
+
+	nla_for_each_nested(f, nest, rem) {
+		if (nla_type(f) != SBRIDGE_A_FACTOR || nla_len(f) != sizeof(u32))
+			return SBRIDGE_NL_BAD(extack, f,
+					      "factors nest holds only u32 factors");
+		if (r->nfactors >= SBRIDGE_MAX_CORE_TYPES)
+			return SBRIDGE_NL_BAD(extack, f, "more factors than core types");
+		v = nla_get_u32(f);
+		if (v && (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX))
+			return SBRIDGE_NL_BAD(extack, f,
+					      "factor outside [128, 8192] (1/8 .. 8)");
+		r->factors[r->nfactors++] = v;
+	}
+	if (rem)
+		return SBRIDGE_NL_BAD(extack, nest, "trailing bytes in factors nest");
+	return 0;
+}
+
+/* Validates one SBRIDGE_A_RULE nest into @r (pointing into the message). */
+static int sbridge_nl_rule_parse(struct nlattr *e, struct sbridge_rule_spec *r,
+				 struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[SBRIDGE_A_RULE_SOURCE + 1];
 	int ret;
 
-	if (!info->attrs[SBRIDGE_A_RULES]) {
-		NL_SET_ERR_MSG(info->extack, "need SBRIDGE_A_RULES");
+	if (nla_type(e) != SBRIDGE_A_RULE) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "rules nest holds only rules");
 		return -EINVAL;
 	}
-	ret = sbridge_rules_load(info->attrs[SBRIDGE_A_RULES], info->extack);
+	ret = nla_parse_nested(tb, SBRIDGE_A_RULE_SOURCE, e, sbridge_rule_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[SBRIDGE_A_RULE_MATCH] || !tb[SBRIDGE_A_RULE_PATTERN]) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "rule needs a match kind and a pattern");
+		return -EINVAL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->match = nla_get_u32(tb[SBRIDGE_A_RULE_MATCH]);
+	ret = sbridge_nl_rule_pattern(r->match, tb[SBRIDGE_A_RULE_PATTERN], extack);
+	if (ret)
+		return ret;
+	r->pattern = nla_data(tb[SBRIDGE_A_RULE_PATTERN]);
+	r->class = tb[SBRIDGE_A_RULE_CLASS] ?
+		   nla_get_u32(tb[SBRIDGE_A_RULE_CLASS]) : SBRIDGE_CLASS_AUTO;
+	r->pref = tb[SBRIDGE_A_RULE_PREF] ?
+		  nla_get_u32(tb[SBRIDGE_A_RULE_PREF]) : SBRIDGE_PREF_NONE;
+	if (tb[SBRIDGE_A_RULE_FACTORS]) {
+		ret = sbridge_nl_rule_factors(r, tb[SBRIDGE_A_RULE_FACTORS], extack);
+		if (ret)
+			return ret;
+	}
+	if (tb[SBRIDGE_A_RULE_SOURCE])
+		r->source = nla_data(tb[SBRIDGE_A_RULE_SOURCE]);
+	return 0;
+}
+
+/*
+ * RULES_LOAD: SBRIDGE_A_RULES, a nest of SBRIDGE_A_RULE nests (may be
+ * empty), replaces the rule set as a whole; on any error nothing changed.
+ */
+static int sbridge_nl_rules_load(struct sk_buff *req, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *e, *nest = info->attrs[SBRIDGE_A_RULES];
+	struct sbridge_rule_spec spec;
+	struct sbridge_ruleset *rs;
+	u32 n = 0;
+	int rem, ret;
+
+	if (!nest) {
+		NL_SET_ERR_MSG(extack, "need SBRIDGE_A_RULES");
+		return -EINVAL;
+	}
+	nla_for_each_nested(e, nest, rem)
+		n++;
+	if (rem) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "trailing bytes in rules nest");
+		return -EINVAL;
+	}
+	if (n > SBRIDGE_MAX_RULES) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "more than 4096 rules");
+		return -E2BIG;
+	}
+	rs = sbridge_ruleset_alloc(n);
+	if (!rs)
+		return -ENOMEM;
+	nla_for_each_nested(e, nest, rem) {
+		ret = sbridge_nl_rule_parse(e, &spec, extack);
+		if (!ret)
+			ret = sbridge_ruleset_add(rs, &spec);
+		if (ret) {
+			sbridge_ruleset_free(rs);
+			return ret;
+		}
+	}
+	ret = sbridge_rules_publish(rs);
 	if (!ret)
 		sbridge_event_post(SBRIDGE_EVENT_RULES, "rules loaded");
 	return ret;
+}
+
+/* One rule as an SBRIDGE_A_RULE nest. */
+static int sbridge_nl_rule_put(struct sk_buff *skb, const void *item)
+{
+	const struct sbridge_rule_view *v = item;
+	const struct sbridge_rule_spec *r = &v->rule;
+	struct nlattr *e;
+
+	e = nla_nest_start(skb, SBRIDGE_A_RULE);
+	if (!e)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, SBRIDGE_A_RULE_MATCH, r->match) ||
+	    nla_put_string(skb, SBRIDGE_A_RULE_PATTERN, r->pattern) ||
+	    nla_put_u32(skb, SBRIDGE_A_RULE_CLASS, r->class) ||
+	    nla_put_u32(skb, SBRIDGE_A_RULE_PREF, r->pref) ||
+	    (r->source && nla_put_string(skb, SBRIDGE_A_RULE_SOURCE, r->source)) ||
+	    nla_put_u64_64bit(skb, SBRIDGE_A_RULE_HITS, v->hits, SBRIDGE_A_PAD))
+		goto cancel;
+	if (r->nfactors &&
+	    sbridge_nla_put_factors(skb, SBRIDGE_A_RULE_FACTORS, r->factors,
+				    r->nfactors))
+		goto cancel;
+	nla_nest_end(skb, e);
+	return 0;
+cancel:
+	nla_nest_cancel(skb, e);
+	return -EMSGSIZE;
+}
+
+static int sbridge_nl_rule_msg(const struct sbridge_rule_view *r, void *arg)
+{
+	return sbridge_nl_dump_one(arg, r);
+}
+
+/* RULES_GET: one SBRIDGE_A_RULE nest a message; cb->args[0] rules sent. */
+static int sbridge_nl_rules_get(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct sbridge_nl_dump d = {
+		.skb = skb, .cb = cb, .cmd = SBRIDGE_CMD_RULES_GET,
+		.fill = sbridge_nl_rule_put,
+	};
+
+	cb->args[0] = sbridge_rules_walk(cb->args[0], sbridge_nl_rule_msg, &d);
+	return skb->len;
 }
 
 static int sbridge_nl_rules_clear(struct sk_buff *req, struct genl_info *info)
@@ -434,20 +689,207 @@ static int sbridge_nl_rules_clear(struct sk_buff *req, struct genl_info *info)
 	return ret;
 }
 
-static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)
+/* ---- matrix: MATRIX_LOAD, MATRIX_GET ---- */
+
+#define SBRIDGE_MX_ATTR_MAX	SBRIDGE_A_MX_VISITS
+
+static const struct nla_policy sbridge_mx_policy[SBRIDGE_MX_ATTR_MAX + 1] = {
+	[SBRIDGE_A_MX_KEY]	  = { .type = NLA_NUL_STRING,
+				      .len = SBRIDGE_KEY_LEN - 1 },
+	[SBRIDGE_A_MX_TYPE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_MAX_CORE_TYPES - 1),
+	[SBRIDGE_A_MX_PHASE]	  = NLA_POLICY_MAX(NLA_U32, SBRIDGE_PHASE_STARTUP),
+	[SBRIDGE_A_MX_FACTOR]	  = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
+						     SBRIDGE_FACTOR_MAX),
+	[SBRIDGE_A_MX_CPIB_SHARE] = NLA_POLICY_MAX(NLA_U32, SBRIDGE_FP_ONE),
+	[SBRIDGE_A_MX_SAMPLES]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_EXE_HASH]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_SPEEDUP_MEAS] = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_FACTOR_MIN,
+						       SBRIDGE_FACTOR_MAX),
+	[SBRIDGE_A_MX_UID]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_TPI]	  = { .type = NLA_U64 },
+	[SBRIDGE_A_MX_WARM]	  = { .type = NLA_U32 },
+	[SBRIDGE_A_MX_SPREAD]	  = NLA_POLICY_MAX(NLA_U32, 255),
+	/* above U16_MAX a count saturates: s16 policy bounds cannot say it */
+	[SBRIDGE_A_MX_VISITS]	  = { .type = NLA_U32 },
+};
+
+/* The u32 attribute @a, or @def when it is absent. */
+static u32 sbridge_nl_u32(const struct nlattr *a, u32 def)
+{
+	return a ? nla_get_u32(a) : def;
+}
+
+/* One SBRIDGE_A_MX_ENTRY nest, validated, into @m (pointing into the message). */
+static int sbridge_nl_mx_parse(struct nlattr *e, struct nlattr **tb,
+			       struct sbridge_mx_spec *m,
+			       struct netlink_ext_ack *extack)
 {
 	int ret;
 
-	if (!info->attrs[SBRIDGE_A_MATRIX]) {
-		NL_SET_ERR_MSG(info->extack, "need SBRIDGE_A_MATRIX");
+	if (nla_type(e) != SBRIDGE_A_MX_ENTRY) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "matrix nest holds only entries");
 		return -EINVAL;
 	}
-	ret = sbridge_matrix_load(info->attrs[SBRIDGE_A_MATRIX], info->extack);
-	if (!ret) {
-		sbridge_consumers_notify(false);
-		sbridge_event_post(SBRIDGE_EVENT_MATRIX, "matrix loaded");
+	ret = nla_parse_nested(tb, SBRIDGE_MX_ATTR_MAX, e, sbridge_mx_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[SBRIDGE_A_MX_KEY] || !tb[SBRIDGE_A_MX_TYPE] ||
+	    !tb[SBRIDGE_A_MX_CPIB_SHARE]) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "matrix entry needs key, type and share");
+		return -EINVAL;
 	}
+	if (!nla_len(tb[SBRIDGE_A_MX_KEY]) ||
+	    !*(char *)nla_data(tb[SBRIDGE_A_MX_KEY])) {
+		NL_SET_ERR_MSG_ATTR(extack, e, "empty matrix key");
+		return -EINVAL;
+	}
+	memset(m, 0, sizeof(*m));
+	m->key = nla_data(tb[SBRIDGE_A_MX_KEY]);
+	m->type = nla_get_u32(tb[SBRIDGE_A_MX_TYPE]);
+	m->exe = sbridge_nl_u32(tb[SBRIDGE_A_MX_EXE_HASH], 0);
+	m->scope = sbridge_nl_u32(tb[SBRIDGE_A_MX_UID], 0);
+	m->phase = sbridge_nl_u32(tb[SBRIDGE_A_MX_PHASE], 0);
+	m->share = nla_get_u32(tb[SBRIDGE_A_MX_CPIB_SHARE]);
+	m->factor = sbridge_nl_u32(tb[SBRIDGE_A_MX_FACTOR], 0);
+	m->samples = sbridge_nl_u32(tb[SBRIDGE_A_MX_SAMPLES], 1);
+	m->speedup = sbridge_nl_u32(tb[SBRIDGE_A_MX_SPEEDUP_MEAS], 0);
+	m->has_tpi = !!tb[SBRIDGE_A_MX_TPI];
+	m->tpi = m->has_tpi ? nla_get_u64(tb[SBRIDGE_A_MX_TPI]) : 0;
+	m->has_warm = !!tb[SBRIDGE_A_MX_WARM];
+	m->warm = sbridge_nl_u32(tb[SBRIDGE_A_MX_WARM], 0);
+	m->has_spread = !!tb[SBRIDGE_A_MX_SPREAD];
+	m->spread = sbridge_nl_u32(tb[SBRIDGE_A_MX_SPREAD], 0);
+	m->has_visits = !!tb[SBRIDGE_A_MX_VISITS];
+	m->visits = sbridge_nl_u32(tb[SBRIDGE_A_MX_VISITS], 0);
+	return 0;
+}
+
+/* matrix.c's verdict on entry @e (attributes @tb) as an extack message. */
+static void sbridge_nl_mx_bad(enum sbridge_mx_bad bad, struct nlattr *e,
+			      struct nlattr **tb, struct netlink_ext_ack *extack)
+{
+	switch (bad) {
+	case SBRIDGE_MX_BAD_TYPE:
+		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TYPE],
+				    "core type does not exist on this machine");
+		break;
+	case SBRIDGE_MX_BAD_TPI:
+		NL_SET_ERR_MSG_ATTR(extack, tb[SBRIDGE_A_MX_TPI],
+				    "time per instruction out of range");
+		break;
+	case SBRIDGE_MX_BAD_NO_TPI:
+		NL_SET_ERR_MSG_ATTR(extack, e, "warm windows, spread or visits without a time per instruction");
+		break;
+	case SBRIDGE_MX_BAD_DUP:
+		NL_SET_ERR_MSG_ATTR(extack, e, "duplicate matrix entry");
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * MATRIX_LOAD: SBRIDGE_A_MATRIX, a nest of SBRIDGE_A_MX_ENTRY nests,
+ * replaces the matrix as a whole; on any error nothing changed.
+ */
+static int sbridge_nl_matrix_load(struct sk_buff *req, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr *e, *nest = info->attrs[SBRIDGE_A_MATRIX];
+	struct nlattr *tb[SBRIDGE_MX_ATTR_MAX + 1];
+	struct sbridge_matrix_load ld;
+	struct sbridge_mx_spec spec;
+	enum sbridge_mx_bad bad;
+	int rem, ret;
+
+	if (!nest) {
+		NL_SET_ERR_MSG(extack, "need SBRIDGE_A_MATRIX");
+		return -EINVAL;
+	}
+	sbridge_matrix_load_begin(&ld);
+	nla_for_each_nested(e, nest, rem) {
+		if (ld.n >= ld.max) {
+			NL_SET_ERR_MSG_ATTR(extack, e, "more entries than the matrix holds");
+			ret = -E2BIG;
+			goto fail;
+		}
+		ret = sbridge_nl_mx_parse(e, tb, &spec, extack);
+		if (ret)
+			goto fail;
+		ret = sbridge_matrix_load_add(&ld, &spec, &bad);
+		if (ret) {
+			sbridge_nl_mx_bad(bad, e, tb, extack);
+			goto fail;
+		}
+	}
+	if (rem) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "trailing bytes in matrix nest");
+		ret = -EINVAL;
+		goto fail;
+	}
+	sbridge_matrix_load_commit(&ld);
+	sbridge_consumers_notify(false);
+	sbridge_event_post(SBRIDGE_EVENT_MATRIX, "matrix loaded");
+	return 0;
+fail:
+	sbridge_matrix_load_abort(&ld);
 	return ret;
+}
+
+/* One cell as an SBRIDGE_A_MX_ENTRY nest. */
+static int sbridge_nl_mx_put(struct sk_buff *skb, const void *item)
+{
+	const struct sbridge_mx_cell *c = item;
+	struct nlattr *e = nla_nest_start(skb, SBRIDGE_A_MX_ENTRY);
+
+	if (!e)
+		return -EMSGSIZE;
+	if (nla_put_string(skb, SBRIDGE_A_MX_KEY, c->key) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_TYPE, c->type) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_PHASE, c->phase) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_FACTOR, c->factor) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_CPIB_SHARE, c->share) ||
+	    (c->speedup && nla_put_u32(skb, SBRIDGE_A_MX_SPEEDUP_MEAS, c->speedup)) ||
+	    nla_put_u32(skb, SBRIDGE_A_MX_SAMPLES, c->samples) ||
+	    (c->exe && nla_put_u32(skb, SBRIDGE_A_MX_EXE_HASH, c->exe)) ||
+	    (c->scope && nla_put_u32(skb, SBRIDGE_A_MX_UID, c->scope)) ||
+	    (c->warm &&
+	     (nla_put_u64_64bit(skb, SBRIDGE_A_MX_TPI, c->tpi, SBRIDGE_A_PAD) ||
+	      nla_put_u32(skb, SBRIDGE_A_MX_WARM, c->warm) ||
+	      nla_put_u32(skb, SBRIDGE_A_MX_SPREAD, c->spread) ||
+	      nla_put_u32(skb, SBRIDGE_A_MX_VISITS, c->visits)))) {
+		nla_nest_cancel(skb, e);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, e);
+	return 0;
+}
+
+static int sbridge_nl_mx_msg(const struct sbridge_mx_cell *c, void *arg)
+{
+	return sbridge_nl_dump_one(arg, c);
+}
+
+/*
+ * MATRIX_GET: one SBRIDGE_A_MX_ENTRY a message; cb->args[0] is the hash
+ * bucket the dump is in, cb->args[1] the id of the last cell of it sent.
+ * Without CAP_PERFMON or CAP_SYS_ADMIN a requester sees only the cells of
+ * his own scope (what his programs taught), as with GET_TASKS.
+ */
+static int sbridge_nl_matrix_get(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct sbridge_nl_dump d = {
+		.skb = skb, .cb = cb, .cmd = SBRIDGE_CMD_MATRIX_GET,
+		.fill = sbridge_nl_mx_put,
+	};
+	struct sbridge_mx_cursor cur = { cb->args[0], cb->args[1] };
+
+	sbridge_matrix_walk(&cur, sbridge_nl_sees_all(cb), sbridge_nl_uid(cb),
+			    sbridge_nl_mx_msg, &d);
+	cb->args[0] = cur.bkt;
+	cb->args[1] = cur.last;
+	return skb->len;
 }
 
 static int sbridge_nl_set_param(struct sk_buff *req, struct genl_info *info)
@@ -467,16 +909,6 @@ static int sbridge_nl_set_param(struct sk_buff *req, struct genl_info *info)
 	else if (ret)
 		NL_SET_ERR_MSG_ATTR(info->extack, v, "value out of range for this parameter");
 	return ret;
-}
-
-static int sbridge_nl_rules_get(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return sbridge_rules_dump(skb, cb, &sbridge_family);
-}
-
-static int sbridge_nl_matrix_get(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return sbridge_matrix_dump(skb, cb, &sbridge_family);
 }
 
 /* One report as SBRIDGE_A_REPORT, nested. */
@@ -513,7 +945,7 @@ static int sbridge_nl_get_reports(struct sk_buff *skb, struct netlink_callback *
 	for (; seq < end; seq++) {
 		if (!sbridge_checker_get_report(seq, &r, &now))
 			continue;
-		hdr = sbridge_dump_hdr(skb, cb, &sbridge_family, SBRIDGE_CMD_GET_REPORTS);
+		hdr = sbridge_dump_hdr(skb, cb, SBRIDGE_CMD_GET_REPORTS);
 		if (!hdr)
 			break;
 		if (sbridge_nl_put_report(skb, &r)) {

@@ -41,7 +41,6 @@
 #include <linux/string.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
-#include <net/genetlink.h>
 #include <sbridge/compat.h>
 #include "internal.h"
 
@@ -84,6 +83,7 @@ struct sbridge_rule {
  * @gen: generation, new for every set published (never 0)
  * @has_exe: some rule matches on the executable
  * @has_cgroup: some rule matches on the cgroup
+ * @cap: room in @r (while it is filled, before it is published)
  * @r: rules, first match wins
  *
  * Published through sbridge_rules (RCU); replaced, never modified. No set
@@ -94,6 +94,7 @@ struct sbridge_ruleset {
 	u32 gen;
 	bool has_exe;
 	bool has_cgroup;
+	u32 cap;
 	struct sbridge_rule r[];
 };
 
@@ -102,7 +103,11 @@ static struct sbridge_ruleset __rcu *sbridge_rules;
 static DEFINE_MUTEX(sbridge_rules_lock);
 static u32 sbridge_rules_gen;
 
-static void sbridge_ruleset_free(struct sbridge_ruleset *rs)
+/**
+ * sbridge_ruleset_free() - free a rule set that was never published
+ * @rs: from sbridge_ruleset_alloc(), may be NULL
+ */
+void sbridge_ruleset_free(struct sbridge_ruleset *rs)
 {
 	u32 i;
 
@@ -696,169 +701,140 @@ u32 sbridge_rules_count(void)
 	return n;
 }
 
-static int sbridge_rule_fill(struct sk_buff *skb, const struct sbridge_rule *r)
-{
-	u32 f[SBRIDGE_MAX_CORE_TYPES];
-	struct nlattr *e;
-	u32 i;
-
-	for (i = 0; i < r->nfactors; i++)
-		f[i] = r->factors[i];
-	e = nla_nest_start(skb, SBRIDGE_A_RULE);
-	if (!e)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, SBRIDGE_A_RULE_MATCH, r->match) ||
-	    nla_put_string(skb, SBRIDGE_A_RULE_PATTERN, r->pattern) ||
-	    nla_put_u32(skb, SBRIDGE_A_RULE_CLASS, r->class) ||
-	    nla_put_u32(skb, SBRIDGE_A_RULE_PREF, r->pref) ||
-	    (r->source && nla_put_string(skb, SBRIDGE_A_RULE_SOURCE, r->source)) ||
-	    nla_put_u64_64bit(skb, SBRIDGE_A_RULE_HITS, atomic64_read(&r->hits),
-			      SBRIDGE_A_PAD))
-		goto cancel;
-	if (r->nfactors &&
-	    sbridge_nla_put_factors(skb, SBRIDGE_A_RULE_FACTORS, f, r->nfactors))
-		goto cancel;
-	nla_nest_end(skb, e);
-	return 0;
-cancel:
-	nla_nest_cancel(skb, e);
-	return -EMSGSIZE;
-}
-
 /**
- * sbridge_rules_dump() - RULES_GET dump, one SBRIDGE_A_RULE nest a message
- * @skb: dump buffer
- * @cb: cb->args[0] is the number of rules already sent
- * @family: the generic netlink family (netlink.c's)
+ * sbridge_rules_walk() - the rules in force, for a dump
+ * @from: index of the first rule to show
+ * @fn: called for each rule from @from on, in order, under
+ *	rcu_read_lock(); a nonzero return stops the walk before that rule
+ * @arg: passed to @fn
+ *
+ * The view's strings belong to the set in force and are valid only
+ * during the call.
  *
  * Context: process context.
- * Return: skb->len.
+ * Return: the index of the first rule not shown (@from if none).
  */
-int sbridge_rules_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		       const struct genl_family *family)
+unsigned long sbridge_rules_walk(unsigned long from,
+				 int (*fn)(const struct sbridge_rule_view *r, void *arg),
+				 void *arg)
 {
 	const struct sbridge_ruleset *rs;
+	struct sbridge_rule_view v;
+	const struct sbridge_rule *r;
 	unsigned long i;
-	void *hdr;
+	u32 k;
 
 	rcu_read_lock();
 	rs = rcu_dereference(sbridge_rules);
-	for (i = cb->args[0]; rs && i < rs->n; i++) {
-		hdr = sbridge_dump_hdr(skb, cb, family, SBRIDGE_CMD_RULES_GET);
-		if (!hdr)
+	for (i = from; rs && i < rs->n; i++) {
+		r = &rs->r[i];
+		v.rule.match = r->match;
+		v.rule.class = r->class;
+		v.rule.pref = r->pref;
+		v.rule.nfactors = r->nfactors;
+		for (k = 0; k < r->nfactors; k++)
+			v.rule.factors[k] = r->factors[k];
+		v.rule.pattern = r->pattern;
+		v.rule.source = r->source;
+		v.hits = atomic64_read(&r->hits);
+		if (fn(&v, arg))
 			break;
-		if (sbridge_rule_fill(skb, &rs->r[i])) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		cb->args[0] = i + 1;
 	}
 	rcu_read_unlock();
-	return skb->len;
+	return i;
 }
 
-static const struct nla_policy sbridge_rule_policy[SBRIDGE_A_RULE_SOURCE + 1] = {
-	[SBRIDGE_A_RULE_MATCH]	 = NLA_POLICY_RANGE(NLA_U32, SBRIDGE_MATCH_COMM,
-						    SBRIDGE_MATCH_UID),
-	[SBRIDGE_A_RULE_PATTERN] = { .type = NLA_NUL_STRING,
-				     .len = SBRIDGE_PATH_LEN - 1 },
-	[SBRIDGE_A_RULE_CLASS]	 = NLA_POLICY_MAX(NLA_U32, SBRIDGE_CLASS_MEMORY),
-	[SBRIDGE_A_RULE_PREF]	 = NLA_POLICY_MAX(NLA_U32, SBRIDGE_PREF_EXCLUDE),
-	[SBRIDGE_A_RULE_FACTORS] = { .type = NLA_NESTED },
-	[SBRIDGE_A_RULE_SOURCE]	 = { .type = NLA_NUL_STRING,
-				     .len = SBRIDGE_RULE_SRC_LEN - 1 },
-};
-
-/* -EINVAL with @msg (a literal) on @attr for the netlink caller */
-#define SBRIDGE_RULE_BAD(extack, attr, msg)			\
-	({ NL_SET_ERR_MSG_ATTR(extack, attr, msg); -EINVAL; })
-
-/* Checks the pattern @a for match kind @r->match (no copy yet). */
-static int sbridge_rule_pattern(struct sbridge_rule *r, const struct nlattr *a,
-				struct netlink_ext_ack *extack)
+/**
+ * sbridge_rule_check() - is @pattern a valid pattern for match kind @match
+ * @match: enum sbridge_rule_match
+ * @pattern: NUL-terminated
+ *
+ * Return: SBRIDGE_RULE_OK, or what is wrong with it.
+ */
+enum sbridge_rule_bad sbridge_rule_check(u32 match, const char *pattern)
 {
-	const char *pat = nla_data(a);
+	u32 uid;
 
-	if (!pat[0])
-		return SBRIDGE_RULE_BAD(extack, a, "empty rule pattern");
-	if (r->match == SBRIDGE_MATCH_COMM && strlen(pat) >= SBRIDGE_KEY_LEN)
-		return SBRIDGE_RULE_BAD(extack, a, "comm pattern longer than 15 bytes");
-	if (r->match == SBRIDGE_MATCH_EXE && pat[0] != '/')
-		return SBRIDGE_RULE_BAD(extack, a, "exe pattern must be an absolute path");
-	if (r->match == SBRIDGE_MATCH_UID &&
-	    (kstrtou32(pat, 10, &r->uid) ||
-	     !uid_valid(make_kuid(&init_user_ns, r->uid))))
-		return SBRIDGE_RULE_BAD(extack, a, "uid pattern must be a decimal uid");
-	r->glob = r->match == SBRIDGE_MATCH_EXE && strpbrk(pat, "*?[");
-	return 0;
+	if (!pattern[0])
+		return SBRIDGE_RULE_BAD_EMPTY;
+	if (match == SBRIDGE_MATCH_COMM && strlen(pattern) >= SBRIDGE_KEY_LEN)
+		return SBRIDGE_RULE_BAD_COMM_LONG;
+	if (match == SBRIDGE_MATCH_EXE && pattern[0] != '/')
+		return SBRIDGE_RULE_BAD_EXE_RELATIVE;
+	if (match == SBRIDGE_MATCH_UID &&
+	    (kstrtou32(pattern, 10, &uid) ||
+	     !uid_valid(make_kuid(&init_user_ns, uid))))
+		return SBRIDGE_RULE_BAD_UID;
+	return SBRIDGE_RULE_OK;
 }
 
-/* The SBRIDGE_A_RULE_FACTORS nest @nest into @r->factors. */
-static int sbridge_rule_factors(struct sbridge_rule *r, const struct nlattr *nest,
-				struct netlink_ext_ack *extack)
+/**
+ * sbridge_ruleset_alloc() - an empty set with room for @n rules
+ * @n: at most SBRIDGE_MAX_RULES
+ *
+ * Context: process context, may sleep.
+ * Return: the set, to fill with sbridge_ruleset_add() and hand to
+ *	sbridge_rules_publish() or sbridge_ruleset_free(); NULL if @n is
+ *	too large or memory is short.
+ */
+struct sbridge_ruleset *sbridge_ruleset_alloc(u32 n)
 {
-	const struct nlattr *f;
-	int rem;
-	u32 v;
+	struct sbridge_ruleset *rs;
 
-	nla_for_each_nested(f, nest, rem) {
-		if (nla_type(f) != SBRIDGE_A_FACTOR || nla_len(f) != sizeof(u32))
-			return SBRIDGE_RULE_BAD(extack, f,
-						"factors nest holds only u32 factors");
-		if (r->nfactors >= SBRIDGE_MAX_CORE_TYPES)
-			return SBRIDGE_RULE_BAD(extack, f, "more factors than core types");
-		v = nla_get_u32(f);
-		if (v && (v < SBRIDGE_FACTOR_MIN || v > SBRIDGE_FACTOR_MAX))
-			return SBRIDGE_RULE_BAD(extack, f,
-						"factor outside [128, 8192] (1/8 .. 8)");
-		r->factors[r->nfactors++] = v;
-	}
-	if (rem)
-		return SBRIDGE_RULE_BAD(extack, nest, "trailing bytes in factors nest");
-	return 0;
+	if (n > SBRIDGE_MAX_RULES)
+		return NULL;
+	rs = kvzalloc(struct_size(rs, r, n), GFP_KERNEL);
+	if (rs)
+		rs->cap = n;
+	return rs;
 }
 
-/* Validates and copies one SBRIDGE_A_RULE nest into @r. */
-static int sbridge_rule_parse(struct nlattr *e, struct sbridge_rule *r,
-			      struct netlink_ext_ack *extack)
+/**
+ * sbridge_ruleset_add() - append one rule to an unpublished set
+ * @rs: from sbridge_ruleset_alloc()
+ * @spec: the rule: valid values of the UAPI enums, a pattern that
+ *	sbridge_rule_check() accepts, factors 0 or in range
+ *
+ * The strings are copied.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOSPC when @rs is full, -EINVAL for a bad pattern or
+ *	-ENOMEM; @rs then still only needs sbridge_ruleset_free().
+ */
+int sbridge_ruleset_add(struct sbridge_ruleset *rs,
+			const struct sbridge_rule_spec *spec)
 {
-	struct nlattr *tb[SBRIDGE_A_RULE_SOURCE + 1];
-	int ret;
+	struct sbridge_rule *r;
+	u32 i;
 
-	if (nla_type(e) != SBRIDGE_A_RULE) {
-		NL_SET_ERR_MSG_ATTR(extack, e, "rules nest holds only rules");
+	if (rs->n >= rs->cap)
+		return -ENOSPC;
+	if (sbridge_rule_check(spec->match, spec->pattern) ||
+	    spec->nfactors > SBRIDGE_MAX_CORE_TYPES)
 		return -EINVAL;
-	}
-	ret = nla_parse_nested(tb, SBRIDGE_A_RULE_SOURCE, e, sbridge_rule_policy,
-			       extack);
-	if (ret)
-		return ret;
-	if (!tb[SBRIDGE_A_RULE_MATCH] || !tb[SBRIDGE_A_RULE_PATTERN]) {
-		NL_SET_ERR_MSG_ATTR(extack, e, "rule needs a match kind and a pattern");
+	/* Counted at once: its strings may need freeing. */
+	r = &rs->r[rs->n++];
+	r->match = spec->match;
+	r->class = spec->class;
+	r->pref = spec->pref;
+	r->nfactors = spec->nfactors;
+	for (i = 0; i < spec->nfactors; i++)
+		r->factors[i] = spec->factors[i];
+	if (r->match == SBRIDGE_MATCH_UID && kstrtou32(spec->pattern, 10, &r->uid))
 		return -EINVAL;
-	}
-	r->match = nla_get_u32(tb[SBRIDGE_A_RULE_MATCH]);
-	ret = sbridge_rule_pattern(r, tb[SBRIDGE_A_RULE_PATTERN], extack);
-	if (ret)
-		return ret;
-	r->class = tb[SBRIDGE_A_RULE_CLASS] ?
-		   nla_get_u32(tb[SBRIDGE_A_RULE_CLASS]) : SBRIDGE_CLASS_AUTO;
-	r->pref = tb[SBRIDGE_A_RULE_PREF] ?
-		  nla_get_u32(tb[SBRIDGE_A_RULE_PREF]) : SBRIDGE_PREF_NONE;
-	if (tb[SBRIDGE_A_RULE_FACTORS]) {
-		ret = sbridge_rule_factors(r, tb[SBRIDGE_A_RULE_FACTORS], extack);
-		if (ret)
-			return ret;
-	}
-	r->pattern = kstrdup(nla_data(tb[SBRIDGE_A_RULE_PATTERN]), GFP_KERNEL);
+	r->glob = r->match == SBRIDGE_MATCH_EXE && strpbrk(spec->pattern, "*?[");
+	r->pattern = kstrdup(spec->pattern, GFP_KERNEL);
 	if (!r->pattern)
 		return -ENOMEM;
-	if (tb[SBRIDGE_A_RULE_SOURCE]) {
-		r->source = kstrdup(nla_data(tb[SBRIDGE_A_RULE_SOURCE]), GFP_KERNEL);
+	if (spec->source) {
+		r->source = kstrdup(spec->source, GFP_KERNEL);
 		if (!r->source)
 			return -ENOMEM;
 	}
+	if (r->match == SBRIDGE_MATCH_CGROUP)
+		rs->has_cgroup = true;
+	if (r->match == SBRIDGE_MATCH_EXE)
+		rs->has_exe = true;
 	return 0;
 }
 
@@ -1016,50 +992,20 @@ static void sbridge_rules_swap(struct sbridge_ruleset *rs,
 }
 
 /**
- * sbridge_rules_load() - replace the rule set atomically (RULES_LOAD)
- * @nest: SBRIDGE_A_RULES, a nest of SBRIDGE_A_RULE nests (may be empty)
- * @extack: error report, pointing at the offending attribute
+ * sbridge_rules_publish() - replace the rule set atomically (RULES_LOAD)
+ * @rs: from sbridge_ruleset_alloc(), filled with sbridge_ruleset_add()
+ *	(may hold no rule); taken over, also on error
  *
  * Every tracked task is matched again against the new set before this
  * returns (see sbridge_rematch_all()).
  *
  * Context: process context, sleeps.
- * Return: 0, -EINVAL, -E2BIG or -ENOMEM; on error nothing changed.
+ * Return: 0 or -ENOMEM; on error nothing changed and @rs is freed.
  */
-int sbridge_rules_load(struct nlattr *nest, struct netlink_ext_ack *extack)
+int sbridge_rules_publish(struct sbridge_ruleset *rs)
 {
 	struct sbridge_rematch w;
-	struct sbridge_ruleset *rs;
-	struct nlattr *e;
-	u32 n = 0;
-	int rem, ret;
 
-	nla_for_each_nested(e, nest, rem)
-		n++;
-	if (rem) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "trailing bytes in rules nest");
-		return -EINVAL;
-	}
-	if (n > SBRIDGE_MAX_RULES) {
-		NL_SET_ERR_MSG_ATTR(extack, nest, "more than 4096 rules");
-		return -E2BIG;
-	}
-	rs = kvzalloc(struct_size(rs, r, n), GFP_KERNEL);
-	if (!rs)
-		return -ENOMEM;
-	nla_for_each_nested(e, nest, rem) {
-		ret = sbridge_rule_parse(e, &rs->r[rs->n], extack);
-		/* Count it even on error: its strings may need freeing. */
-		rs->n++;
-		if (ret) {
-			sbridge_ruleset_free(rs);
-			return ret;
-		}
-		if (rs->r[rs->n - 1].match == SBRIDGE_MATCH_CGROUP)
-			rs->has_cgroup = true;
-		if (rs->r[rs->n - 1].match == SBRIDGE_MATCH_EXE)
-			rs->has_exe = true;
-	}
 	if (sbridge_rematch_alloc(&w)) {
 		sbridge_ruleset_free(rs);
 		return -ENOMEM;

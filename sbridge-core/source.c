@@ -186,6 +186,44 @@ u32 sbridge_source_clock(unsigned int cpu, char *name, size_t len)
 	return kind;
 }
 
+/**
+ * sbridge_source_pmu() - the PMU the source counts @cpu with
+ * @cpu: CPU number
+ * @name: buffer of @name_len bytes for the perf PMU's name
+ * @name_len: size of @name
+ * @chain: buffer of @chain_len bytes for the event chain chosen on it
+ * @chain_len: size of @chain
+ *
+ * Context: process context; the source callback is called under RCU.
+ * Return: true with both filled, false (both "") without a source, a
+ *	source that does not say, or a CPU without a PMU.
+ */
+bool sbridge_source_pmu(unsigned int cpu, char *name, size_t name_len,
+			char *chain, size_t chain_len)
+{
+	const struct sbridge_source_ops *ops;
+	bool ok = false;
+
+	if (!name_len || !chain_len)
+		return false;
+	name[0] = '\0';
+	chain[0] = '\0';
+	rcu_read_lock();
+	ops = rcu_dereference(sbridge_source);
+	if (ops && ops->pmu)
+		ok = ops->pmu(cpu, name, name_len, chain, chain_len);
+	rcu_read_unlock();
+	/* whatever the source wrote, both are strings */
+	name[name_len - 1] = '\0';
+	chain[chain_len - 1] = '\0';
+	if (!ok || !name[0]) {
+		name[0] = '\0';
+		chain[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
 /*
  * A source module that forgets to unregister (or whose init fails after
  * registering) would leave the core calling freed code. The module

@@ -396,21 +396,35 @@ static bool sbridge_topo_follow_locked(void)
 /**
  * sbridge_topo_write_capacity() - write a CPU's scheduler capacity
  * @cpu: possible CPU
+ * @old: the capacity the caller read and decided on
  * @cap: the capacity
  * @ours: @cap is sbridge's own (a factor override), not the kernel's value
  *	put back
  *
  * The capacity actuator writes cpu_scale only through here, so that
  * following the kernel's capacities never takes sbridge's own for it.
+ * The write is a compare-and-exchange with @old: if the kernel rescaled
+ * the CPU after the caller read @old, the kernel's value stays, sbridge
+ * no longer holds one there, and the caller stands down (its next run
+ * reads the new value). A kernel store that lands after the exchange
+ * overwrites sbridge's value, which is the kernel's right; the next run
+ * sees that too (docs/reliability.md, N15).
  *
  * Context: process context; takes sbridge_topo_lock.
+ * Return: true if @cap was written, false if the CPU no longer held @old.
  */
-void sbridge_topo_write_capacity(int cpu, unsigned long cap, bool ours)
+bool sbridge_topo_write_capacity(int cpu, unsigned long old, unsigned long cap,
+				 bool ours)
 {
+	struct sbridge_cpu *c = per_cpu_ptr(&sbridge_cpus, cpu);
+	bool done;
+
 	mutex_lock(&sbridge_topo_lock);
-	per_cpu_ptr(&sbridge_cpus, cpu)->cap_written = ours ? cap : 0;
-	sbridge_write_cpu_scale(cpu, cap);
+	done = sbridge_cmpxchg_cpu_scale(cpu, old, cap);
+	/* on a miss the value there is the kernel's, not ours */
+	c->cap_written = done && ours ? cap : 0;
 	mutex_unlock(&sbridge_topo_lock);
+	return done;
 }
 
 /*

@@ -32,6 +32,10 @@ HEADER_FILE = {"trace_act.h": "policy.c"}
 # files that use less when a kernel option is off (the table lists the most)
 CONFIG_DEPENDENT = {"act_uclamp.c": "CONFIG_UCLAMP_TASK",
                     "kfuncs.c": "CONFIG_SCHED_CLASS_EXT"}
+# the wire: generic netlink messages are built and parsed in the interface
+# layer only, so only its objects may be built from this kernel header
+WIRE_HEADER = re.compile(r"/include/net/genetlink\.h\b")
+WIRE_LAYER = 6
 
 
 def _table(top):
@@ -125,6 +129,13 @@ def read_objects(objdir, files):
                 hdrs.add(p.name)
         res[f] = (defined, undefined, hdrs)
     return res
+
+
+def wire_users(objdir, files):
+    """The files whose object was built from <net/genetlink.h>, directly
+    or through any other header (its `.o.cmd` dependency list)."""
+    return {f for f in files
+            if WIRE_HEADER.search((objdir / f".{f[:-2]}.o.cmd").read_text())}
 
 
 def header_layer(h, table):
@@ -222,6 +233,10 @@ def check_layers(top, objdir):
         edges[f] = deps
     for comp in _cycles(edges):
         bad.append("cycle (calls and headers): " + " <-> ".join(comp))
+    for f in sorted(wire_users(objdir, files)):
+        if table[f][0] != WIRE_LAYER:
+            bad.append(f"{f} (layer {table[f][0]}) is built from <net/genetlink.h>: "
+                       f"netlink messages belong to layer {WIRE_LAYER} (netlink.c)")
     return bad
 
 
@@ -237,7 +252,8 @@ def built(tmp_path_factory):
 def test_core_layers(built):
     """No object of sbridge-core uses a higher layer's symbol or header, the
     table's "calls into" is exactly what each object uses, every non-static
-    name has the prefix, and no two files depend on each other."""
+    name has the prefix, no two files depend on each other, and only layer
+    6 is built from <net/genetlink.h>."""
     bad = check_layers(TOP, built)
     assert not bad, "\n".join(bad)
 
@@ -297,14 +313,17 @@ MUTATIONS = [
     ("policy.c", "\nvoid sbridge_actuators_kick(void);\n"
                  "void sbridge_x_kick(void)\n{\n\tsbridge_actuators_kick();\n}\n",
      r"cycle \(calls and headers\): .*actuators.c.*policy.c"),
+    ("matrix.c", ('#include "internal.h"\n', '#include <net/genetlink.h>\n#include "internal.h"\n'),
+     r"matrix.c \(layer 3\) is built from <net/genetlink.h>"),
 ]
 
 
 def test_core_layers_catches_each_mutation(built):
     """The layer test can fail: a per-CPU variable read from a lower layer,
     an inline helper in internal.h that calls up, a non-static name without
-    the prefix, a header that pulls in a higher layer's, and a call that
-    closes a cycle inside layer 4 are each caught. All go into the built
+    the prefix, a header that pulls in a higher layer's, a call that
+    closes a cycle inside layer 4 and <net/genetlink.h> below layer 6 are
+    each caught. All go into the built
     tree at once and each finding must be named; a mutated header keeps
     its time stamp, so only the files that use it (and sample.c, which
     includes trace.h) are rebuilt, not the whole module."""

@@ -24,7 +24,8 @@ static const char doctor_help[] =
 "\n"
 "Check sbridge on this machine and say what to do about each problem:\n"
 "the modules and their versions (loaded, installed, this tool's), the\n"
-"core types and how they were found, the counters open on each CPU and\n"
+"core types and how they were found, the counters open on each CPU, the\n"
+"PMU and event chain the source counts each with and\n"
 "what is missing, where the clock (effective frequency) comes from, the\n"
 "actuators in force, the configuration file and the layered rules\n"
 "compared with what is in force, the checker's reports and sched_ext.\n"
@@ -394,6 +395,34 @@ static void dr_events_line(struct doctor *d, char *line)
 		       cpus, pmu ? pmu : "?", missing, raw[0] ? "; from raw codes:" : "", raw);
 }
 
+/* Same PMU and event chain, as the core's source names them (API 5). */
+static int dr_same_pmu(const struct sb_cpu *a, const struct sb_cpu *b)
+{
+	return !strcmp(a->pmu, b->pmu) && !strcmp(a->pmu_chain, b->pmu_chain);
+}
+
+/* One line per group of CPUs the source counts on one PMU with one chain. */
+static void dr_pmus(struct doctor *d, const struct sb_cpu *cpus, size_t n)
+{
+	struct sb_cpuset set;
+	char list[256];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !dr_same_pmu(&cpus[j], &cpus[i]); j++)
+			;
+		if (!cpus[i].pmu[0] || j < i)
+			continue;	/* none said, or the group is done */
+		memset(&set, 0, sizeof(set));
+		for (j = i; j < n; j++)
+			if (dr_same_pmu(&cpus[j], &cpus[i]) && cpus[j].id < SB_MAX_CPUS)
+				set.bits[cpus[j].id / 64] |= 1ULL << (cpus[j].id % 64);
+		sb_cpulist_format(&set, list, sizeof(list));
+		dr_add(d, "counters", DR_INFO, NULL, "CPUs %s count on PMU %s, events %s",
+		       list, cpus[i].pmu, cpus[i].pmu_chain);
+	}
+}
+
 static void dr_counters(struct doctor *d, const struct dr_status *s, const struct sb_cpu *cpus,
 			size_t n)
 {
@@ -409,6 +438,7 @@ static void dr_counters(struct doctor *d, const struct dr_status *s, const struc
 		for (rest = buf; (line = strsep(&rest, "\n"));)
 			if (*line)
 				dr_events_line(d, line);
+		dr_pmus(d, cpus, n);
 		dr_read(DR_PMU "/parameters/mem_latency_ns", lat, sizeof(lat));
 		if (lat[0])
 			dr_add(d, "counters", DR_INFO, NULL,

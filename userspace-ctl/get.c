@@ -15,7 +15,10 @@ static const char get_help[] =
 "Show each CPU's core type, cluster, capacity (now and at load), the CPU\n"
 "factor in force (scaled by the current/max frequency of the reference\n"
 "type over this CPU's), the nominal factor at full speed, the user\n"
-"override (- = none), frequencies and model. TYPE ends in 'd' when the\n"
+"override (- = none), frequencies, model, how its type was found, the\n"
+"PMU the counter source counts it with and the event chain it chose\n"
+"there (EVENTS: the core model of sbridge_pmu's event table and the event\n"
+"each kind took). TYPE ends in 'd' when the\n"
 "core types were declared with the cpu_types= module parameter.\n"
 "CPUS is a list as taskset -c takes it: 0-3,5,7-9:2 (default: all).\n"
 "\n"
@@ -41,20 +44,21 @@ void get_print_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 	const struct sb_cpuset *f = filter;
 	size_t i;
 
-	printf("%4s %4s %7s %8s %8s %7s %7s %8s %8s %8s  %-12s %s\n", "CPU", "TYPE",
-	       "CLUSTER", "CAPACITY", "ORIG", "FACTOR", "NOMINAL", "OVERRIDE",
-	       "CUR_MHZ", "MAX_MHZ", "MODEL", "TYPE_FROM");
+	printf("%4s %4s %7s %8s %8s %7s %7s %8s %8s %8s  %-12s %-12s %-16s %s\n", "CPU",
+	       "TYPE", "CLUSTER", "CAPACITY", "ORIG", "FACTOR", "NOMINAL", "OVERRIDE",
+	       "CUR_MHZ", "MAX_MHZ", "MODEL", "TYPE_FROM", "PMU", "EVENTS");
 	for (i = 0; i < n; i++) {
 		const struct sb_cpu *c = &cpus[i];
 
 		if (f && !sb_cpuset_has(f, c->id))
 			continue;
-		printf("%4u %3u%c %7u %8u %8u %7s %7s %8s %8s %8s  %-12s %s\n", c->id,
-		       c->type, c->declared ? 'd' : ' ', c->cluster, c->capacity,
+		printf("%4u %3u%c %7u %8u %8u %7s %7s %8s %8s %8s  %-12s %-12s %-16s %s\n",
+		       c->id, c->type, c->declared ? 'd' : ' ', c->cluster, c->capacity,
 		       c->orig_capacity, sb_fp(c->factor), sb_fp(c->factor_nominal),
 		       c->override ? sb_fp(c->override) : "-", mhz(c->cur_khz),
 		       mhz(c->max_khz), c->model[0] ? c->model : "-",
-		       sb_types_from(c->type_from) ?: "-");
+		       sb_types_from(c->type_from) ?: "-", c->pmu[0] ? c->pmu : "-",
+		       c->pmu[0] ? c->pmu_chain : "-");
 	}
 }
 
@@ -87,6 +91,9 @@ void get_json_cpus(const struct sb_cpu *cpus, size_t n, const void *filter)
 		sb_js_uint("max_khz", c->max_khz);
 		sb_js_str("model", c->model);
 		sb_js_str("type_from", sb_types_from(c->type_from));
+		/* API 5: the counter source's PMU there; null if none said */
+		sb_js_str("pmu", c->pmu[0] ? c->pmu : NULL);
+		sb_js_str("pmu_chain", c->pmu[0] ? c->pmu_chain : NULL);
 		sb_js_obj_end();
 	}
 	sb_js_arr_end();

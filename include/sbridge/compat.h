@@ -91,20 +91,27 @@ static inline int sbridge_cpu_cluster(int cpu)
  * Writable per-CPU capacity. arm64 (GENERIC_ARCH_TOPOLOGY), 6.1 .. 7.x:
  * arch_scale_cpu_capacity() reads the exported per-CPU cpu_scale, declared
  * in <linux/arch_topology.h> up to 6.12 and in <linux/topology.h> from 6.16
- * (7.x); topology_set_cpu_scale() is not exported, so write it directly.
+ * (7.x); topology_set_cpu_scale() is not exported, so write it directly,
+ * with a compare-and-exchange: the kernel's own writer (a plain store from
+ * topology_normalize_cpu_scale(), e.g. when a cpufreq driver registers)
+ * may run at any moment, and a value it stored since @old was read must
+ * not be overwritten. Returns true if @cap was written.
  * x86 (6.1 .. 7.x): capacity is not a variable a module can write.
  */
 #ifdef CONFIG_ARM64
 #include <linux/arch_topology.h>
 #define SBRIDGE_HAVE_CPU_SCALE	1
-static inline void sbridge_write_cpu_scale(int cpu, unsigned long cap)
+static inline bool sbridge_cmpxchg_cpu_scale(int cpu, unsigned long old,
+					     unsigned long cap)
 {
-	WRITE_ONCE(per_cpu(cpu_scale, cpu), cap);
+	return cmpxchg(per_cpu_ptr(&cpu_scale, cpu), old, cap) == old;
 }
 #else
 #define SBRIDGE_HAVE_CPU_SCALE	0
-static inline void sbridge_write_cpu_scale(int cpu, unsigned long cap)
+static inline bool sbridge_cmpxchg_cpu_scale(int cpu, unsigned long old,
+					     unsigned long cap)
 {
+	return false;
 }
 #endif
 

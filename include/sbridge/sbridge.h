@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <uapi/linux/sbridge.h>
 
-#define SBRIDGE_API_VERSION	4
+#define SBRIDGE_API_VERSION	5
 
 struct task_struct;
 struct module;
@@ -64,13 +64,21 @@ struct sbridge_counts {
  *	sbridge_clock, and in *@name a short static string naming the source
  *	(e.g. "APERF/MPERF"; the source's memory). May be NULL: the core then
  *	reports SBRIDGE_CLOCK_NONE. Same context rules as @read_delta.
+ * @pmu: which PMU the source counts @cpu with: the perf PMU's name
+ *	(e.g. "armv8_cortex_a76", "cpu_core", "cpu_atom", "rig_pmu") into
+ *	@name (@name_len bytes) and, into @chain (@chain_len bytes), the
+ *	event chain it chose there, in the source's words (sbridge_pmu:
+ *	its event table's core model and the events it took from it).
+ *	Returns false, the buffers untouched, if @cpu counts on no PMU.
+ *	May be NULL. Same context rules as @read_delta, but only called
+ *	from process context (status and dumps), never from the switch.
  *
  * The core reaches the ops only under RCU; sbridge_unregister_source()
  * waits for every reader to finish before returning, so the source may be
  * unloaded at any moment after it returns.
  *
  * Version 3 added @clock and made @effective_khz measured-only; version 4
- * added struct sbridge_counts.mix (SBRIDGE_EV_MIX).
+ * added struct sbridge_counts.mix (SBRIDGE_EV_MIX); version 5 added @pmu.
  */
 struct sbridge_source_ops {
 	const char *name;
@@ -80,6 +88,8 @@ struct sbridge_source_ops {
 	u32 (*effective_khz)(unsigned int cpu);
 	u32 mem_latency_ns;
 	u32 (*clock)(unsigned int cpu, const char **name);
+	bool (*pmu)(unsigned int cpu, char *name, size_t name_len, char *chain,
+		    size_t chain_len);
 };
 
 /**

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: sbridge_pmu's events per core model fall back step by step as the rig's PMU loses events (rig_pmu refuse=, hide=, counters=): event_table names the event each kind counts and what a fallback costs, the fallback event counts a pointer chaser's misses and stalls, status says what is missing, and raw_events= still wins
+# scenario: sbridge_pmu's events per core model fall back step by step as the rig's PMU loses events (rig_pmu refuse=, hide=, counters=): event_table names the event each kind counts and what a fallback costs, the core shows each CPU's PMU and chosen chain through the source's ops (get, status), the fallback event counts a pointer chaser's misses and stalls, status says what is missing, and raw_events= still wins
 # arch: arm64
 # suite: bookworm
 # topology: 1b1s
@@ -15,7 +15,7 @@
 # by step here. The table's per-core choices are unit-tested on the host
 # (tests/unit/test_evtab.c); this checks the module opens what they say.
 P=/sys/module/sbridge_pmu/parameters
-plan 14
+plan 17
 
 # reload the rig's PMU with ARGS, then sbridge
 reload() {
@@ -41,6 +41,16 @@ table_says() {
 	done
 }
 
+# every CPU's PMU is the rig's and its chain "$1", as the core shows them
+# (the source's .pmu op, SBRIDGE_A_CPU_PMU*, `sbridgectl --json get`)
+core_says() {
+	_j=$(sbridgectl --json get) || return 1
+	# one CPU a line: busybox grep -o stops at a line's first fixed string
+	_n=$(echo "$_j" | tr '{' '\n' | grep -c '"cpu":')
+	_m=$(echo "$_j" | tr '{' '\n' | grep -cF "\"pmu\":\"rig_pmu\",\"pmu_chain\":\"$1\"")
+	[ "$_n" -gt 0 ] && [ "$_n" -eq "$_m" ] || { echo "$_m of $_n CPUs: $_j"; return 1; }
+}
+
 # --- the full rig: LL_CACHE_MISS_RD is not served, LL_CACHE_MISS is ------
 check "loads on the rig's PMU" reload
 check "rig entry: llc_misses from LL_CACHE_MISS (0x37 not served: fallback 1)" \
@@ -48,12 +58,19 @@ check "rig entry: llc_misses from LL_CACHE_MISS (0x37 not served: fallback 1)" \
 check "stall_cycles from STALL_BACKEND_MEM, no fallback" \
 	table_says "; stall_cycles STALL_BACKEND_MEM 0x4005"
 check "learning on, nothing missing ($(cat $P/status))" grep -qx 'learning on' $P/status
+sbridgectl status | tail -n 3 | while read -r l; do diag "status: $l"; done
+check "the core names each CPU's PMU and the chain it took (get --json)" \
+	core_says "rig: llc_misses LL_CACHE_MISS (fallback), stall_cycles STALL_BACKEND_MEM"
+check "status shows them in its CPU table" sh -c \
+	"sbridgectl status | grep -qE ' rig_pmu +rig: llc_misses LL_CACHE_MISS \(fallback\), stall_cycles STALL_BACKEND_MEM\$'"
 
 # --- no LL_CACHE_MISS, no STALL_BACKEND_MEM: the next steps ---------------
 check "loads with refuse=0x33,0x4005" reload refuse=0x33,0x4005
 check "llc_misses falls back to L2D_CACHE_REFILL, stall_cycles to STALL_BACKEND" \
 	table_says "llc_misses L2D_CACHE_REFILL 0x17, fallback: L2 refills" \
 		"; stall_cycles STALL_BACKEND 0x24, fallback: every backend stall"
+check "the core's view follows the fallbacks" \
+	core_says "rig: llc_misses L2D_CACHE_REFILL (fallback), stall_cycles STALL_BACKEND (fallback)"
 check "the fallback LLC event counts a pointer chaser's misses" counts_chase llc_misses
 check "the fallback stall event counts its stalls" counts_chase stall_cycles
 

@@ -43,6 +43,10 @@ static int cpu_cb(const struct sb_attrs *at, uint8_t cmd, void *arg)
 	c->clock = sb_u32(at->a[SBRIDGE_A_CPU_CLOCK_KIND], SBRIDGE_CLOCK_NONE);
 	snprintf(c->model, sizeof(c->model), "%s", sb_str(at->a[SBRIDGE_A_CPU_MODEL]));
 	c->type_from = sb_u32(at->a[SBRIDGE_A_CPU_TYPE_FROM], 0);
+	/* a source or module that does not say: none */
+	snprintf(c->pmu, sizeof(c->pmu), "%s", sb_str(at->a[SBRIDGE_A_CPU_PMU]));
+	snprintf(c->pmu_chain, sizeof(c->pmu_chain), "%s",
+		 sb_str(at->a[SBRIDGE_A_CPU_PMU_CHAIN]));
 	return 0;
 }
 

@@ -18,6 +18,8 @@ struct sb_cpu {
 	int declared;	/* core types declared by the user (cpu_types=) */
 	char model[32];
 	uint32_t type_from;	/* enum sbridge_types_from of its type, 0 unknown */
+	char pmu[32];		/* the counter source's PMU on it, "" if none said */
+	char pmu_chain[128];	/* the event chain the source chose there */
 };
 
 /* enum sbridge_clock as a word ("emulated"), and whether it is the

@@ -306,6 +306,8 @@ enum sbridge_attr {
 	SBRIDGE_A_TASK_MIX,		/* nest of SBRIDGE_A_FACTOR (u32 fp), one per enum sbridge_mix; absent if unknown */
 	SBRIDGE_A_CPU_TYPE_FROM,	/* u32: enum sbridge_types_from of this CPU's core type */
 	SBRIDGE_A_STATUS_SCHED_EXT,	/* string: "kfuncs registered..." or "not available: why" */
+	SBRIDGE_A_CPU_PMU,		/* string: perf PMU the counter source counts this CPU with, absent if none */
+	SBRIDGE_A_CPU_PMU_CHAIN,	/* string: the event chain the source chose on it, e.g. "Cortex-A76: llc_misses LL_CACHE_MISS_RD, stall_cycles STALL_BACKEND_MEM" */
 
 	__SBRIDGE_A_MAX,
 	SBRIDGE_A_MAX = __SBRIDGE_A_MAX - 1

@@ -973,7 +973,8 @@ static const struct sb_cpu test_cpus[] = {
 	{ .id = 0, .type = 0, .capacity = 446, .orig_capacity = 446, .factor = 2355,
 	  .factor_nominal = 2355, .override = 0, .model = "little" },
 	{ .id = 1, .type = 1, .capacity = 1024, .orig_capacity = 1024, .factor = 1024,
-	  .factor_nominal = 1024, .override = 1536, .model = "big" },
+	  .factor_nominal = 1024, .override = 1536, .model = "big", .pmu = "rig_pmu",
+	  .pmu_chain = "rig: llc_misses LL_CACHE_MISS (fallback), stall_cycles STALL_BACKEND_MEM" },
 };
 
 static int show_cpus(const void *json)
@@ -1003,12 +1004,22 @@ static void test_get_cpus(void)
 			break;
 	result(!strcmp(ov[0], "-") && !strcmp(ov[1], "1.5"),
 	       "get: override '-' for none, 1.5 for CPU 1:\n%s", out ? out : "");
+	/* PMU and EVENTS close each line: "-" where the source says none */
+	result(out && strstr(out, " PMU ") && strstr(out, " EVENTS\n") &&
+	       strstr(out, " little       -            -                -\n") &&
+	       strstr(out, " rig_pmu          rig: llc_misses LL_CACHE_MISS (fallback), "
+			   "stall_cycles STALL_BACKEND_MEM\n"),
+	       "get: the PMU and its event chain per CPU, '-' for none:\n%s", out ? out : "");
 	free(out);
 	free(err);
 	capture(show_cpus, "", &out, &err);
 	result(out && strstr(out, "{\"cpu\":0,") && strstr(out, "\"override\":null,") &&
 	       strstr(out, "\"override\":1.5,") && !strstr(out, "\"override\":0"),
 	       "get --json: override null for none, 1.5 for CPU 1: %s", out ? out : "");
+	result(out && strstr(out, "\"pmu\":null,\"pmu_chain\":null}") &&
+	       strstr(out, "\"pmu\":\"rig_pmu\",\"pmu_chain\":\"rig: llc_misses LL_CACHE_MISS "
+			   "(fallback), stall_cycles STALL_BACKEND_MEM\"}"),
+	       "get --json: pmu and pmu_chain, null for none: %s", out ? out : "");
 	free(out);
 	free(err);
 }
