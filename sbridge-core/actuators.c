@@ -269,16 +269,12 @@ const char *sbridge_actuators_mode(char *buf, size_t len)
 		if (sbridge_act_on(i))
 			n += scnprintf(buf + n, len - n, "%s%s", n > start ? "+" : "",
 				       sbridge_acts[i]->name);
-	if (n == start) {
-		scnprintf(buf + n, len - n, "%s", start ?
-			  "hints for it only, last decision: " :
-			  "every actuator off: nothing is changed");
-		if (!start)
-			return buf;
-		n = strlen(buf);
-	} else {
-		n += scnprintf(buf + n, len - n, " on; last decision: ");
+	if (n == start && !start) {
+		strscpy(buf, "every actuator off: nothing is changed", len);
+		return buf;
 	}
+	n += scnprintf(buf + n, len - n, "%s", n == start ?
+		       "hints for it only, last decision: " : " on; last decision: ");
 	scnprintf(buf + n, len - n, "%s",
 		  sbridge_last_why[0] ? sbridge_last_why : "none yet");
 	return buf;

@@ -7,8 +7,9 @@
  * (data-dependent branches) and two pointer chases over a random cycle,
  * one inside the last-level cache and one several times larger than it.
  * Each probe's cost is its cycles per iteration (perf_event_open, user
- * mode only) over the type's top clock, i.e. its time at full speed, the unit the CPU
- * factors are nominal in; without a cycle counter, its time. From them:
+ * mode only) over the type's top clock, i.e. its time at full speed, the
+ * unit the CPU factors are nominal in; without a cycle counter, its time.
+ * From them:
  *
  *   CPU factor of type j  = compute cost on j / compute cost on the
  *                           reference (biggest) type
