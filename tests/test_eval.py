@@ -6,6 +6,7 @@ The evaluation itself (make eval) boots boards and is not part of the tests.
 import json
 import math
 import random
+import re
 import subprocess
 from pathlib import Path
 
@@ -145,10 +146,22 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
     assert f"BOOTKIND='{kind}'" in text
     assert "act.period_ms" not in text.split("# Guest side")[0]   # shipped defaults
     if kind == "cap":
-        assert "CONFIGS='cap eas hmp nomodel sbridge warm'" in text or \
+        assert "CONFIGS='cap eas hmp nomodel observe sbridge warm'" in text or \
             "CONFIGS='cap eas hmp sbridge'" in text
     else:
         assert "CONFIGS='sym sbridge'" in text
+
+
+def test_configs_narrow_a_diagnosis_to_the_named_configurations():
+    mode = dict(run.MODES["quick"], configs=["cap", "observe", "sbridge", "sym"], rounds=4)
+    p = run.plan("1b3s", mode, 5)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, p, 0)
+    # a cap boot runs only the cap configurations named, in the list's order
+    assert "CONFIGS='cap observe sbridge'" in text and "ROUNDS='4'" in text
+    assert len(p["mixes"][0]) == 4
+    # observe loads sbridge and turns every lever off
+    guest = (run.HERE / "guest.sh").read_text()
+    assert re.search(r"observe\) sb_load \|\| return 1.*\n.*act\.observe 1", guest)
 
 
 def test_smoke_mode_runs_the_mixes_programs_alone_and_records_each_mix(tmp_path):

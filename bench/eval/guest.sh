@@ -150,6 +150,8 @@ cfg() {
 	sbridge) sb_load || return 1 ;;
 	nomodel) sb_load || return 1
 		sbridgectl set param act.model 0 > /dev/null || return 1 ;;
+	observe) sb_load || return 1	# hooks and counters, no lever: their cost
+		sbridgectl set param act.observe 1 > /dev/null || return 1 ;;
 	warm)	sb_load || return 1
 		sbridgectl matrix load $O/warm-matrix.txt > /dev/null || return 1 ;;
 	p[0-9]*) sb_load || return 1

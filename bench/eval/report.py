@@ -38,6 +38,7 @@ NAMES = {
     "eas": "EAS (energy model + schedutil; see its overutilized share)",
     "hmp": "ARM HMP (user-space daemon: up 700 / down 512 load thresholds)",
     "nomodel": "sbridge without the model (act.model 0, ablation)",
+    "observe": "sbridge observing only (act.observe 1: hooks, counters, matrix; no lever; ablation)",
     "sbridge": "sbridge, cold, shipped defaults",
     "warm": "sbridge, warm (matrix from calibration inputs)",
 }
@@ -588,8 +589,8 @@ def analyse(d):
     comps = {}
     for kind in ("cap", "sym"):
         stock = STOCK[kind]
-        for base in ("cap", "sym", "eas", "hmp", "nomodel", "warm"):
-            for top in ("sbridge",) + (("warm",) if base == "cap" else ()):
+        for base in ("cap", "sym", "eas", "hmp", "nomodel", "observe", "warm"):
+            for top in ("sbridge",) + (("warm", "observe") if base == "cap" else ()):
                 if base == top:
                     continue
                 pp = pairs("main", base, top, (kind,))
@@ -939,7 +940,10 @@ def summary(r, pics, out):
             if len(r["boots"]) < len(meta.get("planned_boots", [])) else "") + "; cell "
          f"{meta['boots'][0]['cell'] if meta['boots'] else '?'} "
          f"({meta['boots'][0]['release'] if meta['boots'] else '?'}); "
-         f"wall {(meta.get('wall_s') or sum(b.get('wall_s', 0) for b in meta['boots'])) / 60:.0f} min.", "",
+         f"wall {(meta.get('wall_s') or sum(b.get('wall_s', 0) for b in meta['boots'])) / 60:.0f} min."
+         + (f" **A diagnosis: only {', '.join(meta['configs'])}"
+            + (f", {meta['rounds']} rounds" if meta.get("rounds") else "") + "** (--configs)."
+            if meta.get("configs") else ""), "",
          (f"Limits: {RIG_LIMITS}." if clocks else
           f"Limits: {RIG_LIMITS_OLD}." + (f" **{X86_LIMIT}.**" if r["x86"] else "")), "",
          "Every ratio pairs runs of one round of one boot (configurations alternated in an "
@@ -977,6 +981,12 @@ def summary(r, pics, out):
         L += ["", f"Warm (reported apart: matrix learnt from calibration inputs, loaded before "
               f"each block) vs capacity-aware stock: STP {ci(warm['stp'])}, per program "
               f"{ci(warm['per_program'])}, headroom {ci(warm['headroom'], 2)}."]
+    obs = r["comps"].get(("cap", "cap", "observe"))
+    if obs:
+        L += ["", f"Observing only (sbridge loaded, act.observe 1: what watching costs, no "
+              f"lever) vs capacity-aware stock: STP {ci(obs['stp'])}, per program "
+              f"{ci(obs['per_program'])}, worst {fmt(obs['worst'])}; the decisions' own worth "
+              f"is the row against it above."]
     # targets
     hc = r["comps"].get(("cap", "cap", "sbridge"))
     hs = r["comps"].get(("sym", "sym", "sbridge"))

@@ -57,8 +57,9 @@ CELL = {"arm64": "arm64-bookworm", "x86_64": "x86_64-bookworm"}
 
 # The configurations of a boot with capacities (cap) and of the symmetric
 # boot (sym): stock, EAS, the HMP daemon, sbridge without the model
-# (ablation), sbridge cold (the headline) and sbridge warm.
-CONFIGS_CAP = ["cap", "eas", "hmp", "nomodel", "sbridge", "warm"]
+# (ablation), sbridge observing only (act.observe 1: the cost of watching,
+# ablation), sbridge cold (the headline) and sbridge warm.
+CONFIGS_CAP = ["cap", "eas", "hmp", "nomodel", "observe", "sbridge", "warm"]
 CONFIGS_SYM = ["sym", "sbridge"]
 PERIODS = [50, 100, 200, 400]
 
@@ -174,6 +175,9 @@ def scenario(board, b, mode, p, boot):
     configs = CONFIGS_CAP if kind == "cap" else CONFIGS_SYM
     if len(mode["boots"][boot]) > 2:   # a boot that runs fewer (time)
         configs = mode["boots"][boot][2]
+    if mode.get("configs"):            # --configs: a diagnosis of a few
+        configs = [c for c in mode["configs"] if c in (CONFIGS_CAP if kind == "cap"
+                                                         else CONFIGS_SYM)]
     if not arm or kind == "sym":
         configs = [c for c in configs if c != "eas"]
     rounds = mode["rounds"] if kind == "cap" else mode["sym_rounds"]
@@ -247,7 +251,8 @@ def run_board(board, mode, mode_name, seed, verbose):
     meta = dict(board=board, mode=mode_name, seed=seed, commit=commit(),
                 planned_boots=[b[0] for b in mode["boots"]],
                 date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
-                plan=p, boots=[])
+                plan=p, boots=[], configs=mode.get("configs"),
+                rounds=mode["rounds"] if mode.get("configs") else None)
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
           f"the same mixes), {len(mode['boots'])} boots", flush=True)
     ok = True
@@ -307,6 +312,10 @@ def main():
     ap.add_argument("--no-record", action="store_true",
                     help="no sbridgectl record around the main mixes (no work-conservation "
                          "numbers; the recorder's CPU time out of the ratios)")
+    ap.add_argument("--configs", type=lambda v: v.split(","),
+                    help="only these main configurations (comma-separated, e.g. "
+                         "cap,observe,sbridge): a diagnosis, not the evidence")
+    ap.add_argument("--rounds", type=int, help="main-phase rounds per boot (the mode's otherwise)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
@@ -317,6 +326,15 @@ def main():
     a = ap.parse_args()
     name = "smoke" if a.smoke else "quick" if a.quick else "full"
     mode = dict(MODES[name], record=not a.no_record)
+    if a.configs:
+        bad = [c for c in a.configs if c not in CONFIGS_CAP + CONFIGS_SYM]
+        if bad or not a.configs:
+            ap.error(f"--configs: unknown {', '.join(bad)} (of {', '.join(CONFIGS_CAP)})")
+        mode["configs"] = a.configs
+    if a.rounds is not None:
+        if not 1 <= a.rounds <= 20:
+            ap.error("--rounds: 1 to 20")
+        mode["rounds"] = a.rounds
     boards = a.board or mode["boards"]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True
