@@ -942,7 +942,9 @@ def summary(r, pics, out):
          f"({meta['boots'][0]['release'] if meta['boots'] else '?'}); "
          f"wall {(meta.get('wall_s') or sum(b.get('wall_s', 0) for b in meta['boots'])) / 60:.0f} min."
          + (f" **A diagnosis: only {', '.join(meta['configs'])}"
-            + (f", {meta['rounds']} rounds" if meta.get("rounds") else "") + "** (--configs)."
+            + (f", {meta['rounds']} rounds" if meta.get("rounds") else "")
+            + (f", phases: {meta['phases'] or 'main only'}" if meta.get("phases") is not None
+               else "") + "** (--configs)."
             if meta.get("configs") else ""), "",
          (f"Limits: {RIG_LIMITS}." if clocks else
           f"Limits: {RIG_LIMITS_OLD}." + (f" **{X86_LIMIT}.**" if r["x86"] else "")), "",

@@ -252,7 +252,8 @@ def run_board(board, mode, mode_name, seed, verbose):
                 planned_boots=[b[0] for b in mode["boots"]],
                 date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
                 plan=p, boots=[], configs=mode.get("configs"),
-                rounds=mode["rounds"] if mode.get("configs") else None)
+                rounds=mode["rounds"] if mode.get("configs") else None,
+                phases=mode.get("phases"))
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
           f"the same mixes), {len(mode['boots'])} boots", flush=True)
     ok = True
@@ -316,6 +317,8 @@ def main():
                     help="only these main configurations (comma-separated, e.g. "
                          "cap,observe,sbridge): a diagnosis, not the evidence")
     ap.add_argument("--rounds", type=int, help="main-phase rounds per boot (the mode's otherwise)")
+    ap.add_argument("--phases", help="phases of every boot besides the main one, of: alone warm "
+                                     "est sweep freq mt lat ovh (the mode's otherwise)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
@@ -335,6 +338,12 @@ def main():
         if not 1 <= a.rounds <= 20:
             ap.error("--rounds: 1 to 20")
         mode["rounds"] = a.rounds
+    if a.phases is not None:
+        known = "alone warm est sweep freq mt lat ovh".split()
+        if any(x not in known for x in a.phases.split()):
+            ap.error(f"--phases: of {' '.join(known)}")
+        mode["boots"] = [(b[0], a.phases) + tuple(b[2:]) for b in mode["boots"]]
+        mode["phases"] = a.phases
     boards = a.board or mode["boards"]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True
