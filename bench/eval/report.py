@@ -1066,11 +1066,10 @@ def summary(r, pics, out):
                   f"blocks (charged to the HMP configuration) and made {d[2]} up- and {d[3]} "
                   "down-migrations."]
     # ablations and other baselines (all comparisons)
-    others = [(k, m) for k, m in sorted(r["comps"].items()) if k[2] == "sbridge"]
-    if others:
+    base = r["comps"].get(("cap", "cap", "sbridge")) or r["comps"].get(("sym", "sym", "sbridge"))
+    if base:   # none when every unit of the headline pair was lag-rejected
         L += ["", "## Per program (sbridge vs capacity-aware stock, cold)", "",
               "| program | held out | geo. mean speedup | worst | samples |", "| --- | --- | --- | --- | --- |"]
-        base = r["comps"].get(("cap", "cap", "sbridge")) or r["comps"].get(("sym", "sym", "sbridge"))
         for p, (g, w, n) in sorted(base["by_prog"].items()):
             L.append(f"| {p} | {'yes' if p in r['held'] else ''} | {fmt(g)} | {fmt(w)} | {n} |")
     if r["sweep"]:
