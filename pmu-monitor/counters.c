@@ -148,6 +148,7 @@ static unsigned int sbridge_pmu_nr_raw;
  *	@ev is published, then owned by the read path
  * @reads: read_delta() calls on this CPU since load (read path; other
  *	CPUs read it racily for the `counts` report)
+ * @mix_tick: slices since load, for mix_every= (read path)
  * @total: sum of the deltas handed out per kind (same rules as @reads)
  * @mask: kinds open on this CPU (hotplug callback; readers hold
  *	cpus_read_lock())
@@ -165,6 +166,7 @@ struct sbridge_pmu_cpu {
 	u64 prev_run[SBRIDGE_PMU_NR_KINDS];
 	bool primed[SBRIDGE_PMU_NR_KINDS];
 	u64 reads;
+	u32 mix_tick;
 	u64 total[SBRIDGE_PMU_NR_KINDS];
 	u32 mask;
 	u32 raw;
@@ -985,7 +987,7 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		[SBRIDGE_PMU_BR]		= &delta->mix[SBRIDGE_MIX_BRANCH],
 	};
 	unsigned long flags;
-	u32 mixed = 0, open = 0;
+	u32 mixed = 0, open = 0, every, ph;
 	int i;
 
 	memset(delta, 0, sizeof(*delta));
@@ -995,6 +997,14 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		goto out;
 	pc = this_cpu_ptr(&sbridge_pmu_cpu);
 	WRITE_ONCE(pc->reads, pc->reads + 1);
+	/*
+	 * The classes over one slice in mix_every: read at the switch that
+	 * opens it (phase 0, a baseline) and at the one that closes it
+	 * (phase 1, the slice's delta, handed out with the same slice's
+	 * instructions); the other switches skip the five reads.
+	 */
+	every = max(sbridge_pmu_mix_every, 1U);
+	ph = pc->mix_tick++ % every;
 	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
 		/* pairs with the release at publication: primed is up to date */
 		struct perf_event *ev = smp_load_acquire(&pc->ev[i]);
@@ -1003,6 +1013,15 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 		if (!ev)
 			continue;
 		if (i >= SBRIDGE_PMU_FIRST_MIX) {
+			if (every > 1 && ph > 1)
+				continue;
+			if (every > 1 && ph == 0) {
+				sbridge_perf_read_here(ev, cpu, &pc->prev[i],
+						       &pc->prev_en[i],
+						       &pc->prev_run[i]);
+				pc->primed[i] = true;
+				continue;
+			}
 			open |= BIT(i);
 			/*
 			 * Flexible: a class event perf rotated out has a

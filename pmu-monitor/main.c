@@ -50,6 +50,11 @@ module_param_named(mix, sbridge_pmu_mix, bool, 0444);
 MODULE_PARM_DESC(mix,
 		 "count instruction classes (load/store, integer, SIMD, FP, branch) where the PMU has them, for the mix predictor (default 1; 0: the CPI stack alone)");
 
+unsigned int sbridge_pmu_mix_every = 8;
+module_param_named(mix_every, sbridge_pmu_mix_every, uint, 0444);
+MODULE_PARM_DESC(mix_every,
+		 "read the instruction classes over one time slice in this many per CPU (default 8; 1: every slice). Each read costs a few hundred cycles at every context switch; the classes are shares of instructions, so a sample of slices estimates them.");
+
 bool sbridge_pmu_kernel;
 module_param_named(kernel, sbridge_pmu_kernel, bool, 0444);
 MODULE_PARM_DESC(kernel,

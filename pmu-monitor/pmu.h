@@ -41,6 +41,7 @@ enum sbridge_pmu_kind {
 extern bool sbridge_pmu_mix;
 /* main.c: the kernel= parameter (count kernel mode too; default user only) */
 extern bool sbridge_pmu_kernel;
+extern unsigned int sbridge_pmu_mix_every;
 
 /* Names used in raw_events= and in the `events` report. */
 extern const char * const sbridge_pmu_kind_name[SBRIDGE_PMU_NR_KINDS];
