@@ -84,29 +84,32 @@ track() {
 	taskset -p $ALL $$ > /dev/null
 	diag "its CPU every 0.1 s: $_s"
 }
+# best3 N STOP VAR GOAL: track N STOP up to three times, until $VAR
+# reaches GOAL; sets $best (the largest $VAR) and $tries.
+best3() {
+	best=0 tries=0
+	while [ $tries -lt 3 ] && [ $best -lt $4 ]; do
+		track $1 $2
+		eval "_v=\$$3"
+		[ $_v -gt $best ] && best=$_v
+		tries=$((tries + 1))
+	done
+}
 # Without EAS the stock wakeup path keeps the task on its idle previous
 # CPU: it leaves the big one only when something else happens to be
 # running there at a wakeup, and then stays where it landed. Under TCG
 # that came within 0.7-1.9 s in some runs (CI, arm64-debug) and never in
 # 3 s in others, so the baseline is the longest of up to three trials,
-# and 1 s on the big CPU in one of them is enough. EAS moves the task at
-# its first wakeups, in every run so far.
-off=0 _tr=0
-while [ $_tr -lt 3 ] && [ $off -lt 10 ]; do
-	track 10 1
-	[ $first -gt $off ] && off=$first
-	_tr=$((_tr + 1))
-done
+# and 1 s on the big CPU in one of them is enough.
+best3 10 1 first 10
+off=$best _tr=$tries
 check "EAS on again after eas_set 1" sh -c '. /sbridge/lib.sh; eas_set 1 && eas_active'
-# The same best of up to three trials with EAS: on a loaded host the
-# busybox loop takes longer, the root domain can read overutilized and
-# EAS stands aside for a while (CI: 11/30, first little sample at 1.8 s).
-on=0 _te=0
-while [ $_te -lt 3 ] && [ $on -lt 20 ]; do
-	track 30 0
-	[ $share -gt $on ] && on=$share
-	_te=$((_te + 1))
-done
+# EAS moves the task at its first wakeups in most runs, but on a loaded
+# host the busybox loop takes longer, the root domain can read
+# overutilized and EAS stands aside for a while (CI: 11/30, the first
+# little sample at 1.8 s): the best of up to three trials too.
+best3 30 0 share 20
+on=$best _te=$tries
 diag "without EAS on the big CPU for $((off * 100)) ms at best of $_tr trials; with EAS on a little CPU in $on/30 samples at best of $_te trials"
 # Margins, not exact counts: one stray wakeup or balance can move the task
 # under TCG (23/30 with EAS seen once on arm64-debug).
