@@ -424,7 +424,18 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 					kind = SBRIDGE_PC_PINNED;
 			}
 		} else if (hinted && !runnable &&
+			   READ_ONCE(t->hint) != SBRIDGE_HINT_FAST &&
 			   (u16)((u16)jiffies - READ_ONCE(t->hint_at)) < hold) {
+			/*
+			 * A slow hint is kept through a sleep: it keeps the
+			 * task off the fast cores, which costs no one. A fast
+			 * one is not: the sleeper's place is not planned, so
+			 * another task gets it, and each wakeup of the
+			 * sleeper, pinned there with its sleep's credit,
+			 * preempts that task (the eval's recorder, hinted fast
+			 * while busy, took 4 % more of the big CPU than under
+			 * stock that way).
+			 */
 			kind = SBRIDGE_PC_SLEEPER;
 		} else {
 			sbridge_policy_clear(t);
