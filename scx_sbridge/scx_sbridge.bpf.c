@@ -16,6 +16,9 @@
  *   per-core busy counts, compare the target's core with one random core,
  *   search only the one with more idle siblings.
  *
+ * - Test only: with stall_pid set, never dispatch that task, so that
+ *   the sched_ext watchdog ends the scheduler (tests/scenarios/scx-watchdog.sh).
+ *
  * ops.init tells sbridge_core (sbridge_scx_attach()) so its affinity and
  * uclamp actuators stand down; ops.exit, which sched_ext calls however the
  * scheduler leaves (error, watchdog, SysRq-S, the loader closing), gives
@@ -37,6 +40,7 @@ char _license[] SEC("license") = "GPL";
 
 #define SHARED_DSQ	0
 #define FAST_DSQ	1
+#define STALL_DSQ	2	/* stall_pid waits here: nothing takes from it */
 #define SMOVE_DSQ(cpu)	(16 + (u64)(cpu))
 
 #define ENOENT		2
@@ -53,6 +57,11 @@ const volatile unsigned long long smove_delay_ns = 2000000;
 /* a clock below this % of its CPU's maximum is low */
 const volatile unsigned int low_clock_pct = 80;
 const volatile unsigned int smt;	/* CPUs have SMT siblings */
+/*
+ * Test only (the loader's -S): never dispatch the task of this pid, so
+ * that the sched_ext watchdog ends the scheduler (a runnable task stall).
+ */
+const volatile int stall_pid;
 const volatile unsigned int nr_cores = 1;
 /* core of each CPU and the CPUs of each core (-1 past its last) */
 const volatile unsigned int cpu_core[SCX_SBRIDGE_MAX_CPUS];
@@ -121,6 +130,11 @@ static bool cpu_fast(s32 cpu)
 	struct sbridge_bpf_cpu c = {};
 
 	return cpu_info(cpu, &c) && c.ntypes > 1 && c.fast;
+}
+
+static bool stalled(const struct task_struct *p)
+{
+	return stall_pid && p->pid == stall_pid;
 }
 
 /* Runs @cpu at a low clock (or is it of a slower type)? */
@@ -249,6 +263,8 @@ s32 BPF_STRUCT_OPS(sbridge_select_cpu, struct task_struct *p, s32 prev_cpu,
 	bool idle = false;
 	s32 cpu = -1;
 
+	if (stalled(p))
+		return prev_cpu;	/* to sbridge_enqueue(), not a local DSQ */
 	if (hint == SBRIDGE_BPF_HINT_FAST || hint == SBRIDGE_BPF_HINT_SLOW) {
 		cpu = pick_idle_kind(p, prev_cpu, hint == SBRIDGE_BPF_HINT_FAST);
 		if (cpu >= 0) {
@@ -289,8 +305,14 @@ static void kick_idle(struct task_struct *p, bool fast)
 
 void BPF_STRUCT_OPS(sbridge_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	bool fast = task_hint(p) == SBRIDGE_BPF_HINT_FAST;
+	bool fast;
 
+	if (stalled(p)) {
+		scx_bpf_dsq_insert(p, STALL_DSQ, slice_ns, enq_flags);
+		stat_inc(&stats.stalled);
+		return;
+	}
+	fast = task_hint(p) == SBRIDGE_BPF_HINT_FAST;
 	scx_bpf_dsq_insert(p, fast ? FAST_DSQ : SHARED_DSQ, slice_ns, enq_flags);
 	stat_inc(fast ? &stats.enq_fast : &stats.enq_shared);
 	kick_idle(p, fast);
@@ -394,6 +416,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(sbridge_init)
 	ret = scx_bpf_create_dsq(SHARED_DSQ, -1);
 	if (!ret)
 		ret = scx_bpf_create_dsq(FAST_DSQ, -1);
+	if (!ret)
+		ret = scx_bpf_create_dsq(STALL_DSQ, -1);
 	for (i = 0; !ret && i < SCX_SBRIDGE_MAX_CPUS && i < nr_cpus; i++)
 		ret = scx_bpf_create_dsq(SMOVE_DSQ(i), -1);
 	if (ret)
