@@ -16,6 +16,10 @@
  *   per-core busy counts, compare the target's core with one random core,
  *   search only the one with more idle siblings.
  *
+ * - Clocks: sched_ext leaves schedutil's per-CPU target at the maximum
+ *   unless the scheduler sets one, so ops.tick gives it each CPU's busy
+ *   share, smoothed with a half-life of about 30 ms as PELT's utilisation
+ *   is (schedutil adds its own 25 % headroom), by scx_bpf_cpuperf_set().
  * - Test only: with stall_pid set, never dispatch that task, so that
  *   the sched_ext watchdog ends the scheduler (tests/scenarios/scx-watchdog.sh).
  *
@@ -76,6 +80,19 @@ static unsigned int core_busy[SCX_SBRIDGE_MAX_CPUS];
 static unsigned long long smove_since[SCX_SBRIDGE_MAX_CPUS];
 /* the idle CPU it would have had */
 static int smove_target[SCX_SBRIDGE_MAX_CPUS];
+
+/*
+ * schedutil's input, per CPU (ops.tick): when the current window started,
+ * the busy time in it, when the running task started (0: none runs), the
+ * smoothed busy share (of SCX_CPUPERF_ONE). Windows of 8 ms, each moving
+ * the share 1/6 of the way (a half-life of 3.8 windows, 30 ms).
+ */
+#define PERF_WINDOW_NS	8000000ULL
+#define PERF_MAX_WINDOWS	16	/* idle longer: as 16 windows */
+static unsigned long long perf_win_start[SCX_SBRIDGE_MAX_CPUS];
+static unsigned long long perf_busy_ns[SCX_SBRIDGE_MAX_CPUS];
+static unsigned long long perf_run_start[SCX_SBRIDGE_MAX_CPUS];
+static unsigned int perf_util[SCX_SBRIDGE_MAX_CPUS];
 
 /* pid -> the last hint read for it, for the loader (--hints) */
 struct {
@@ -240,7 +257,8 @@ static bool smove(struct task_struct *p, s32 waker, s32 target, u64 wake_flags)
 {
 	u64 now;
 
-	if (waker < 0 || waker >= SCX_SBRIDGE_MAX_CPUS || waker == target ||
+	if (!smove_delay_ns || waker < 0 || waker >= SCX_SBRIDGE_MAX_CPUS ||
+	    waker == target ||
 	    !(wake_flags & (SCX_WAKE_TTWU | SCX_WAKE_FORK)) ||
 	    !bpf_cpumask_test_cpu(waker, p->cpus_ptr) ||
 	    !cpu_fast_now(waker) || !cpu_slow_now(target))
@@ -364,6 +382,8 @@ void BPF_STRUCT_OPS(sbridge_running, struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
+	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS)
+		perf_run_start[cpu] = bpf_ktime_get_ns();
 	if (smt && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
 		u32 core = cpu_core[cpu];
 
@@ -376,12 +396,52 @@ void BPF_STRUCT_OPS(sbridge_stopping, struct task_struct *p, bool runnable)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
+	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS && perf_run_start[cpu]) {
+		perf_busy_ns[cpu] += bpf_ktime_get_ns() - perf_run_start[cpu];
+		perf_run_start[cpu] = 0;
+	}
 	if (smt && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
 		u32 core = cpu_core[cpu];
 
 		if (core < SCX_SBRIDGE_MAX_CPUS && core_busy[core])
 			__sync_fetch_and_sub(&core_busy[core], 1);
 	}
+}
+
+/*
+ * At a CPU's tick once PERF_WINDOW_NS passed: its busy share since the
+ * window started (idle time included), one smoothing step per window
+ * elapsed, as the CPU's performance target. schedutil takes it as the
+ * CPU's utilisation (and adds its 25 % headroom).
+ */
+void BPF_STRUCT_OPS(sbridge_tick, struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	unsigned long long now = bpf_ktime_get_ns(), span, busy;
+	unsigned int share, util, i;
+
+	if (cpu < 0 || cpu >= SCX_SBRIDGE_MAX_CPUS)
+		return;
+	if (!perf_win_start[cpu]) {
+		perf_win_start[cpu] = now;
+		return;
+	}
+	span = now - perf_win_start[cpu];
+	if (span < PERF_WINDOW_NS)
+		return;
+	busy = perf_busy_ns[cpu];
+	if (perf_run_start[cpu]) {
+		busy += now - perf_run_start[cpu];
+		perf_run_start[cpu] = now;
+	}
+	share = busy >= span ? SCX_CPUPERF_ONE : busy * SCX_CPUPERF_ONE / span;
+	util = perf_util[cpu];
+	for (i = 0; i < PERF_MAX_WINDOWS && i * PERF_WINDOW_NS < span; i++)
+		util = util - util / 6 + share / 6;
+	perf_util[cpu] = util;
+	scx_bpf_cpuperf_set(cpu, util);
+	perf_busy_ns[cpu] = 0;
+	perf_win_start[cpu] = now;
 }
 
 /* Kick the idle targets of overdue Smove wakees; again while any wait. */
@@ -452,6 +512,7 @@ struct sched_ext_ops sbridge_ops = {
 	.dispatch	= (void *)sbridge_dispatch,
 	.running	= (void *)sbridge_running,
 	.stopping	= (void *)sbridge_stopping,
+	.tick		= (void *)sbridge_tick,
 	.init		= (void *)sbridge_init,
 	.exit		= (void *)sbridge_exit,
 	.timeout_ms	= 10000,

@@ -30,7 +30,7 @@ static const char usage[] =
 "  -s SEC   print the counters every SEC seconds (0: only at exit)\n"
 "  -H       at exit, print the hints the scheduler read from sbridge\n"
 "  -m USEC  Smove's delay: a wakee kept on its waker's CPU moves after it\n"
-"           (default 2000)\n"
+"           (default 2000; 0: no Smove)\n"
 "  -l PCT   a clock below PCT %% of the CPU's maximum is low (default 80)\n"
 "  -w MSEC  the sched_ext watchdog's timeout: a task runnable this long\n"
 "           without running ends the scheduler (default 10000, at most 30000)\n"
@@ -175,6 +175,7 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			delay_us = strtol(optarg, NULL, 10);
+			bad |= delay_us < 0 || delay_us > 1000000;
 			break;
 		case 'l':
 			low_pct = strtol(optarg, NULL, 10);
@@ -195,8 +196,7 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (dur < 0 || every < 0 || delay_us == 0 || delay_us > 1000000 ||
-	    low_pct == 0 || low_pct > 100 || bad) {
+	if (dur < 0 || every < 0 || low_pct == 0 || low_pct > 100 || bad) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->nr_cpus = ncpus;
-	if (delay_us > 0)
+	if (delay_us >= 0)
 		skel->rodata->smove_delay_ns = (unsigned long long)delay_us * 1000;
 	if (low_pct > 0)
 		skel->rodata->low_clock_pct = low_pct;
