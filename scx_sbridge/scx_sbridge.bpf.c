@@ -16,6 +16,13 @@
  *   per-core busy counts, compare the target's core with one random core,
  *   search only the one with more idle siblings.
  *
+ * - Clocks: sched_ext leaves schedutil's per-CPU target at the maximum
+ *   unless the scheduler sets one, so ops.tick gives it each CPU's busy
+ *   share, smoothed with a half-life of about 30 ms as PELT's utilisation
+ *   is (schedutil adds its own 25 % headroom), by scx_bpf_cpuperf_set().
+ * - Test only: with stall_pid set, never dispatch that task, so that
+ *   the sched_ext watchdog ends the scheduler (tests/scenarios/scx-watchdog.sh).
+ *
  * ops.init tells sbridge_core (sbridge_scx_attach()) so its affinity and
  * uclamp actuators stand down; ops.exit, which sched_ext calls however the
  * scheduler leaves (error, watchdog, SysRq-S, the loader closing), gives
@@ -37,6 +44,7 @@ char _license[] SEC("license") = "GPL";
 
 #define SHARED_DSQ	0
 #define FAST_DSQ	1
+#define STALL_DSQ	2	/* stall_pid waits here: nothing takes from it */
 #define SMOVE_DSQ(cpu)	(16 + (u64)(cpu))
 
 #define ENOENT		2
@@ -53,6 +61,11 @@ const volatile unsigned long long smove_delay_ns = 2000000;
 /* a clock below this % of its CPU's maximum is low */
 const volatile unsigned int low_clock_pct = 80;
 const volatile unsigned int smt;	/* CPUs have SMT siblings */
+/*
+ * Test only (the loader's -S): never dispatch the task of this pid, so
+ * that the sched_ext watchdog ends the scheduler (a runnable task stall).
+ */
+const volatile int stall_pid;
 const volatile unsigned int nr_cores = 1;
 /* core of each CPU and the CPUs of each core (-1 past its last) */
 const volatile unsigned int cpu_core[SCX_SBRIDGE_MAX_CPUS];
@@ -67,6 +80,19 @@ static unsigned int core_busy[SCX_SBRIDGE_MAX_CPUS];
 static unsigned long long smove_since[SCX_SBRIDGE_MAX_CPUS];
 /* the idle CPU it would have had */
 static int smove_target[SCX_SBRIDGE_MAX_CPUS];
+
+/*
+ * schedutil's input, per CPU (ops.tick): when the current window started,
+ * the busy time in it, when the running task started (0: none runs), the
+ * smoothed busy share (of SCX_CPUPERF_ONE). Windows of 8 ms, each moving
+ * the share 1/6 of the way (a half-life of 3.8 windows, 30 ms).
+ */
+#define PERF_WINDOW_NS	8000000ULL
+#define PERF_MAX_WINDOWS	16	/* idle longer: as 16 windows */
+static unsigned long long perf_win_start[SCX_SBRIDGE_MAX_CPUS];
+static unsigned long long perf_busy_ns[SCX_SBRIDGE_MAX_CPUS];
+static unsigned long long perf_run_start[SCX_SBRIDGE_MAX_CPUS];
+static unsigned int perf_util[SCX_SBRIDGE_MAX_CPUS];
 
 /* pid -> the last hint read for it, for the loader (--hints) */
 struct {
@@ -121,6 +147,11 @@ static bool cpu_fast(s32 cpu)
 	struct sbridge_bpf_cpu c = {};
 
 	return cpu_info(cpu, &c) && c.ntypes > 1 && c.fast;
+}
+
+static bool stalled(const struct task_struct *p)
+{
+	return stall_pid && p->pid == stall_pid;
 }
 
 /* Runs @cpu at a low clock (or is it of a slower type)? */
@@ -226,7 +257,8 @@ static bool smove(struct task_struct *p, s32 waker, s32 target, u64 wake_flags)
 {
 	u64 now;
 
-	if (waker < 0 || waker >= SCX_SBRIDGE_MAX_CPUS || waker == target ||
+	if (!smove_delay_ns || waker < 0 || waker >= SCX_SBRIDGE_MAX_CPUS ||
+	    waker == target ||
 	    !(wake_flags & (SCX_WAKE_TTWU | SCX_WAKE_FORK)) ||
 	    !bpf_cpumask_test_cpu(waker, p->cpus_ptr) ||
 	    !cpu_fast_now(waker) || !cpu_slow_now(target))
@@ -249,6 +281,8 @@ s32 BPF_STRUCT_OPS(sbridge_select_cpu, struct task_struct *p, s32 prev_cpu,
 	bool idle = false;
 	s32 cpu = -1;
 
+	if (stalled(p))
+		return prev_cpu;	/* to sbridge_enqueue(), not a local DSQ */
 	if (hint == SBRIDGE_BPF_HINT_FAST || hint == SBRIDGE_BPF_HINT_SLOW) {
 		cpu = pick_idle_kind(p, prev_cpu, hint == SBRIDGE_BPF_HINT_FAST);
 		if (cpu >= 0) {
@@ -289,8 +323,14 @@ static void kick_idle(struct task_struct *p, bool fast)
 
 void BPF_STRUCT_OPS(sbridge_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	bool fast = task_hint(p) == SBRIDGE_BPF_HINT_FAST;
+	bool fast;
 
+	if (stalled(p)) {
+		scx_bpf_dsq_insert(p, STALL_DSQ, slice_ns, enq_flags);
+		stat_inc(&stats.stalled);
+		return;
+	}
+	fast = task_hint(p) == SBRIDGE_BPF_HINT_FAST;
 	scx_bpf_dsq_insert(p, fast ? FAST_DSQ : SHARED_DSQ, slice_ns, enq_flags);
 	stat_inc(fast ? &stats.enq_fast : &stats.enq_shared);
 	kick_idle(p, fast);
@@ -342,6 +382,8 @@ void BPF_STRUCT_OPS(sbridge_running, struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
+	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS)
+		perf_run_start[cpu] = bpf_ktime_get_ns();
 	if (smt && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
 		u32 core = cpu_core[cpu];
 
@@ -354,12 +396,52 @@ void BPF_STRUCT_OPS(sbridge_stopping, struct task_struct *p, bool runnable)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
+	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS && perf_run_start[cpu]) {
+		perf_busy_ns[cpu] += bpf_ktime_get_ns() - perf_run_start[cpu];
+		perf_run_start[cpu] = 0;
+	}
 	if (smt && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
 		u32 core = cpu_core[cpu];
 
 		if (core < SCX_SBRIDGE_MAX_CPUS && core_busy[core])
 			__sync_fetch_and_sub(&core_busy[core], 1);
 	}
+}
+
+/*
+ * At a CPU's tick once PERF_WINDOW_NS passed: its busy share since the
+ * window started (idle time included), one smoothing step per window
+ * elapsed, as the CPU's performance target. schedutil takes it as the
+ * CPU's utilisation (and adds its 25 % headroom).
+ */
+void BPF_STRUCT_OPS(sbridge_tick, struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	unsigned long long now = bpf_ktime_get_ns(), span, busy;
+	unsigned int share, util, i;
+
+	if (cpu < 0 || cpu >= SCX_SBRIDGE_MAX_CPUS)
+		return;
+	if (!perf_win_start[cpu]) {
+		perf_win_start[cpu] = now;
+		return;
+	}
+	span = now - perf_win_start[cpu];
+	if (span < PERF_WINDOW_NS)
+		return;
+	busy = perf_busy_ns[cpu];
+	if (perf_run_start[cpu]) {
+		busy += now - perf_run_start[cpu];
+		perf_run_start[cpu] = now;
+	}
+	share = busy >= span ? SCX_CPUPERF_ONE : busy * SCX_CPUPERF_ONE / span;
+	util = perf_util[cpu];
+	for (i = 0; i < PERF_MAX_WINDOWS && i * PERF_WINDOW_NS < span; i++)
+		util = util - util / 6 + share / 6;
+	perf_util[cpu] = util;
+	scx_bpf_cpuperf_set(cpu, util);
+	perf_busy_ns[cpu] = 0;
+	perf_win_start[cpu] = now;
 }
 
 /* Kick the idle targets of overdue Smove wakees; again while any wait. */
@@ -394,6 +476,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(sbridge_init)
 	ret = scx_bpf_create_dsq(SHARED_DSQ, -1);
 	if (!ret)
 		ret = scx_bpf_create_dsq(FAST_DSQ, -1);
+	if (!ret)
+		ret = scx_bpf_create_dsq(STALL_DSQ, -1);
 	for (i = 0; !ret && i < SCX_SBRIDGE_MAX_CPUS && i < nr_cpus; i++)
 		ret = scx_bpf_create_dsq(SMOVE_DSQ(i), -1);
 	if (ret)
@@ -428,6 +512,7 @@ struct sched_ext_ops sbridge_ops = {
 	.dispatch	= (void *)sbridge_dispatch,
 	.running	= (void *)sbridge_running,
 	.stopping	= (void *)sbridge_stopping,
+	.tick		= (void *)sbridge_tick,
 	.init		= (void *)sbridge_init,
 	.exit		= (void *)sbridge_exit,
 	.timeout_ms	= 10000,

@@ -22,7 +22,7 @@
 #include "sbridge_bpf.h"
 
 static const char usage[] =
-"usage: scx_sbridge [-d SEC] [-s SEC] [-H] [-m USEC] [-l PCT] [-v]\n"
+"usage: scx_sbridge [-d SEC] [-s SEC] [-H] [-m USEC] [-l PCT] [-w MSEC] [-S PID] [-v]\n"
 "\n"
 "Run the scx_sbridge sched_ext scheduler until SIGINT/SIGTERM, -d SEC, or\n"
 "the kernel ends it (SysRq-S, the watchdog, an error).\n"
@@ -30,8 +30,11 @@ static const char usage[] =
 "  -s SEC   print the counters every SEC seconds (0: only at exit)\n"
 "  -H       at exit, print the hints the scheduler read from sbridge\n"
 "  -m USEC  Smove's delay: a wakee kept on its waker's CPU moves after it\n"
-"           (default 2000)\n"
+"           (default 2000; 0: no Smove)\n"
 "  -l PCT   a clock below PCT %% of the CPU's maximum is low (default 80)\n"
+"  -w MSEC  the sched_ext watchdog's timeout: a task runnable this long\n"
+"           without running ends the scheduler (default 10000, at most 30000)\n"
+"  -S PID   test only: never run the task PID, to trip the watchdog\n"
 "  -v       libbpf's debug output\n";
 
 static volatile sig_atomic_t stop;
@@ -104,10 +107,10 @@ static void print_stats(const struct scx_sbridge_stats *s)
 {
 	printf("stats: hint_reads=%llu hint_found=%llu fast_placed=%llu slow_placed=%llu "
 	       "enq_fast=%llu enq_shared=%llu overflow=%llu smove_kept=%llu smove_ran=%llu "
-	       "smove_moved=%llu smt_searches=%llu\n",
+	       "smove_moved=%llu smt_searches=%llu stalled=%llu\n",
 	       s->hint_reads, s->hint_found, s->fast_placed, s->slow_placed,
 	       s->enq_fast, s->enq_shared, s->overflow, s->smove_kept, s->smove_ran,
-	       s->smove_moved, s->smt_searches);
+	       s->smove_moved, s->smt_searches, s->stalled);
 	fflush(stdout);
 }
 
@@ -155,10 +158,11 @@ int main(int argc, char **argv)
 	struct scx_sbridge_bpf *skel;
 	struct bpf_link *link;
 	int dur = 0, every = 0, hints = 0, ncpus, opt, ret = 0;
-	long delay_us = -1, low_pct = -1;
+	long delay_us = -1, low_pct = -1, watchdog_ms = 0, stall_pid = 0;
+	int bad = 0;
 	time_t start, last;
 
-	while ((opt = getopt(argc, argv, "d:s:Hm:l:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:Hm:l:w:S:vh")) != -1) {
 		switch (opt) {
 		case 'd':
 			dur = atoi(optarg);
@@ -171,9 +175,18 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			delay_us = strtol(optarg, NULL, 10);
+			bad |= delay_us < 0 || delay_us > 1000000;
 			break;
 		case 'l':
 			low_pct = strtol(optarg, NULL, 10);
+			break;
+		case 'w':
+			watchdog_ms = strtol(optarg, NULL, 10);
+			bad |= watchdog_ms < 1 || watchdog_ms > 30000;
+			break;
+		case 'S':
+			stall_pid = strtol(optarg, NULL, 10);
+			bad |= stall_pid < 1 || stall_pid > 0x3fffffff;
 			break;
 		case 'v':
 			verbose = 1;
@@ -183,8 +196,7 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (dur < 0 || every < 0 || delay_us == 0 || delay_us > 1000000 ||
-	    low_pct == 0 || low_pct > 100) {
+	if (dur < 0 || every < 0 || low_pct == 0 || low_pct > 100 || bad) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -202,10 +214,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->nr_cpus = ncpus;
-	if (delay_us > 0)
+	if (delay_us >= 0)
 		skel->rodata->smove_delay_ns = (unsigned long long)delay_us * 1000;
 	if (low_pct > 0)
 		skel->rodata->low_clock_pct = low_pct;
+	if (watchdog_ms)
+		skel->struct_ops.sbridge_ops->timeout_ms = watchdog_ms;
+	if (stall_pid) {
+		skel->rodata->stall_pid = stall_pid;
+		printf("scx_sbridge: test: task %ld is never dispatched\n", stall_pid);
+	}
 	fill_topology(skel, ncpus);
 	ret = scx_sbridge_bpf__load(skel);
 	if (ret) {

@@ -22,6 +22,7 @@ struct scx_sbridge_stats {
 	unsigned long long smove_ran;	/* ... that ran there */
 	unsigned long long smove_moved;	/* ... moved after the delay */
 	unsigned long long smt_searches;	/* SMT-balanced idle searches */
+	unsigned long long stalled;	/* stall_pid's enqueues held back (-S) */
 };
 
 /* How it exited (ops.exit), for the loader. */

@@ -377,3 +377,33 @@ rig_clocks() {
 }
 # rig_mhz CPU: the clock the rig runs CPU at now (its freq table)
 rig_mhz() { awk -v c="$1" '$1 == c { print $6 }' "$(rig_dev)/freq"; }
+
+# sched_ext (scx-*.sh, docs/sched-ext.md)
+# scx_state: sched_ext's state (enabled, disabled, ...), empty without it
+scx_state() { cat /sys/kernel/sched_ext/state 2>/dev/null; }
+# scx_wait STATE: at most 10 s for sched_ext to reach STATE
+scx_wait() {
+	_w=0
+	while [ $_w -lt 40 ] && [ "$(scx_state)" != "$1" ]; do nap 0.25; _w=$((_w + 1)); done
+	[ "$(scx_state)" = "$1" ]
+}
+# scx_mode: status's "in force:" line; scx_line: its "sched_ext:" line
+scx_mode() { sbridgectl status | sed -n 's/^in force: *//p'; }
+scx_line() { sbridgectl status | sed -n 's/^sched_ext: *//p'; }
+# scx_mask PID: PID's affinity mask (hex)
+scx_mask() { taskset -p "$1" | sed 's/.*: //'; }
+# scx_mask_wait PID MASK [=]: at most 15 s until PID's mask is not MASK
+# (with =: until it is)
+scx_mask_wait() {
+	_w=0 _op='!='
+	[ "$3" = = ] && _op='='
+	while [ $_w -lt 30 ] && ! test "$(scx_mask $1)" $_op "$2"; do nap 0.5; _w=$((_w + 1)); done
+	test "$(scx_mask $1)" $_op "$2"
+}
+# scx_unload: unload sbridge once nothing holds sbridge_core (a BPF
+# scheduler's programs are freed after RCU), at most 5 s
+scx_unload() {
+	_w=0
+	while [ $_w -lt 20 ] && ! unload_sbridge 2>/dev/null; do nap 0.25; _w=$((_w + 1)); done
+	test -z "$(grep '^sbridge_core ' /proc/modules)"
+}

@@ -12,17 +12,6 @@
 X=/sys/kernel/sched_ext
 LOG=/tmp/scx.log
 ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
-mask_of() { taskset -p $1 | sed 's/.*: //'; }
-scx_state() { cat $X/state 2>/dev/null; }
-# wait_state STATE: at most 10 s for sched_ext to reach STATE
-wait_state() {
-	_w=0
-	while [ $_w -lt 40 ] && [ "$(scx_state)" != "$1" ]; do nap 0.25; _w=$((_w + 1)); done
-	[ "$(scx_state)" = "$1" ]
-}
-# a mode line of status
-mode() { sbridgectl status | sed -n 's/^in force: *//p'; }
-scxline() { sbridgectl status | sed -n 's/^sched_ext: *//p'; }
 storm() { forkstorm 100000 2 >/dev/null 2>&1 & storm=$!; }
 plan 23
 
@@ -33,7 +22,7 @@ command -v scx_sbridge >/dev/null || bail_out "scx_sbridge was not built for thi
 types=
 [ "$(uname -m)" = x86_64 ] && types="cpu_types=0:1024;1-$((ncpu - 1)):446"
 check "sbridge loads ${types:-(core types from the capacities)}" load_sbridge $types
-case $(scxline) in
+case $(scx_line) in
 "kfuncs registered"*) ok "status: sched_ext kfuncs registered" ;;
 *) not_ok "status: sched_ext kfuncs registered" "$(sbridgectl status)" ;;
 esac
@@ -47,31 +36,28 @@ check "checker off (placement alone is checked)" sbridgectl set param checker.on
 full=$(printf '%x' $(( (1 << ncpu) - 1 )))
 spin 60 >/dev/null &
 sp=$!
-n=0
-while [ $n -lt 30 ] && [ "$(mask_of $sp)" = "$full" ]; do nap 0.5; n=$((n + 1)); done
-m=$(mask_of $sp)
+scx_mask_wait $sp $full
+m=$(scx_mask $sp)
 check "placement steers the spinner first (mask $m)" test "$m" != "$full"
 
 # 1. load under a fork storm
 storm
 scx_sbridge -H -s 2 > $LOG 2>&1 &
 scx=$!
-if wait_state enabled; then ok "sched_ext enabled under a fork storm"; else
+if scx_wait enabled; then ok "sched_ext enabled under a fork storm"; else
 	not_ok "sched_ext enabled under a fork storm" "state $(scx_state); $(cat $LOG)"; fi
 check "root ops is sbridge" grep -qx sbridge $X/root/ops
-case $(mode) in
+case $(scx_mode) in
 "sched_ext: scx_sbridge, affinity steering off"*) ok "status: affinity steering off" ;;
-*) not_ok "status: affinity steering off" "$(mode)" ;;
+*) not_ok "status: affinity steering off" "$(scx_mode)" ;;
 esac
-case $(scxline) in
+case $(scx_line) in
 *"scx_sbridge runs"*) ok "status: scx_sbridge runs" ;;
-*) not_ok "status: scx_sbridge runs" "$(scxline)" ;;
+*) not_ok "status: scx_sbridge runs" "$(scx_line)" ;;
 esac
 
 # 2. placement stood down: the spinner has its own mask back; hints flow
-n=0
-while [ $n -lt 10 ] && [ "$(mask_of $sp)" != "$full" ]; do nap 0.5; n=$((n + 1)); done
-check "placement gave the spinner its own mask back ($full)" test "$(mask_of $sp)" = "$full"
+check "placement gave the spinner its own mask back ($full)" scx_mask_wait $sp $full =
 # a spinner started under sched_ext (no PELT: sbridge counts its run time)
 spin 60 >/dev/null &
 sp2=$!
@@ -86,7 +72,7 @@ kill -INT $scx
 wait $scx
 rc=$?
 check "the loader exits 0 on SIGINT (exit $rc)" test $rc = 0
-if wait_state disabled; then ok "sched_ext disabled again"; else
+if scx_wait disabled; then ok "sched_ext disabled again"; else
 	not_ok "sched_ext disabled again" "state $(scx_state)"; fi
 diag "$(grep -E '^(stats|scx_sbridge)' $LOG | tail -n 3)"
 h=$(grep "^hint: pid=$sp2 " $LOG)
@@ -101,9 +87,9 @@ check "hints were found for tracked tasks (${found:-0})" test "${found:-0}" -gt 
 # 4. again, then SysRq-S ends it: the loader sees it, sbridge steers again
 scx_sbridge > $LOG 2>&1 &
 scx=$!
-wait_state enabled || diag "second load: state $(scx_state); $(cat $LOG)"
+scx_wait enabled || diag "second load: state $(scx_state); $(cat $LOG)"
 echo S > /proc/sysrq-trigger
-if wait_state disabled; then ok "SysRq-S disables sched_ext"; else
+if scx_wait disabled; then ok "SysRq-S disables sched_ext"; else
 	not_ok "SysRq-S disables sched_ext" "state $(scx_state)"; fi
 _w=0
 while [ $_w -lt 20 ] && kill -0 $scx 2>/dev/null; do nap 0.25; _w=$((_w + 1)); done
@@ -118,18 +104,15 @@ grep -qi 'exited: .*reason=".*sysrq' $LOG && ok "the loader reports SysRq as the
 	not_ok "the loader reports SysRq as the reason" "$(cat $LOG)"
 kill $storm 2>/dev/null
 wait $storm 2>/dev/null
-case $(mode) in
-"sched_ext:"*) not_ok "status: steering back" "$(mode)" ;;
-*) ok "status: steering back ($(mode | cut -c1-40))" ;;
+case $(scx_mode) in
+"sched_ext:"*) not_ok "status: steering back" "$(scx_mode)" ;;
+*) ok "status: steering back ($(scx_mode | cut -c1-40))" ;;
 esac
-n=0
-while [ $n -lt 30 ] && [ "$(mask_of $sp2)" = "$full" ]; do nap 0.5; n=$((n + 1)); done
-m=$(mask_of $sp2)
+scx_mask_wait $sp2 $full
+m=$(scx_mask $sp2)
 check "placement steers the new spinner again (mask $m)" test "$m" != "$full"
 kill $sp2 2>/dev/null
 wait $sp2 2>/dev/null
 
 # 5. nothing holds sbridge_core any more (the programs are freed after RCU)
-_w=0
-while [ $_w -lt 20 ] && ! unload_sbridge 2>/dev/null; do nap 0.25; _w=$((_w + 1)); done
-check "sbridge unloads once scx_sbridge is gone" test -z "$(grep '^sbridge_core ' /proc/modules)"
+check "sbridge unloads once scx_sbridge is gone" scx_unload
