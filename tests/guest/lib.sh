@@ -400,6 +400,27 @@ scx_mask_wait() {
 	while [ $_w -lt 30 ] && ! test "$(scx_mask $1)" $_op "$2"; do nap 0.5; _w=$((_w + 1)); done
 	test "$(scx_mask $1)" $_op "$2"
 }
+# scx_steering: sbridge loaded steering a compute-bound "spin" (two core
+# types declared on x86, which boots one), act period 100 ms, checker off
+scx_steering() {
+	_t=
+	[ "$(uname -m)" = x86_64 ] && _t="cpu_types=0:1024;1-$(($(nproc) - 1)):446"
+	check "sbridge loads ${_t:-(core types from the capacities)}" load_sbridge $_t
+	printf 'comm=spin class=compute\n' > /tmp/scx.rules
+	check "rules: spin compute-bound" sbridgectl rules load /tmp/scx.rules
+	check "act period 100 ms" sbridgectl set param act.period_ms 100
+	check "checker off (placement alone is checked)" sbridgectl set param checker.on 0
+}
+# scx_spin_steered DESC: a spinner ($sp) that placement narrows from
+# every CPU ($full)
+scx_spin_steered() {
+	full=$(printf '%x' $(( (1 << $(nproc)) - 1 )))
+	spin 60 > /dev/null &
+	sp=$!
+	scx_mask_wait $sp $full
+	_m=$(scx_mask $sp)
+	check "$1 (mask $_m)" test "$_m" != "$full"
+}
 # scx_unload: unload sbridge once nothing holds sbridge_core (a BPF
 # scheduler's programs are freed after RCU), at most 5 s
 scx_unload() {

@@ -11,34 +11,21 @@
 
 X=/sys/kernel/sched_ext
 LOG=/tmp/scx.log
-ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
 storm() { forkstorm 100000 2 >/dev/null 2>&1 & storm=$!; }
 plan 23
 
 [ -d $X ] || bail_out "no $X: this kernel has no sched_ext"
 command -v scx_sbridge >/dev/null || bail_out "scx_sbridge was not built for this cell"
 
-# x86 boots one core type: declare two, as a big.LITTLE board would have
-types=
-[ "$(uname -m)" = x86_64 ] && types="cpu_types=0:1024;1-$((ncpu - 1)):446"
-check "sbridge loads ${types:-(core types from the capacities)}" load_sbridge $types
+scx_steering
 case $(scx_line) in
 "kfuncs registered"*) ok "status: sched_ext kfuncs registered" ;;
 *) not_ok "status: sched_ext kfuncs registered" "$(sbridgectl status)" ;;
 esac
-printf 'comm=spin class=compute\n' > /tmp/scx.rules
-check "rules: spin compute-bound" sbridgectl rules load /tmp/scx.rules
-check "act period 100 ms" sbridgectl set param act.period_ms 100
-check "checker off (placement alone is checked)" sbridgectl set param checker.on 0
 
 # 0. sbridge steers a compute-bound spinner to the big CPU (cpu0 on both
 # boards) before scx_sbridge runs
-full=$(printf '%x' $(( (1 << ncpu) - 1 )))
-spin 60 >/dev/null &
-sp=$!
-scx_mask_wait $sp $full
-m=$(scx_mask $sp)
-check "placement steers the spinner first (mask $m)" test "$m" != "$full"
+scx_spin_steered "placement steers the spinner first"
 
 # 1. load under a fork storm
 storm

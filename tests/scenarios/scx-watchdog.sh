@@ -18,7 +18,6 @@
 LOG=/tmp/scx.log
 TICKS=/tmp/scx.ticks
 WD_MS=3000
-ncpu=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
 ticks() { wc -l < $TICKS; }
 on_scx() { sed -n 's/^ext\.enabled *: *//p' /proc/$1/sched; }
 plan 18
@@ -26,21 +25,8 @@ plan 18
 [ -n "$(scx_state)" ] || bail_out "no /sys/kernel/sched_ext: this kernel has no sched_ext"
 command -v scx_sbridge >/dev/null || bail_out "scx_sbridge was not built for this cell"
 
-# x86 boots one core type: declare two, as a big.LITTLE board would have
-types=
-[ "$(uname -m)" = x86_64 ] && types="cpu_types=0:1024;1-$((ncpu - 1)):446"
-check "sbridge loads ${types:-(core types from the capacities)}" load_sbridge $types
-printf 'comm=spin class=compute\n' > /tmp/scx.rules
-check "rules: spin compute-bound" sbridgectl rules load /tmp/scx.rules
-check "act period 100 ms" sbridgectl set param act.period_ms 100
-check "checker off (placement alone is checked)" sbridgectl set param checker.on 0
-
-full=$(printf '%x' $(( (1 << ncpu) - 1 )))
-spin 60 >/dev/null &
-sp=$!
-scx_mask_wait $sp $full
-m=$(scx_mask $sp)
-check "placement steers a spinner (mask $m)" test "$m" != "$full"
+scx_steering
+scx_spin_steered "placement steers a spinner"
 
 nap 0.1		# makes nap's fifo before the ticker shares it
 : > $TICKS
