@@ -421,6 +421,17 @@ scx_spin_steered() {
 	_m=$(scx_mask $sp)
 	check "$1 (mask $_m)" test "$_m" != "$full"
 }
+# scx_steers_again PID DESC: once sched_ext is gone, status no longer
+# says it, and placement narrows PID from every CPU ($full) again
+scx_steers_again() {
+	case $(scx_mode) in
+	"sched_ext:"*) not_ok "status: steering back" "$(scx_mode)" ;;
+	*) ok "status: steering back ($(scx_mode | cut -c1-40))" ;;
+	esac
+	scx_mask_wait $1 $full
+	_m=$(scx_mask $1)
+	check "$2 (mask $_m)" test "$_m" != "$full"
+}
 # scx_unload: unload sbridge once nothing holds sbridge_core (a BPF
 # scheduler's programs are freed after RCU), at most 5 s
 scx_unload() {

@@ -91,13 +91,7 @@ grep -qi 'exited: .*reason=".*sysrq' $LOG && ok "the loader reports SysRq as the
 	not_ok "the loader reports SysRq as the reason" "$(cat $LOG)"
 kill $storm 2>/dev/null
 wait $storm 2>/dev/null
-case $(scx_mode) in
-"sched_ext:"*) not_ok "status: steering back" "$(scx_mode)" ;;
-*) ok "status: steering back ($(scx_mode | cut -c1-40))" ;;
-esac
-scx_mask_wait $sp2 $full
-m=$(scx_mask $sp2)
-check "placement steers the new spinner again (mask $m)" test "$m" != "$full"
+scx_steers_again $sp2 "placement steers the new spinner again"
 kill $sp2 2>/dev/null
 wait $sp2 2>/dev/null
 

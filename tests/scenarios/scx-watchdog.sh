@@ -79,13 +79,7 @@ nap 1
 t3=$(ticks) e=$(on_scx $st)
 check "task $st runs again in the fair class (on sched_ext: $e; rounds $t1 -> $t2 -> $t3)" \
 	test "$e" = 0 -a "$t3" -gt "$t2" -a "$t2" -ge "$t1"
-case $(scx_mode) in
-"sched_ext:"*) not_ok "status: steering back" "$(scx_mode)" ;;
-*) ok "status: steering back ($(scx_mode | cut -c1-40))" ;;
-esac
-scx_mask_wait $sp $full
-m=$(scx_mask $sp)
-check "placement steers the spinner again (mask $m)" test "$m" != "$full"
+scx_steers_again $sp "placement steers the spinner again"
 kill $st $sp 2>/dev/null
 wait $st $sp 2>/dev/null
 check "sbridge unloads once scx_sbridge is gone" scx_unload
