@@ -148,7 +148,7 @@ static unsigned int sbridge_pmu_nr_raw;
  *	@ev is published, then owned by the read path
  * @reads: read_delta() calls on this CPU since load (read path; other
  *	CPUs read it racily for the `counts` report)
- * @mix_tick: slices since load, for mix_every= (read path)
+ * @mix_tick: this slice's place in the mix_every cycle (read path)
  * @total: sum of the deltas handed out per kind (same rules as @reads)
  * @mask: kinds open on this CPU (hotplug callback; readers hold
  *	cpus_read_lock())
@@ -1004,7 +1004,8 @@ void sbridge_pmu_read_delta(unsigned int cpu, struct sbridge_counts *delta)
 	 * instructions); the other switches skip the five reads.
 	 */
 	every = max(sbridge_pmu_mix_every, 1U);
-	ph = pc->mix_tick++ % every;
+	ph = pc->mix_tick;
+	pc->mix_tick = ph + 1 < every ? ph + 1 : 0;	/* no division here */
 	for (i = 0; i < SBRIDGE_PMU_NR_KINDS; i++) {
 		/* pairs with the release at publication: primed is up to date */
 		struct perf_event *ev = smp_load_acquire(&pc->ev[i]);

@@ -432,9 +432,7 @@ static void sbridge_policy_collect(struct sbridge_decision *d, bool plan)
 			 * one is not: the sleeper's place is not planned, so
 			 * another task gets it, and each wakeup of the
 			 * sleeper, pinned there with its sleep's credit,
-			 * preempts that task (the eval's recorder, hinted fast
-			 * while busy, took 4 % more of the big CPU than under
-			 * stock that way).
+			 * preempts that task.
 			 */
 			kind = SBRIDGE_PC_SLEEPER;
 		} else {
