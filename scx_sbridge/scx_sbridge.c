@@ -179,6 +179,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			low_pct = strtol(optarg, NULL, 10);
+			bad |= low_pct < 1 || low_pct > 100;
 			break;
 		case 'w':
 			watchdog_ms = strtol(optarg, NULL, 10);
@@ -196,7 +197,7 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (dur < 0 || every < 0 || low_pct == 0 || low_pct > 100 || bad) {
+	if (dur < 0 || every < 0 || bad) {
 		fputs(usage, stderr);
 		return 2;
 	}
