@@ -45,6 +45,8 @@ extern struct kobj_attribute sbridge_predictor_attr;
 int sbridge_predictor_get(unsigned int fast, unsigned int slow,
 			  struct sbridge_mixcoef *c);
 const char *sbridge_predictor_describe(char *buf, size_t len, u32 events);
+void sbridge_predictor_set_memrate(bool on_fast, const struct sbridge_memrate *r);
+void sbridge_predictor_memrate(bool on_fast, struct sbridge_memrate *r);
 void sbridge_predictor_exit(void);
 /* Instructions a task's class shares remember, in windows (window_instr). */
 #define SBRIDGE_MIX_HIST	4
@@ -141,6 +143,9 @@ static inline unsigned int sbridge_cpu_type(int cpu)
 }
 
 /* ---- task.c ---- */
+/* struct sbridge_task.got of a task not planned lately. */
+#define SBRIDGE_GOT_NONE	0xffff
+
 /**
  * struct sbridge_task - per-task state
  * @node: rhashtable linkage, keyed by @task
@@ -188,7 +193,8 @@ static inline unsigned int sbridge_cpu_type(int cpu)
  * @hint_at: jiffies (low 16 bits) when @hint was last confirmed
  * @got: the fraction of its time the decision layer gave it the fast type
  *	lately (fp, a moving average over about 16 decisions): the deficit
- *	that makes tasks take turns (plan.c)
+ *	that makes tasks take turns (plan.c); SBRIDGE_GOT_NONE while it has
+ *	not been planned lately (no history: not starved either)
  * @visits_folded: @est.visits when the task was last folded into the matrix
  * @warm_folded: @est.warm_n when the task was last folded into the matrix
  * @ph_folded: @est.ph_n when the task was last folded into the matrix
@@ -305,6 +311,7 @@ static inline u16 sbridge_mm_tag(const struct mm_struct *mm)
  * @alloc_fail: fork/adopt allocations that failed (task untracked)
  * @matrix_hits: tasks seeded from the matrix at exec
  * @samples: model samples taken
+ * @windows_cut: of them, windows a migration cut short (sample.c)
  * @phase_changes: phase changes detected
  * @rule_hits: times a task came under a rule (exec, rename, cgroup move,
  *	rules load; not inheritance at fork)
@@ -316,6 +323,7 @@ struct sbridge_stats {
 	atomic64_t alloc_fail;
 	atomic64_t matrix_hits;
 	atomic64_t samples;
+	atomic64_t windows_cut;
 	atomic64_t phase_changes;
 	atomic64_t rule_hits;
 	atomic64_t type_migrations;
@@ -339,12 +347,14 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type);
 u32 sbridge_task_placement(const struct sbridge_task *t);
 u32 sbridge_task_share(const struct sbridge_task *t);
 u32 sbridge_task_gain(unsigned int fast, unsigned int slow);
+bool sbridge_task_memrate(unsigned int fast, unsigned int slow, bool on_fast,
+			  struct sbridge_memrate *r);
 void sbridge_task_bound(struct sbridge_est *e, unsigned int fast,
 			unsigned int slow, u32 visits);
 /**
  * struct sbridge_task_est - a task's speedup estimate and its parts
  * @pred: what its CPI stack (or a rule) predicts, with the prediction's
- *	error (learn.pred_err)
+ *	error (learn.pred_err, and the memory ratio's: sbridge_task_memrate())
  * @own: measured on the task itself, from its warm windows (val 0: none)
  * @seed: measured on its workload before (matrix) or its parent (val 0:
  *	none)
@@ -414,6 +424,10 @@ void sbridge_hooks_exit(void);
  * @mem_latency_ns: model.mem_latency_ns, the memory latency (ns) of the
  *	CPI_stall penalty; 0 takes the counter source's (sbridge_pmu measures
  *	one at load), nonzero overrides it (sbridgectl calibrate)
+ * @mem_ratio: model.mem_ratio, a memory-bound probe's time on the slowest
+ *	type over the reference type's (fp; sbridgectl calibrate's memory
+ *	ratio): the prediction's memory ratio until the matrix teaches one;
+ *	0 for none
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -433,6 +447,7 @@ struct sbridge_params {
 	u32 startup_ms;
 	u32 pred_err;
 	u32 mem_latency_ns;
+	u32 mem_ratio;
 };
 extern struct sbridge_params sbridge_params;
 /**
@@ -453,6 +468,9 @@ extern struct sbridge_params sbridge_params;
  *	this much of its equal-share rate (docs/policy.md)
  * @sample_pct: act.sample_pct, fast time the sampling swaps may take, in
  *	percent (0: none)
+ * @margin: act.margin, standard errors (fp) of each estimate by which two
+ *	tasks' speedups must differ for the plan to choose between them (0:
+ *	any difference); closer ones are left to the stock scheduler
  * @checker: checker.on, 1 runs the invariant checker
  * @check_period_ms: checker.period_ms, S of the Wasted Cores checker
  * @watch_ms: checker.watch_ms, M of the Wasted Cores checker
@@ -473,6 +491,7 @@ struct sbridge_act_params {
 	u32 hold_ms;
 	u32 fair;
 	u32 sample_pct;
+	u32 margin;
 	u32 checker;
 	u32 check_period_ms;
 	u32 watch_ms;

@@ -71,7 +71,7 @@ __bpf_kfunc int sbridge_task_hint(s32 pid, void *out, u32 out__sz)
 	};
 	struct sbridge_task *t = NULL;
 	struct task_struct *p;
-	u32 pred, meas, est;
+	u32 pred, meas, est, g;
 	int ret = -ENOENT;
 
 	if (!out || out__sz < 2 * sizeof(u32))
@@ -87,7 +87,8 @@ __bpf_kfunc int sbridge_task_hint(s32 pid, void *out, u32 out__sz)
 		h.speedup = sbridge_kf_milli(est);
 		h.speedup_pred = sbridge_kf_milli(pred);
 		h.speedup_meas = sbridge_kf_milli(meas);
-		h.got = sbridge_kf_milli(READ_ONCE(t->got));
+		g = READ_ONCE(t->got);
+		h.got = g == SBRIDGE_GOT_NONE ? 0 : sbridge_kf_milli(g);
 		h.hint_age_ms = jiffies_to_msecs((u16)((u16)jiffies -
 						       READ_ONCE(t->hint_at)));
 		h.class = READ_ONCE(t->class);

@@ -47,6 +47,8 @@
 #define SBRIDGE_MX_TPI_HIST	64
 /* Folds per refresh period: bounds the housekeeping work. */
 #define SBRIDGE_MX_REFRESH_MAX	64
+/* Cells the memory-ratio fit looks at per refresh (IRQs off meanwhile). */
+#define SBRIDGE_MX_MEMFIT_WALK	1024
 
 /**
  * struct sbridge_mx - one matrix cell
@@ -100,7 +102,6 @@ static u64 sbridge_mx_seq;
 static struct kmem_cache *sbridge_mx_cache;
 /* The pid the next refresh resumes at; only the housekeeping work. */
 static int sbridge_mx_cursor;
-
 /*
  * Secret per load: with a known seed a user could aim every cell of their
  * quota at one bucket, walked with IRQs off on each exec, exit and rename.
@@ -515,6 +516,46 @@ void sbridge_matrix_learn(struct sbridge_task *t)
 	sbridge_matrix_unlock(flags);
 }
 
+/*
+ * Refit the board's memory ratio from the workloads of scope 0 (root's
+ * programs and loaded cells: an unprivileged user's runs teach no more
+ * what root's programs are predicted than what they are seeded with)
+ * whose phase was measured on the reference and the slowest type, the
+ * most recently used first, SBRIDGE_MX_MEMFIT_WALK cells at most.
+ */
+static void sbridge_mx_memfit(void)
+{
+	unsigned int fast = sbridge_topo.ref_type, walked = 0;
+	u32 gain = sbridge_task_gain(fast, 0);
+	struct sbridge_memfit ff = {}, fs = {};
+	struct sbridge_memrate r;
+	const struct sbridge_mx *m, *o;
+	unsigned long flags;
+	struct sbridge_est e;
+
+	if (!fast || !gain)
+		return;
+	spin_lock_irqsave(&sbridge_mx_lock, flags);
+	list_for_each_entry(m, &sbridge_mx_lru, lru) {
+		if (++walked > SBRIDGE_MX_MEMFIT_WALK || ff.m >= SBRIDGE_MEMFIT_MAX)
+			break;
+		if (m->type != fast || m->phase >= SBRIDGE_MAX_PHASES ||
+		    m->tpi.n < SBRIDGE_EST_MIN_WIN)
+			continue;
+		o = sbridge_mx_find(m->key, m->exe, m->scope, 0, m->phase);
+		sbridge_mx_estimate(m, o, &e);
+		if (!e.val)
+			continue;
+		sbridge_memfit_add(&ff, m->share, true, &e);
+		sbridge_memfit_add(&fs, o->share, false, &e);
+	}
+	spin_unlock_irqrestore(&sbridge_mx_lock, flags);
+	sbridge_memfit_result(&fs, false, gain, &r);
+	sbridge_predictor_set_memrate(false, &r);
+	sbridge_memfit_result(&ff, true, gain, &r);
+	sbridge_predictor_set_memrate(true, &r);
+}
+
 /* Folds @t if it has new windows; stops the walk when the budget is spent. */
 static int sbridge_mx_refresh_one(struct sbridge_task *t, void *arg)
 {
@@ -548,6 +589,7 @@ static int sbridge_mx_refresh_one(struct sbridge_task *t, void *arg)
  * SBRIDGE_MX_REFRESH_MAX tasks per call (each fold takes the matrix lock
  * briefly, never the switch path); when the budget runs out the next call
  * resumes the walk where this one stopped, so every task gets its turn.
+ * Then refits the board's memory ratio (sbridge_predictor_memrate()).
  *
  * Context: process context (the housekeeping work only).
  */
@@ -558,6 +600,7 @@ void sbridge_matrix_refresh(void)
 	if (!sbridge_tasks_walk(sbridge_mx_refresh_one, &budget,
 				&sbridge_mx_cursor))
 		sbridge_mx_cursor = 0;
+	sbridge_mx_memfit();
 }
 
 /**

@@ -111,25 +111,46 @@ u32 sbridge_mix_cpi(const u32 *cpi, const u16 *mix)
  * @mix: the task's class shares (sbridge_mix_known())
  * @cpi_stall: the stall CPI (fp) of its last window
  * @on_fast: @cpi_stall was measured on the fast type (else on the slow)
+ * @scale: the stall time on the type it was not measured on over the
+ *	measured one's (fp; struct sbridge_memrate's @coef: the memory ratio
+ *	rho seen from the fast type, 1 / rho from the slow; 0: equal,
+ *	memory latency being in nanoseconds)
+ * @mem: out, may be NULL: how the prediction moves with @scale (fp), the
+ *	stall's share of the time of the type it was not measured on, so
+ *	that a relative error e of @scale is one of @mem x e in the speedup
  *
  * Time per instruction on each type, in the fast type's cycles: its
  * compute CPI (sbridge_mix_cpi()) over its clock, plus the stall time,
- * which is the same on both (memory latency is in nanoseconds).
+ * the measured side's scaled by @scale to the other side (a slow type's
+ * smaller caches and fewer misses in flight make its stalls longer than
+ * the latency alone would).
  *
  * Return: the predicted speedup (fp), in [SBRIDGE_FACTOR_MIN,
  *	SBRIDGE_FACTOR_MAX].
  */
 u32 sbridge_mix_predict(const struct sbridge_mixcoef *c, const u16 *mix,
-			u32 cpi_stall, bool on_fast)
+			u32 cpi_stall, bool on_fast, u32 scale, u32 *mem)
 {
 	u64 cf = sbridge_mix_cpi(c->cpi[0], mix);
 	u64 cs = sbridge_mix_cpi(c->cpi[1], mix);
-	u64 st = cpi_stall, num, den;
+	u64 st = cpi_stall, sf, ss, num, den;
 
-	if (!on_fast)
-		st = (st * c->clock + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
-	num = ((cs * c->clock + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) + st;
-	den = cf + st;
+	if (!scale)
+		scale = SBRIDGE_FP_ONE;
+	if (on_fast) {
+		sf = st;
+		ss = (st * scale + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
+	} else {
+		ss = (st * c->clock + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
+		sf = (ss * scale + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
+	}
+	num = ((cs * c->clock + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) + ss;
+	den = cf + sf;
+	if (mem) {
+		u64 part = on_fast ? ss : sf, all = on_fast ? num : den;
+
+		*mem = all ? (u32)SBRIDGE_DIV64((part << SBRIDGE_FP_SHIFT) + all / 2, all) : 0;
+	}
 	if (!den)
 		return SBRIDGE_FP_ONE;
 	return sbridge_model_clamp(SBRIDGE_DIV64((num << SBRIDGE_FP_SHIFT) + den / 2,

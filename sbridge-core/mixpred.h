@@ -64,7 +64,7 @@ void sbridge_mix_update(u16 *mix, const u64 *cls, u64 instr, u32 hist);
 bool sbridge_mix_known(const u16 *mix);
 u32 sbridge_mix_cpi(const u32 *cpi, const u16 *mix);
 u32 sbridge_mix_predict(const struct sbridge_mixcoef *c, const u16 *mix,
-			u32 cpi_stall, bool on_fast);
+			u32 cpi_stall, bool on_fast, u32 scale, u32 *mem);
 int sbridge_mixcoef_check(const struct sbridge_mixcoef *c);
 int sbridge_mixcoef_parse(const char *line, unsigned int *fast,
 			  unsigned int *slow, struct sbridge_mixcoef *c);

@@ -185,7 +185,7 @@ static u32 sbridge_status_clock(char *name, size_t len)
 
 static int sbridge_nl_get_status(struct sk_buff *req, struct genl_info *info)
 {
-	char src[32], mode[160], clock[32], pred[96], scx[96];
+	char src[32], mode[160], clock[32], pred[128], scx[96];
 	struct sk_buff *skb;
 	u32 events, clock_kind;
 	u64 switches;

@@ -34,6 +34,7 @@ struct sbridge_params sbridge_params = {
 	.startup_ms = 200,
 	.pred_err = SBRIDGE_FP_ONE / 5,
 	.mem_latency_ns = 0,	/* the counter source's */
+	.mem_ratio = 0,		/* none: learned from the matrix */
 };
 
 struct sbridge_act_params sbridge_act_params = {
@@ -46,6 +47,7 @@ struct sbridge_act_params sbridge_act_params = {
 	.hold_ms = 1000,
 	.fair = SBRIDGE_FP_ONE * 4 / 5,
 	.sample_pct = 5,
+	.margin = SBRIDGE_FP_ONE,
 	.checker = 1,
 	.check_period_ms = 1000,
 	.watch_ms = 100,
@@ -89,6 +91,8 @@ enum {
 	SBRIDGE_P_CHECKER_WATCH_MS,
 	SBRIDGE_P_CHECKER_SELFTEST,
 	SBRIDGE_P_MODEL_MEM_LAT_NS,
+	SBRIDGE_P_ACT_MARGIN,
+	SBRIDGE_P_MODEL_MEM_RATIO,
 };
 
 static struct sbridge_param_desc sbridge_param_tab[] = {
@@ -119,6 +123,8 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_CHECKER_WATCH_MS] = { "checker.watch_ms", &sbridge_act_params.watch_ms, 1, 10000 },
 	[SBRIDGE_P_CHECKER_SELFTEST] = { "checker.selftest", &sbridge_act_params.selftest, 0, 1 },
 	[SBRIDGE_P_MODEL_MEM_LAT_NS] = { "model.mem_latency_ns", &sbridge_params.mem_latency_ns, 0, 100000 },
+	[SBRIDGE_P_ACT_MARGIN] = { "act.margin", &sbridge_act_params.margin, 0, SBRIDGE_FP_ONE * 4 },
+	[SBRIDGE_P_MODEL_MEM_RATIO] = { "model.mem_ratio", &sbridge_params.mem_ratio, 0, SBRIDGE_FACTOR_MAX },
 };
 
 /* The actuators' switches, collected at load (sbridge_params_add()). */
@@ -336,6 +342,10 @@ module_param_cb(checker_selftest, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE
 MODULE_PARM_DESC(checker_selftest, "1: steer every hot task to one CPU to provoke a report");
 module_param_cb(model_mem_latency_ns, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_MODEL_MEM_LAT_NS], 0644);
 MODULE_PARM_DESC(model_mem_latency_ns, "memory latency of the stall penalty, ns (0 = the counter source's; sbridgectl calibrate sets it)");
+module_param_cb(act_margin, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT_MARGIN], 0644);
+MODULE_PARM_DESC(act_margin, "standard errors two speedups must differ by to be told apart (1024 = 1.0; 0 = any difference)");
+module_param_cb(model_mem_ratio, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_MODEL_MEM_RATIO], 0644);
+MODULE_PARM_DESC(model_mem_ratio, "memory-bound time on the slowest type over the reference type's before one is learned (1024 = 1.0; 0 = none: the CPU factor, widely doubted)");
 
 /**
  * sbridge_param_get() - read the @i-th tunable

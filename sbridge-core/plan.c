@@ -277,11 +277,40 @@ static u32 sbridge_plan_floor(const struct sbridge_plan *pl,
 }
 
 /*
+ * Is @q in the level of @top (sorted after it)? The same priority class
+ * and a speedup the plan cannot tell below @top's: within 1/32 of it, or
+ * within act.margin of the two estimates' errors.
+ */
+static bool sbridge_plan_level_of(const struct sbridge_plan *pl,
+				  const struct sbridge_plan_task *top,
+				  const struct sbridge_plan_task *q)
+{
+	u64 tol = (top->s >> SBRIDGE_PLAN_TIE_SHIFT) +
+		  ((((u64)top->err + q->err) * pl->margin) >> SBRIDGE_FP_SHIFT);
+
+	return sbridge_plan_prio(pl, q) >> 40 == sbridge_plan_prio(pl, top) >> 40 &&
+	       q->s + tol >= top->s;
+}
+
+/* The end of the level that starts at @order[@a] (sbridge_plan_level_of()). */
+static unsigned int sbridge_plan_level_end(const struct sbridge_plan *pl,
+					   const struct sbridge_plan_task *t,
+					   const u8 *order, unsigned int a,
+					   unsigned int m)
+{
+	unsigned int b;
+
+	for (b = a + 1; b < m; b++)
+		if (!sbridge_plan_level_of(pl, &t[order[a]], &t[order[b]]))
+			break;
+	return b;
+}
+
+/*
  * Pours @*rest of fast capacity (fp of a CPU) into the tasks
- * @order[0..@m), level by level (a level: the same priority class and
- * speedups within 1/32 of its best), the same fraction of time to each in
- * a level, none above all of its time; a unit of task i's time costs
- * @sc->dem[i] of the fast CPUs.
+ * @order[0..@m), level by level (sbridge_plan_level_of()), the same
+ * fraction of time to each in a level, none above all of its time; a unit
+ * of task i's time costs @sc->cost[i] of the fast CPUs.
  */
 static void sbridge_plan_pour(const struct sbridge_plan *pl,
 			      struct sbridge_plan_task *t, const u8 *order,
@@ -291,15 +320,7 @@ static void sbridge_plan_pour(const struct sbridge_plan *pl,
 	unsigned int a = 0, b, i;
 
 	while (a < m && *rest) {
-		const struct sbridge_plan_task *top = &t[order[a]];
-
-		for (b = a + 1; b < m; b++) {
-			const struct sbridge_plan_task *q = &t[order[b]];
-
-			if (q->s + (top->s >> SBRIDGE_PLAN_TIE_SHIFT) < top->s ||
-			    sbridge_plan_prio(pl, q) >> 40 != sbridge_plan_prio(pl, top) >> 40)
-				break;
-		}
+		b = sbridge_plan_level_end(pl, t, order, a, m);
 		for (;;) {
 			u64 cost = 0, step = FP, give;
 
@@ -331,6 +352,102 @@ static void sbridge_plan_pour(const struct sbridge_plan *pl,
 	}
 }
 
+/*
+ * Marks the levels the plan cannot choose within (SBRIDGE_WHY_TIE): two
+ * tasks or more that only their estimates' errors tell apart, among which
+ * the fast time is split (one gets some, one less than all of its time).
+ * Turns among them would be decided by noise; the stock scheduler shares
+ * them as well without the migrations, so they are left to it. Levels of
+ * exact equals (a rule's or the user's factors, act.model 0: no error)
+ * still take turns. Ranks each task in @sc->rank: in a level above the
+ * first tie, tied, or neither (all neither when there is no tie).
+ * Return: there is a tie.
+ */
+static bool sbridge_plan_ties(const struct sbridge_plan *pl,
+			      struct sbridge_plan_task *t, const u8 *order,
+			      unsigned int m, struct sbridge_plan_scratch *sc)
+{
+	unsigned int a, b, i;
+	bool tie = false;
+
+	memset(sc->rank, 0, sizeof(sc->rank));
+	for (a = 0; pl->margin && a < m; a = b) {
+		bool some = false, part = false, err = false;
+
+		b = sbridge_plan_level_end(pl, t, order, a, m);
+		for (i = a; i < b; i++) {
+			const struct sbridge_plan_task *p = &t[order[i]];
+
+			some |= p->x > 0;
+			/* short of all its time by more than the pour's rounding */
+			part |= p->x + (FP >> 6) < FP;
+			err |= p->err > 0 && p->want != SBRIDGE_PW_BIG;
+		}
+		if (b - a < 2 || !some || !part || !err) {
+			for (i = a; !tie && i < b; i++)
+				sc->rank[order[i]] = SBRIDGE_PLAN_ABOVE;
+			continue;
+		}
+		tie = true;
+		for (i = a; i < b; i++) {
+			t[order[i]].why = SBRIDGE_WHY_TIE;
+			sc->rank[order[i]] = SBRIDGE_PLAN_TIED;
+		}
+	}
+	return tie;
+}
+
+/*
+ * Is the task owed fast time by the fairness bound? Below its floor; a
+ * tie given its turn keeps it until 1/8 above, so turns are not one
+ * period each.
+ */
+static bool sbridge_plan_owed(const struct sbridge_plan_task *t)
+{
+	if (t->got < t->floor)
+		return true;
+	return t->why == SBRIDGE_WHY_TIE && t->floor && t->prev == SBRIDGE_HINT_FAST &&
+	       t->got < t->floor + (FP >> 3);
+}
+
+/**
+ * sbridge_plan_ran_fast() - does a decision count as fast time for a task
+ * @hint: the hint it was given (enum sbridge_hint_type)
+ * @why: why (SBRIDGE_WHY_*)
+ * @on_fast: it runs on a fast CPU now
+ *
+ * A fast hint does; a tie left to the stock scheduler counts where that
+ * put it, a sample of the share it gets there.
+ *
+ * Return: true if the decision counts as fast time.
+ */
+bool sbridge_plan_ran_fast(u8 hint, u8 why, bool on_fast)
+{
+	return hint == SBRIDGE_HINT_FAST ||
+	       (hint == SBRIDGE_HINT_NONE && why == SBRIDGE_WHY_TIE && on_fast);
+}
+
+/*
+ * No room for the task on the fast cores: it waits on a slow one, unless
+ * it wants the fast type and a tie in its group makes what the fast
+ * cores hold the stock scheduler's (a wanter pinned slow beside a tie
+ * the stock scheduler put elsewhere would leave a fast core idle).
+ */
+static void sbridge_plan_wait(const struct sbridge_plan *pl,
+			      struct sbridge_plan_task *t, bool tie)
+{
+	if (!sbridge_plan_wants(pl, t)) {
+		t->hint = SBRIDGE_HINT_SLOW;
+		t->why = SBRIDGE_WHY_LOW;
+	} else if (tie) {
+		t->hint = SBRIDGE_HINT_NONE;
+		t->why = SBRIDGE_WHY_TIE;
+	} else {
+		t->hint = SBRIDGE_HINT_SLOW;
+		t->why = SBRIDGE_WHY_FULL;
+	}
+}
+
 /**
  * sbridge_plan_solve() - this period's plan
  * @pl: the board and settings; its results are filled in
@@ -346,7 +463,9 @@ static void sbridge_plan_pour(const struct sbridge_plan *pl,
  * the fast capacity poured into the tasks that want it, rules first, then
  * best speedup, then into the others that gain anything (a fast core is
  * not left idle while a task that would do more work there runs slow);
- * 5. this period's fast places to the tasks owed most of their target
+ * 5. a level whose tasks only their errors tell apart and among which
+ * the fast time is split is left to the stock scheduler (a tie); 6. this
+ * period's fast places to the tasks owed most of their target
  * (target fraction of their time minus the fraction they got lately, a
  * holder keeping its place until another is owed SBRIDGE_PLAN_HOLD more)
  * while the fast cores have room that does the task more good than a slow
@@ -361,7 +480,7 @@ void sbridge_plan_solve(struct sbridge_plan *pl, struct sbridge_plan_task *t,
 	u8 *order = sc->order;
 	s64 *key = sc->key;
 	unsigned int i, m = 0, k;
-	bool held;
+	bool held, tie;
 
 	if (n > SBRIDGE_PLAN_MAX)
 		n = SBRIDGE_PLAN_MAX;
@@ -408,11 +527,13 @@ void sbridge_plan_solve(struct sbridge_plan *pl, struct sbridge_plan_task *t,
 	}
 	sbridge_plan_sort(order, m, key);
 	sbridge_plan_pour(pl, t, order, m, &rest, sc);
+	tie = sbridge_plan_ties(pl, t, order, m, sc);
 
 	/*
 	 * places: rules first, then the tasks below their fairness floor (no
 	 * holder's bonus outweighs fairness), then the largest deficit, while
-	 * the fast cores have room
+	 * the fast cores have room; with a tie, the tasks told apart above it
+	 * before it and the ones below after it
 	 */
 	for (i = 0, m = 0; i < n; i++) {
 		pl->target += t[i].x;
@@ -420,20 +541,32 @@ void sbridge_plan_solve(struct sbridge_plan *pl, struct sbridge_plan_task *t,
 			continue;
 		key[i] = (((s64)t[i].x - t[i].got) << 16) + t[i].s;
 		if (t[i].want == SBRIDGE_PW_BIG)
+			key[i] += (s64)3 << 40;
+		else if (sbridge_plan_owed(&t[i]))
 			key[i] += (s64)2 << 40;
-		else if (t[i].got < t[i].floor)
-			key[i] += (s64)1 << 40;
 		else if (t[i].prev == SBRIDGE_HINT_FAST)
-			key[i] += (s64)SBRIDGE_PLAN_HOLD << 16;
+			key[i] += ((s64)sc->rank[i] << 36) + ((s64)SBRIDGE_PLAN_HOLD << 16);
+		else
+			key[i] += (s64)sc->rank[i] << 36;
 		order[m++] = (u8)i;
 	}
 	sbridge_plan_sort(order, m, key);
 	for (k = 0; k < m; k++) {
 		struct sbridge_plan_task *p = &t[order[k]];
 
+		if (p->why == SBRIDGE_WHY_TIE && !sbridge_plan_owed(p)) {
+			/*
+			 * the stock scheduler places it: what it takes of the
+			 * fast CPUs is what it takes there now, not a target
+			 * (a target it may not take would keep a wanter out)
+			 */
+			p->hint = SBRIDGE_HINT_NONE;
+			if (p->on_fast)
+				demand += sbridge_plan_fast_demand(p);
+			continue;
+		}
 		if (!sbridge_plan_fits(p, cap > demand ? cap - demand : 0)) {
-			p->hint = SBRIDGE_HINT_SLOW;
-			p->why = sbridge_plan_wants(pl, p) ? SBRIDGE_WHY_FULL : SBRIDGE_WHY_LOW;
+			sbridge_plan_wait(pl, p, tie);
 			continue;
 		}
 		p->hint = SBRIDGE_HINT_FAST;
@@ -461,9 +594,7 @@ void sbridge_plan_solve(struct sbridge_plan *pl, struct sbridge_plan_task *t,
 			t[i].hint = SBRIDGE_HINT_SLOW;
 			t[i].why = SBRIDGE_WHY_RULE;
 		} else if (!sbridge_plan_fits(&t[i], cap > demand ? cap - demand : 0)) {
-			t[i].hint = SBRIDGE_HINT_SLOW;
-			t[i].why = sbridge_plan_wants(pl, &t[i]) ? SBRIDGE_WHY_FULL :
-				   SBRIDGE_WHY_LOW;
+			sbridge_plan_wait(pl, &t[i], tie);
 		}
 	}
 }

@@ -25,7 +25,10 @@
 #define SBRIDGE_PLAN_SATURATED	920
 /* A holder keeps its fast slot until another's deficit is this much larger. */
 #define SBRIDGE_PLAN_HOLD	(SBRIDGE_FP_ONE / 4)
-/* Speedups within 1/32 of each other share fast time equally. */
+/*
+ * Speedups within 1/32 of each other (and within act.margin of their
+ * errors) share fast time equally.
+ */
 #define SBRIDGE_PLAN_TIE_SHIFT	5
 /* A task's fast share follows what it got with weight 1/2^this a decision. */
 #define SBRIDGE_PLAN_GOT_SHIFT	4
@@ -47,6 +50,7 @@ enum sbridge_plan_want {
 /**
  * struct sbridge_plan_task - one hot task in a plan
  * @s: its speedup of the fast type over the slow ones (fp)
+ * @err: the standard error of @s (fp); 0 for a rule's or the user's factor
  * @busy: share of the CPU it runs on that it keeps busy (fp)
  * @weight: its nice weight (nice 0: 1024)
  * @got: the share of its time it ran on the fast type lately (fp)
@@ -65,6 +69,7 @@ enum sbridge_plan_want {
  */
 struct sbridge_plan_task {
 	u32 s;
+	u32 err;
 	u32 busy;
 	u32 weight;
 	u32 got;
@@ -85,6 +90,9 @@ struct sbridge_plan_task {
  * @fair: the fairness bound (fp): each task's progress at least this much
  *	of its equal-share rate
  * @gain: least speedup above 1.0 (fp) for a task to want the fast type
+ * @margin: errors (fp, 1.0: one standard error of each) by which two
+ *	speedups must differ for the plan to choose between their tasks;
+ *	0 chooses on any difference
  * @want_fast: out: tasks that want the fast type
  * @on_fast: out: tasks given it this period
  * @fast_demand: out: what those tasks ask of the fast cores (fp of a CPU)
@@ -97,6 +105,7 @@ struct sbridge_plan {
 	u32 nslow;
 	u32 fair;
 	u32 gain;
+	u32 margin;
 	u32 want_fast;
 	u32 on_fast;
 	u32 fast_demand;
@@ -116,6 +125,11 @@ struct sbridge_plan {
 #define SBRIDGE_WHY_TURN	9	/* its turn: owed fast time (fairness) */
 #define SBRIDGE_WHY_FILL	10	/* fills a fast core that would idle */
 #define SBRIDGE_WHY_SAMPLE	11	/* a sampling swap measures it */
+#define SBRIDGE_WHY_TIE		12	/* not told apart: stock shares */
+
+/* A task's rank beside a tie (struct sbridge_plan_scratch.rank). */
+#define SBRIDGE_PLAN_TIED	1	/* in a level left to stock */
+#define SBRIDGE_PLAN_ABOVE	2	/* told apart above the first tie */
 
 /* Tasks one plan holds at most (the decision's). */
 #define SBRIDGE_PLAN_MAX	64
@@ -127,6 +141,7 @@ struct sbridge_plan {
  * @dem: demands being shared out (sorted with @wgt)
  * @wgt: their nice weights
  * @cost: what a unit of each task's fast time takes of the fast CPUs (fp)
+ * @rank: each task's place beside a tie: SBRIDGE_PLAN_ABOVE, _TIED or 0
  *
  * Owned by one caller at a time (the decision work): no locking.
  */
@@ -136,11 +151,13 @@ struct sbridge_plan_scratch {
 	u32 dem[SBRIDGE_PLAN_MAX];
 	u32 wgt[SBRIDGE_PLAN_MAX];
 	u32 cost[SBRIDGE_PLAN_MAX];
+	u8 rank[SBRIDGE_PLAN_MAX];
 };
 
 void sbridge_plan_solve(struct sbridge_plan *pl, struct sbridge_plan_task *t,
 			unsigned int n, struct sbridge_plan_scratch *sc);
 u32 sbridge_plan_got(u32 got, bool fast);
 u32 sbridge_plan_fast_demand(const struct sbridge_plan_task *t);
+bool sbridge_plan_ran_fast(u8 hint, u8 why, bool on_fast);
 
 #endif /* _SBRIDGE_CORE_PLAN_H */

@@ -237,8 +237,8 @@ static void sbridge_policy_clear(struct sbridge_task *t)
 {
 	if (READ_ONCE(t->hint) != SBRIDGE_HINT_NONE)
 		WRITE_ONCE(t->hint, SBRIDGE_HINT_NONE);
-	if (READ_ONCE(t->got))
-		WRITE_ONCE(t->got, 0);
+	if (READ_ONCE(t->got) != SBRIDGE_GOT_NONE)
+		WRITE_ONCE(t->got, SBRIDGE_GOT_NONE);
 }
 
 /* @p has run @min_run ns of CPU since its exec (or its fork). */
@@ -317,11 +317,21 @@ static void sbridge_policy_fill(struct sbridge_decision *d, unsigned int i,
 	h->busy = busy;
 	h->cpu = task_cpu(p);
 	h->got = READ_ONCE(t->got);
+	/*
+	 * No history yet (new, or back from a sleep or a quiet spell): it
+	 * starts from an even mix of the core types, not from a starved 0,
+	 * which would owe it a fairness turn the moment it turns hot
+	 */
+	if (h->got == SBRIDGE_GOT_NONE)
+		h->got = d->nfast + d->nslow ?
+			 (u32)div_u64((u64)d->nfast << SBRIDGE_FP_SHIFT, d->nfast + d->nslow) : 0;
 	h->target = 0;
 	sbridge_pc[i].err = h->err;
 	sbridge_pc[i].src = e.src;
 	memset(pt, 0, sizeof(*pt));
 	pt->s = h->speedup;
+	/* a rule's or the user's factor is no estimate: it has no error */
+	pt->err = e.src == SBRIDGE_SRC_RULE || e.src == SBRIDGE_SRC_OVERRIDE ? 0 : h->err;
 	pt->busy = busy;
 	pt->weight = sbridge_task_weight(p);
 	pt->got = h->got;
@@ -469,6 +479,7 @@ static void sbridge_policy_plan(struct sbridge_decision *d)
 {
 	u32 fair = READ_ONCE(sbridge_act_params.fair);
 	u32 gain = READ_ONCE(sbridge_act_params.gain);
+	u32 margin = READ_ONCE(sbridge_act_params.margin);
 	u64 fast_demand = 0;
 	unsigned int g, i;
 
@@ -479,6 +490,7 @@ static void sbridge_policy_plan(struct sbridge_decision *d)
 			.nslow = pg->nslow,
 			.fair = fair,
 			.gain = gain,
+			.margin = margin,
 		};
 
 		if (!pg->n || !pg->nfast || !pg->nslow)
@@ -544,10 +556,13 @@ static bool sbridge_swap_worth(const struct sbridge_decision *d, unsigned int i,
 
 	/* a rule's or the user's factor is no estimate to measure */
 	if (sbridge_pc[i].kind != SBRIDGE_PC_PLAN || rel < SBRIDGE_SWAP_ERR ||
-	    sbridge_pt[i].want != SBRIDGE_PW_AUTO || h->hint == SBRIDGE_HINT_NONE ||
+	    sbridge_pt[i].want != SBRIDGE_PW_AUTO ||
 	    sbridge_pc[i].src == SBRIDGE_SRC_RULE ||
 	    sbridge_pc[i].src == SBRIDGE_SRC_OVERRIDE)
 		return false;
+	/* a tie: only a measurement can tell its tasks apart */
+	if (h->hint == SBRIDGE_HINT_NONE)
+		return h->why == SBRIDGE_WHY_TIE;
 	if (h->hint == SBRIDGE_HINT_SLOW)
 		return (u64)h->speedup + 2 * h->err >= fast_min;
 	return h->speedup <= slow_max + 2 * (u64)h->err;
@@ -571,8 +586,9 @@ static void sbridge_swap_apply(struct sbridge_decision *d, int who, int partner,
  * time at most): go on with the one under way until both tasks have
  * SBRIDGE_SWAP_WINDOWS warm windows on the type they visit (or the swap
  * ran SBRIDGE_SWAP_PERIODS), else start one for the task whose uncertain
- * estimate matters most (its error times how busy it is), paired with the
- * most uncertain holder of the other kind's place. The holder goes back
+ * estimate matters most (its error times how busy it is; a tied task
+ * visits the kind it is not on), paired with the most uncertain holder of
+ * the place it visits. The holder goes back
  * after (big-little-big): its time on either side of the visit brackets
  * it. Never in start-up (only hot, settled tasks are planned).
  */
@@ -580,6 +596,7 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 {
 	u32 pct = READ_ONCE(sbridge_act_params.sample_pct), fast_min = U32_MAX;
 	u32 slow_max = 0, best = 0, elapsed, v;
+	u8 visit;
 	unsigned int fast = d->fast_type, i;
 	int who, partner = -1;
 
@@ -633,14 +650,17 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 	}
 	if (who < 0)
 		return;
-	/* its partner: the most uncertain task of the other kind */
+	/* it visits the other kind of core: a tie the one it is not on now */
+	visit = d->task[who].hint == SBRIDGE_HINT_FAST ||
+		(d->task[who].hint == SBRIDGE_HINT_NONE && sbridge_pt[who].on_fast) ?
+		SBRIDGE_HINT_SLOW : SBRIDGE_HINT_FAST;
+	/* its partner: the most uncertain task holding what it visits */
 	best = 0;
 	for (i = 0; i < d->n; i++) {
 		if (i == who || sbridge_pc[i].kind != SBRIDGE_PC_PLAN ||
 		    sbridge_pt[i].want == SBRIDGE_PW_BIG ||
 		    sbridge_pt[i].want == SBRIDGE_PW_LITTLE ||
-		    d->task[i].hint == d->task[who].hint ||
-		    d->task[i].hint == SBRIDGE_HINT_NONE)
+		    d->task[i].hint != visit)
 			continue;
 		v = d->task[i].err + 1;
 		if (v > best) {
@@ -650,8 +670,7 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 	}
 	if (partner < 0 && d->task[who].hint == SBRIDGE_HINT_FAST)
 		return;	/* nobody to take its place */
-	sbridge_swp.who_hint = d->task[who].hint == SBRIDGE_HINT_FAST ?
-			       SBRIDGE_HINT_SLOW : SBRIDGE_HINT_FAST;
+	sbridge_swp.who_hint = visit;
 	sbridge_swp.who_type = sbridge_swp.who_hint == SBRIDGE_HINT_FAST ? fast : 0;
 	sbridge_swp.who_warm = sbridge_swap_warm(who, sbridge_swp.who_type);
 	sbridge_swp.who = d->task[who].p;
@@ -715,7 +734,8 @@ static void sbridge_policy_write(struct sbridge_decision *d)
 			WRITE_ONCE(c->t->hint_at, (u16)jiffies);
 		if (c->kind == SBRIDGE_PC_PLAN)
 			WRITE_ONCE(c->t->got, sbridge_plan_got(h->got,
-							       h->hint == SBRIDGE_HINT_FAST));
+				   sbridge_plan_ran_fast(h->hint, h->why,
+							 sbridge_pt[i].on_fast)));
 		if (h->hint == SBRIDGE_HINT_SLOW && h->why == SBRIDGE_WHY_FULL)
 			waiting++;
 	}
@@ -742,6 +762,7 @@ int sbridge_policy_decide(struct sbridge_decision *d, sbridge_user_mask_fn own)
 	d->n = 0;
 	d->fast_type = fast;
 	d->want_fast = 0;
+	d->tied = 0;
 	d->on_fast = 0;
 	d->load_fast = 0;
 	d->load_slow = 0;
@@ -795,9 +816,13 @@ int sbridge_policy_decide(struct sbridge_decision *d, sbridge_user_mask_fn own)
 	sbridge_policy_write(d);
 	sbridge_policy_trace(d);
 	rcu_read_unlock();
+	for (i = 0; i < d->n; i++)
+		d->tied += d->task[i].hint == SBRIDGE_HINT_NONE &&
+			   d->task[i].why == SBRIDGE_WHY_TIE;
 	snprintf(d->why, sizeof(d->why),
-		 "%u hot, %u gain from fast: %u fast on %u cores%s", d->n,
-		 d->want_fast, d->on_fast, d->nfast, sbridge_swp.who ? ", sampling" : "");
+		 "%u hot, %u gain from fast: %u fast on %u cores, %u tied%s", d->n,
+		 d->want_fast, d->on_fast, d->nfast, d->tied,
+		 sbridge_swp.who ? ", sampling" : "");
 	return d->n;
 }
 

@@ -61,6 +61,7 @@ struct sbridge_hint {
  * @nslow: active CPUs of the other types
  * @want_fast: tasks that gain from the fast type
  * @on_fast: tasks given the fast type (may exceed @nfast: sharing)
+ * @tied: tasks left to the stock scheduler as a tie (act.margin)
  * @load_fast: what the tasks given fast ask of a fast core (fp)
  * @load_slow: unused (0): the second version has no split
  * @why: one line on what was decided and why
@@ -75,7 +76,7 @@ struct sbridge_decision {
 	unsigned int n;
 	unsigned int fast_type;
 	unsigned int nfast, nslow;
-	unsigned int want_fast, on_fast;
+	unsigned int want_fast, on_fast, tied;
 	u32 load_fast, load_slow;
 	char why[96];
 	bool run_busy;

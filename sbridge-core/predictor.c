@@ -36,6 +36,54 @@ static DEFINE_MUTEX(sbridge_mixset_lock);
 
 #define SBRIDGE_MIX_BIT(f, s)	BIT((f) * SBRIDGE_MAX_CORE_TYPES + (s))
 
+/*
+ * Eq. 3's memory ratio for the reference type over the slowest, as the
+ * matrix's workloads taught it, per side a share is seen on (0: the
+ * slowest, 1: the reference type), packed 16 bits a field: written by the
+ * matrix's refresh, read locklessly by every prediction (one aligned u64
+ * each). Kept here, below the matrix and the task entries, because both
+ * the estimate (task.c) and the status line read it.
+ */
+static u64 sbridge_memrate[2];
+
+/**
+ * sbridge_predictor_set_memrate() - publish the memory ratio the matrix fit
+ * @on_fast: for a share seen on the reference type (else the slowest)
+ * @r: the compute factor, the ratio, its error and the workloads it
+ *	came from (n 0: none measured on both types)
+ *
+ * Context: any; lock-free (the matrix's refresh is the one writer).
+ */
+void sbridge_predictor_set_memrate(bool on_fast, const struct sbridge_memrate *r)
+{
+	WRITE_ONCE(sbridge_memrate[on_fast],
+		   (u64)min_t(u32, r->coef, U16_MAX) |
+		   (u64)min_t(u32, r->err, U16_MAX) << 16 |
+		   (u64)min_t(u32, r->comp, U16_MAX) << 32 |
+		   (u64)min_t(u32, r->n, U16_MAX) << 48);
+}
+
+/**
+ * sbridge_predictor_memrate() - the memory ratio the matrix taught
+ * @on_fast: for a share seen on the reference type (else the slowest)
+ * @r: out: the compute factor, the memory ratio and its error
+ *	(sbridge_memfit_result()); n 0 if no workload that stalls was
+ *	measured on both types
+ *
+ * For the reference type over the slowest, the pair the matrix keeps.
+ *
+ * Context: any; lock-free.
+ */
+void sbridge_predictor_memrate(bool on_fast, struct sbridge_memrate *r)
+{
+	u64 v = READ_ONCE(sbridge_memrate[on_fast]);
+
+	r->coef = v & U16_MAX;
+	r->err = (v >> 16) & U16_MAX;
+	r->comp = (v >> 32) & U16_MAX;
+	r->n = v >> 48;
+}
+
 /**
  * sbridge_predictor_get() - the coefficients of a pair of core types
  * @fast: the faster core type
@@ -65,7 +113,8 @@ int sbridge_predictor_get(unsigned int fast, unsigned int slow,
 
 /**
  * sbridge_predictor_describe() - the predictor in force for the board's
- *	main pair (reference type over type 0), and why
+ *	main pair (reference type over type 0), and why; for eq. 3, where
+ *	its memory ratio comes from (sbridge_task_memrate())
  * @buf: output
  * @len: size of @buf
  * @events: SBRIDGE_EV_* of the counter source
@@ -75,20 +124,36 @@ int sbridge_predictor_get(unsigned int fast, unsigned int slow,
  */
 const char *sbridge_predictor_describe(char *buf, size_t len, u32 events)
 {
+	struct sbridge_memrate rf, rs;
 	struct sbridge_mixcoef c;
 	unsigned int fast = sbridge_topo.ref_type;
+	int n;
 
-	if (sbridge_topo.ntypes < 2)
+	if (sbridge_topo.ntypes < 2) {
 		strscpy(buf, "none: one core type", len);
-	else if (!(events & SBRIDGE_EV_MIX))
-		strscpy(buf, "eq. 3: the counters give no instruction classes", len);
+		return buf;
+	}
+	if (!(events & SBRIDGE_EV_MIX))
+		n = scnprintf(buf, len, "eq. 3: the counters give no instruction classes");
 	else if (sbridge_predictor_get(fast, 0, &c))
-		scnprintf(buf, len,
-			  "eq. 3: no coefficients for types %u/0 (sbridgectl set predictor FILE)",
-			  fast);
-	else
+		n = scnprintf(buf, len,
+			      "eq. 3: no coefficients for types %u/0 (sbridgectl set predictor FILE)",
+			      fast);
+	else {
 		scnprintf(buf, len, "instruction mix, types %u/0 (error %u%%)",
 			  fast, (c.err * 100 + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT);
+		return buf;
+	}
+	/* eq. 3's memory ratio: learned, calibrated or not known */
+	sbridge_predictor_memrate(true, &rf);
+	sbridge_predictor_memrate(false, &rs);
+	if (rf.n || rs.n)
+		scnprintf(buf + n, len - n, "; memory ratio from %u workloads",
+			  max(rf.n, rs.n));
+	else
+		scnprintf(buf + n, len - n, "; memory ratio %s",
+			  READ_ONCE(sbridge_params.mem_ratio) ? "model.mem_ratio" :
+			  "unknown");
 	return buf;
 }
 

@@ -33,6 +33,9 @@ static DEFINE_PER_CPU(u64, sbridge_pcpu_kind[SBRIDGE_WIN_WARM + 1]);
 static DEFINE_PER_CPU(u32, sbridge_pcpu_khz);
 #define SBRIDGE_CLOCK_MIN_NS	(100 * NSEC_PER_USEC)
 
+/* A window a migration cuts is sampled from this fraction of window_instr. */
+#define SBRIDGE_WIN_CUT_DIV	8
+
 /*
  * The decision layer's kick (actuators.c): queued when a fast core goes
  * idle as its task blocks or exits while tasks that want a fast core wait
@@ -173,8 +176,8 @@ static void sbridge_sample_warm(struct sbridge_task *t, unsigned int type,
 	}
 }
 
-/* One model sample from @t's window on core type @type. */
-static void sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
+/* One model sample from @t's window on core type @type; false if none. */
+static bool sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
 				  unsigned int type, unsigned int cpu,
 				  const struct sbridge_source_ops *src)
 {
@@ -197,7 +200,7 @@ static void sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
 					   src->mem_latency_ns ?:
 					   SBRIDGE_DEFAULT_MEM_LAT_NS, pkhz);
 	if (sbridge_model_cpi(&t->win, pen, &c))
-		return;
+		return false;
 	__this_cpu_inc(sbridge_pcpu_kind[kind]);
 	WRITE_ONCE(t->cpi, sbridge_sat16(c.cpi));
 	WRITE_ONCE(t->cpi_stall, sbridge_sat16(c.cpi_stall));
@@ -210,6 +213,7 @@ static void sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
 		sbridge_sample_warm(t, type, c.share_q, tpi);
 	/* static key: the values are at hand, nothing more is computed */
 	trace_sbridge_window(t, cpu, type, &c, khz, t->est.ph.cur, kind, tpi);
+	return true;
 }
 
 /* Adds the counts @p accumulated on @cpu to its window; samples if full. */
@@ -253,17 +257,45 @@ static void sbridge_sample_account(struct sbridge_task *t, struct task_struct *p
 }
 
 /*
- * @t is switched in on @cpu: if it ran elsewhere last, it migrated, and
- * what it runs until its caches are warm again tells nothing of this core
- * type. The partial window from the old CPU goes too; a new core type
+ * A window a migration cuts short still measured the stay that ends, on
+ * @last, if it retired at least window_instr / SBRIDGE_WIN_CUT_DIV
+ * instructions: it is sampled as that CPU's. Windows are sized for
+ * hardware (1 M instructions is about a millisecond), but a task on a
+ * slow core, the rig's above all (50x slower than the scheduler's clock),
+ * can migrate before any window fills and would never be measured; the
+ * memory-bound, slowest per instruction, first.
+ */
+static void sbridge_sample_cut(struct sbridge_task *t, struct task_struct *p,
+			       unsigned int last,
+			       const struct sbridge_source_ops *src)
+{
+	u32 min = READ_ONCE(sbridge_params.window_instr) / SBRIDGE_WIN_CUT_DIV;
+
+	if (!src || last >= nr_cpu_ids || !t->win.instr || t->win.instr < min ||
+	    t->gen != (u16)atomic_read(&sbridge_source_gen) ||
+	    t->win_type != sbridge_cpu_type(last) ||
+	    !READ_ONCE(sbridge_params.learning))
+		return;
+	if (sbridge_sample_window(t, p, t->win_type, last, src))
+		atomic64_inc(&sbridge_stats.windows_cut);
+}
+
+/*
+ * @t (@p) is switched in on @cpu: if it ran elsewhere last, it migrated,
+ * and what it runs until its caches are warm again tells nothing of this
+ * core type. The partial window from the old CPU is sampled there if it
+ * is long enough (sbridge_sample_cut()), else dropped; a new core type
  * starts a new stay (a visit, once it has a warm window).
  */
-static void sbridge_sample_arrive(struct sbridge_task *t, unsigned int cpu)
+static void sbridge_sample_arrive(struct sbridge_task *t, struct task_struct *p,
+				  unsigned int cpu,
+				  const struct sbridge_source_ops *src)
 {
 	unsigned int last = t->last_cpu;
 
 	if (last == cpu)
 		return;
+	sbridge_sample_cut(t, p, last, src);
 	memset(&t->win, 0, sizeof(t->win));
 	sbridge_est_arrive(&t->est, last >= nr_cpu_ids ||
 			   sbridge_cpu_type(last) != sbridge_cpu_type(cpu),
@@ -328,7 +360,7 @@ void sbridge_sample_switch(struct task_struct *prev, struct task_struct *next,
 		t = sbridge_task_lookup(next);
 		if (t) {
 			t->switch_in_ns = now;
-			sbridge_sample_arrive(t, cpu);
+			sbridge_sample_arrive(t, next, cpu, src);
 		}
 	}
 	if (blocked && !is_idle_task(prev))

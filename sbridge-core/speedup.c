@@ -10,9 +10,11 @@
 #include <linux/math64.h>
 #include <linux/string.h>
 #define SBRIDGE_DIV64(a, b)	div64_u64((a), (b))
+#define SBRIDGE_SDIV64(a, b)	div64_s64((a), (b))
 #else
 #include <string.h>
 #define SBRIDGE_DIV64(a, b)	((a) / (b))
+#define SBRIDGE_SDIV64(a, b)	((a) / (b))
 /* the host tests are single-threaded */
 #define READ_ONCE(x)		(x)
 #define WRITE_ONCE(x, v)	((x) = (v))
@@ -690,4 +692,227 @@ u32 sbridge_share_on_fast(u32 share, u32 gain)
 	if (!den)
 		return 0;
 	return (u32)SBRIDGE_DIV64(s * SBRIDGE_FP_ONE + den / 2, den);
+}
+
+/*
+ * The ratios assumed while none is learned: the prior of a fit. The
+ * compute part scales by the CPU factor, 1 + @gain. The memory part: seen
+ * on the fast type, rho = 1 + @gain (the stalls scale as the compute part:
+ * no discount for them) with a standard error of @gain (stalls that stay,
+ * rho 1, and stalls a larger cache removes, rho 1 + 2 x gain, both within
+ * one); seen on the slow type, both as their inverses, the error a gain's
+ * worth of 1 / rho.
+ */
+static void sbridge_memrate_prior(bool on_fast, u32 gain,
+				  struct sbridge_memrate *r)
+{
+	u64 g1 = SBRIDGE_FP_ONE + (u64)gain;
+
+	r->n = 0;
+	if (on_fast) {
+		r->comp = (u32)sbridge_min64(g1, SBRIDGE_FACTOR_MAX);
+		r->coef = r->comp;
+		r->err = gain > SBRIDGE_FP_ONE / 4 ? gain : SBRIDGE_FP_ONE / 4;
+		return;
+	}
+	r->comp = (u32)SBRIDGE_DIV64((u64)SBRIDGE_FP_ONE * SBRIDGE_FP_ONE + g1 / 2, g1);
+	r->coef = r->comp;
+	r->err = (u32)SBRIDGE_DIV64((u64)r->coef * gain + g1 / 2, g1);
+	if (r->err < SBRIDGE_FP_ONE / 16)
+		r->err = SBRIDGE_FP_ONE / 16;
+}
+
+/**
+ * sbridge_memrate_default() - the ratios before any is learned
+ * @on_fast: for shares seen on the fast type (else on the slow one)
+ * @gain: what a non-stalled cycle gains on the fast type, minus 1 (fp)
+ * @ratio: a measured memory ratio (a memory-bound probe's time on the
+ *	slow type over the fast, fp, e.g. sbridgectl calibrate's), 0 if none
+ * @r: out
+ *
+ * Without @ratio, the CPU factor alone: the stalls are taken to scale as
+ * the compute part does, with an error as wide as the gain (no discount,
+ * no bonus: the board has not said which). With @ratio, that, with half
+ * the error: a probe is one memory behaviour, not every program's.
+ */
+void sbridge_memrate_default(bool on_fast, u32 gain, u32 ratio,
+			     struct sbridge_memrate *r)
+{
+	sbridge_memrate_prior(on_fast, gain, r);
+	if (!ratio)
+		return;
+	r->err /= 2;
+	r->coef = on_fast ? ratio :
+		  (u32)SBRIDGE_DIV64((u64)SBRIDGE_FP_ONE * SBRIDGE_FP_ONE + ratio / 2,
+				     ratio);
+}
+
+/**
+ * sbridge_memfit_add() - one workload's measured speedup as a fit sample
+ * @f: the fit
+ * @share: CPI_B share of the workload's phase on the side it was seen (fp)
+ * @on_fast: @share was seen on the fast type (else on the slow)
+ * @sp: the phase's measured speedup and its error (val 0: nothing added)
+ *
+ * Seen on the fast type, speedup = s a + (1 - s) rho; seen on the slow
+ * type, 1 / speedup = s / a + (1 - s) / rho: y (the speedup or its
+ * inverse) on the regressors s and x = 1 - s, the compute factor a and
+ * the memory ratio rho both learned (a board's compute part need not
+ * gain its nominal CPU factor, and what it gains beyond must not be
+ * taken for the memory part's). A sample weighs (12.5 % / its relative
+ * error)^2, between 1 and SBRIDGE_MEMFIT_W_MAX.
+ */
+void sbridge_memfit_add(struct sbridge_memfit *f, u32 share, bool on_fast,
+			const struct sbridge_est *sp)
+{
+	u64 sh = share > SBRIDGE_FP_ONE ? SBRIDGE_FP_ONE : share, rel, w, x, s;
+	s64 y;
+
+	if (!sp->val || f->m >= SBRIDGE_MEMFIT_MAX)
+		return;
+	s = sh << (SBRIDGE_MEMFIT_SHIFT - SBRIDGE_FP_SHIFT);
+	x = SBRIDGE_MEMFIT_ONE - s;
+	if (on_fast)
+		y = (s64)sbridge_min64(sp->val, SBRIDGE_FACTOR_MAX) <<
+		    (SBRIDGE_MEMFIT_SHIFT - SBRIDGE_FP_SHIFT);
+	else
+		y = (s64)SBRIDGE_DIV64((1ULL << (SBRIDGE_MEMFIT_SHIFT + SBRIDGE_FP_SHIFT)) +
+				       sp->val / 2, sp->val);
+	rel = SBRIDGE_DIV64(((u64)sp->err << SBRIDGE_FP_SHIFT) + sp->val / 2, sp->val);
+	rel = rel < 32 ? 32 : rel;
+	w = SBRIDGE_DIV64(128ULL * 128, rel * rel);
+	w = w < 1 ? 1 : w > SBRIDGE_MEMFIT_W_MAX ? SBRIDGE_MEMFIT_W_MAX : w;
+	f->sss += w * s * s;
+	f->ssx += w * s * x;
+	f->sxx += w * x * x;
+	f->sys += (s64)(w * s) * y;
+	f->syx += (s64)(w * x) * y;
+	f->syy += w * (u64)(y * y);
+	f->m++;
+	if (x >= SBRIDGE_MEMFIT_X_MIN)
+		f->n++;
+}
+
+static s64 sbridge_clamp64(s64 v, s64 lo, s64 hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/**
+ * sbridge_memfit_result() - the ratios a fit gives, and the memory one's error
+ * @f: the fit (sbridge_memfit_add())
+ * @on_fast: the side its samples were seen on
+ * @gain: what a non-stalled cycle gains on the fast type by the CPU
+ *	factors, minus 1 (fp): the prior's
+ * @r: out: the compute factor and the memory ratio, and the error of the
+ *	latter for a workload not in the fit; with no workload that stalls,
+ *	the prior (sbridge_memrate_default() without a measured ratio)
+ *
+ * Least squares on s and x, each coefficient pulled towards the prior as
+ * if the prior were one more workload of the least weight, a quarter
+ * compute, and one a quarter stalled (which also keeps the fit defined
+ * while every workload stalls alike). The error of the memory ratio is the workloads' spread
+ * about the fit per unit of x^2 (their stalls differ: latency, capacity),
+ * shrunk towards half the prior's error as if that were two more
+ * workloads (one or two say little of their spread), plus the ratio's
+ * own uncertainty (the spread over the workloads).
+ */
+void sbridge_memfit_result(const struct sbridge_memfit *f, bool on_fast,
+			   u32 gain, struct sbridge_memrate *r)
+{
+	/* the prior's weight: one sample of weight 1 at s (or x) = 1/4, in Q12 */
+	const s64 l = 1LL << (2 * SBRIDGE_MEMFIT_SHIFT - 20 - 4);
+	s64 a11, a12, a22, b1, b2, det, ca, cb, ssr;
+	struct sbridge_memrate p;
+	u64 n = f->n, spread, vs, p2, v, sxx;
+
+	sbridge_memrate_prior(on_fast, gain, &p);
+	*r = p;
+	sxx = f->sxx >> 20;
+	if (!n || !sxx)
+		return;
+	/* the sums in Q12 (>> 20 of Q32): the products below stay in s64 */
+	a11 = (s64)(f->sss >> 20) + l;
+	a12 = (s64)(f->ssx >> 20);
+	a22 = (s64)sxx + l;
+	b1 = (f->sys >> 20) + ((l * p.comp) >> SBRIDGE_FP_SHIFT);
+	b2 = (f->syx >> 20) + ((l * p.coef) >> SBRIDGE_FP_SHIFT);
+	det = a11 * a22 - a12 * a12;
+	if (det <= 0)
+		return;
+	/* the coefficients in fp */
+	ca = SBRIDGE_SDIV64((a22 * b1 - a12 * b2) * SBRIDGE_FP_ONE, det);
+	cb = SBRIDGE_SDIV64((a11 * b2 - a12 * b1) * SBRIDGE_FP_ONE, det);
+	ca = sbridge_clamp64(ca, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX);
+	cb = sbridge_clamp64(cb, SBRIDGE_FP_ONE / 64, SBRIDGE_FACTOR_MAX);
+	/* residual sum of squares, Q12: sum w (y - ca s - cb x)^2 */
+	ssr = (s64)(f->syy >> 20) -
+	      2 * ((ca * (f->sys >> 20) + cb * (f->syx >> 20)) >> SBRIDGE_FP_SHIFT) +
+	      ((ca * ca * (s64)(f->sss >> 20) + 2 * ca * cb * a12 +
+		cb * cb * (s64)sxx) >> (2 * SBRIDGE_FP_SHIFT));
+	if (ssr < 0)
+		ssr = 0;
+	/* the spread per unit of x^2, in fp^2 */
+	v = SBRIDGE_DIV64((u64)ssr << (2 * SBRIDGE_FP_SHIFT), sxx);
+	p2 = (u64)p.err * p.err;
+	spread = SBRIDGE_DIV64(n * v + p2 / 2, n + 2) ?: 1;
+	vs = SBRIDGE_DIV64(spread, n) ?: 1;
+	r->comp = (u32)ca;
+	r->coef = (u32)cb;
+	r->err = (u32)sbridge_min64(sbridge_isqrt(spread + SBRIDGE_DIV64(vs * p2, vs + p2)),
+				    0xffff) ?: 1;
+	r->n = (u32)n;
+}
+
+/**
+ * sbridge_est_predict_mem() - speedup the CPI stack predicts, with the
+ *	board's ratios
+ * @share: CPI_B share of the phase (fp), the part of its cycles not
+ *	stalled on memory
+ * @on_fast: @share was measured on the fast type (else on the slow one)
+ * @gain: what a non-stalled cycle gains on the fast type, minus 1 (fp)
+ * @r: how the compute and the memory part scale from that side
+ *	(sbridge_memfit_result(), sbridge_memrate_default()); NULL or coef
+ *	0: the default, none measured
+ * @rel_err: relative error of the compute part's prediction (fp,
+ *	learn.pred_err)
+ * @out: the prediction and its standard error (n 0)
+ *
+ * Seen on the fast type s a + (1 - s) rho; seen on the slow type
+ * 1 / (s / a + (1 - s) / rho), the ratios as @r gives them (a = 1 + gain
+ * and rho = 1 is eq. 3 as sbridge_est_predict() has it). The error adds
+ * the memory ratio's, (1 - s) times it, to @rel_err in quadrature: a
+ * compute-bound task's prediction does not depend on the ratio, a
+ * memory-bound one's does, as much as the ratio is uncertain.
+ */
+void sbridge_est_predict_mem(u32 share, bool on_fast, u32 gain,
+			     const struct sbridge_memrate *r, u32 rel_err,
+			     struct sbridge_est *out)
+{
+	u64 s = share > SBRIDGE_FP_ONE ? SBRIDGE_FP_ONE : share;
+	u64 x = SBRIDGE_FP_ONE - s, v, rm, rel;
+	struct sbridge_memrate d;
+
+	if (!r || !r->coef || !r->comp) {
+		sbridge_memrate_default(on_fast, gain, 0, &d);
+		r = &d;
+	}
+	if (on_fast) {
+		v = ((s * r->comp + x * r->coef) + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
+		v = sbridge_model_clamp(v);
+		/* sigma = x err, relative: x err / v */
+		rm = SBRIDGE_DIV64(x * r->err + v / 2, v);
+	} else {
+		u64 u = (s * r->comp + x * r->coef + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT;
+
+		v = u ? sbridge_model_clamp(SBRIDGE_DIV64((u64)SBRIDGE_FP_ONE *
+							  SBRIDGE_FP_ONE + u / 2, u)) :
+			SBRIDGE_FACTOR_MAX;
+		/* d(1/u) = du / u^2: relative v x err x x */
+		rm = (v * ((x * r->err) >> SBRIDGE_FP_SHIFT)) >> SBRIDGE_FP_SHIFT;
+	}
+	rel = sbridge_isqrt((u64)rel_err * rel_err + rm * rm);
+	out->val = (u32)v;
+	out->err = (u32)((v * rel + SBRIDGE_FP_ONE / 2) >> SBRIDGE_FP_SHIFT) ?: 1;
+	out->n = 0;
 }

@@ -193,4 +193,75 @@ u32 sbridge_est_predict(u32 share, bool on_fast, u32 gain);
 u32 sbridge_share_on_fast(u32 share, u32 gain);
 u64 sbridge_isqrt(u64 x);
 
+/*
+ * How the memory part of a task's time scales from a fast core type to a
+ * slow one, learned per board from the workloads measured on both
+ * (sbridge_memfit_*()): the same phase's stalls can shrink on a fast core
+ * with a larger cache or more misses in flight (the ratio above the CPU
+ * factor), stay (memory latency), or grow less than the compute part
+ * (bandwidth). Fixed point: x and y in Q16 (SBRIDGE_MEMFIT_ONE); a
+ * sample's weight is 1 .. SBRIDGE_MEMFIT_W_MAX; at most
+ * SBRIDGE_MEMFIT_MAX samples a fit, so the sums stay within 2^60.
+ */
+#define SBRIDGE_MEMFIT_SHIFT	16
+#define SBRIDGE_MEMFIT_ONE	(1U << SBRIDGE_MEMFIT_SHIFT)
+#define SBRIDGE_MEMFIT_W_MAX	16
+#define SBRIDGE_MEMFIT_MAX	256
+/* A sample stalled for less than a tenth of its time says little: not counted. */
+#define SBRIDGE_MEMFIT_X_MIN	(SBRIDGE_MEMFIT_ONE / 10)
+
+/**
+ * struct sbridge_memfit - a weighted least-squares fit on two regressors
+ * @sss: sum of w s^2
+ * @ssx: sum of w s x
+ * @sxx: sum of w x^2
+ * @sys: sum of w s y
+ * @syx: sum of w x y
+ * @syy: sum of w y^2
+ * @n: samples with x >= SBRIDGE_MEMFIT_X_MIN (workloads that stall)
+ * @m: samples added, at most SBRIDGE_MEMFIT_MAX
+ *
+ * s is a phase's CPI_B share on the side it was seen, x = 1 - s its
+ * stalled share, y its measured speedup (seen on the fast type) or the
+ * inverse (on the slow type); the coefficients are the compute factor and
+ * the memory ratio (sbridge_memfit_add()). A value of its builder's: no
+ * locking.
+ */
+struct sbridge_memfit {
+	u64 sss;
+	u64 ssx;
+	u64 sxx;
+	s64 sys;
+	s64 syx;
+	u64 syy;
+	u32 n;
+	u32 m;
+};
+
+/**
+ * struct sbridge_memrate - how a phase's parts scale, for a prediction
+ * @comp: seen on the fast type: the compute part's time on the slow type
+ *	over the fast type's (fp); seen on the slow type: its inverse
+ * @coef: the same of the memory part (rho; seen on the slow type 1 /
+ *	rho), 0 unknown
+ * @err: standard error of @coef for a task not in the fit (fp)
+ * @n: workloads behind it, 0 for none (a calibrated or the default value)
+ *
+ * A plain value: no locking.
+ */
+struct sbridge_memrate {
+	u32 comp;
+	u32 coef;
+	u32 err;
+	u32 n;
+};
+void sbridge_memfit_add(struct sbridge_memfit *f, u32 share, bool on_fast,
+			const struct sbridge_est *sp);
+void sbridge_memfit_result(const struct sbridge_memfit *f, bool on_fast,
+			   u32 gain, struct sbridge_memrate *r);
+void sbridge_memrate_default(bool on_fast, u32 gain, u32 ratio,
+			     struct sbridge_memrate *r);
+void sbridge_est_predict_mem(u32 share, bool on_fast, u32 gain,
+			     const struct sbridge_memrate *r, u32 rel_err,
+			     struct sbridge_est *out);
 #endif /* _SBRIDGE_CORE_SPEEDUP_H */

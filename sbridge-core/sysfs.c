@@ -34,6 +34,7 @@ SBRIDGE_STAT_ATTR(frees, atomic64_read(&sbridge_stats.frees));
 SBRIDGE_STAT_ATTR(alloc_fail, atomic64_read(&sbridge_stats.alloc_fail));
 SBRIDGE_STAT_ATTR(matrix_hits, atomic64_read(&sbridge_stats.matrix_hits));
 SBRIDGE_STAT_ATTR(samples, atomic64_read(&sbridge_stats.samples));
+SBRIDGE_STAT_ATTR(windows_cut, atomic64_read(&sbridge_stats.windows_cut));
 SBRIDGE_STAT_ATTR(phase_changes, atomic64_read(&sbridge_stats.phase_changes));
 SBRIDGE_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
 SBRIDGE_STAT_ATTR(type_migrations, atomic64_read(&sbridge_stats.type_migrations));
@@ -243,6 +244,7 @@ static struct attribute *sbridge_attrs[] = {
 	&rules_attr.attr,
 	&rule_hits_attr.attr,
 	&samples_attr.attr,
+	&windows_cut_attr.attr,
 	&phase_changes_attr.attr,
 	&type_migrations_attr.attr,
 	&ntypes_attr.attr,

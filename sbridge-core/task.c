@@ -102,6 +102,7 @@ static struct sbridge_task *sbridge_task_setup(struct sbridge_task *t,
 	memcpy(t->comm, p->comm, SBRIDGE_KEY_LEN);
 	t->comm[SBRIDGE_KEY_LEN - 1] = '\0';
 	t->last_cpu = task_cpu(p);
+	t->got = SBRIDGE_GOT_NONE;
 	raw_spin_lock_init(&t->rule_lock);
 	sbridge_task_reset_model(t);
 	sbridge_task_reset_rules(t);
@@ -389,19 +390,58 @@ u32 sbridge_task_factor_on(const struct sbridge_task *t, unsigned int type)
 				    READ_ONCE(sbridge_params.ref_share));
 }
 
+/**
+ * sbridge_task_memrate() - how memory stalls scale from @fast to @slow
+ * @fast: the faster core type
+ * @slow: the slower core type
+ * @on_fast: for a share seen on @fast (else on @slow)
+ * @r: out
+ *
+ * What the matrix's workloads measured on both types taught
+ * (sbridge_predictor_memrate(), the reference type over the slowest only,
+ * with learn.measured on);
+ * until then model.mem_ratio (a ratio the user declares) for
+ * that pair, else the CPU factor's, widely doubted
+ * (sbridge_memrate_default()).
+ *
+ * Context: any; lock-free.
+ * Return: true if the ratio was learned or declared, false for the CPU
+ *	factor's guess.
+ */
+bool sbridge_task_memrate(unsigned int fast, unsigned int slow, bool on_fast,
+			  struct sbridge_memrate *r)
+{
+	bool main_pair = fast == sbridge_topo.ref_type && !slow;
+	u32 ratio = main_pair ? READ_ONCE(sbridge_params.mem_ratio) : 0;
+
+	/* learn.measured 0: nothing measured counts, the fit included */
+	if (main_pair && READ_ONCE(sbridge_params.learn_measured)) {
+		sbridge_predictor_memrate(on_fast, r);
+		if (r->n)
+			return true;
+	}
+	sbridge_memrate_default(on_fast, sbridge_task_gain(fast, slow), ratio, r);
+	return ratio;
+}
+
 /*
  * The instruction-mix prediction of @t's speedup of @fast over @slow into
- * @e, with the coefficients' error: only with class counts from the
- * source, coefficients for the pair and the task's classes known.
+ * @e, with the coefficients' error and the memory ratio's: only with
+ * class counts from the source, coefficients for the pair and the task's
+ * classes known.
  * Return: true if it made one (*@kind SBRIDGE_PRED_MIX).
  */
 static bool sbridge_task_predict_mix(const struct sbridge_task *t,
 				     unsigned int fast, unsigned int slow,
 				     struct sbridge_est *e, u8 *kind)
 {
+	struct sbridge_memrate r;
 	struct sbridge_mixcoef c;
 	u16 mix[SBRIDGE_MIX_NR];
+	u32 scale = 0, mem = 0;
 	unsigned int k;
+	bool on_fast;
+	u64 rel = 0;
 
 	if (!(sbridge_source_events() & SBRIDGE_EV_MIX) ||
 	    sbridge_predictor_get(fast, slow, &c))
@@ -410,9 +450,23 @@ static bool sbridge_task_predict_mix(const struct sbridge_task *t,
 		mix[k] = READ_ONCE(t->mix[k]);
 	if (!sbridge_mix_known(mix))
 		return false;
-	e->val = sbridge_mix_predict(&c, mix, READ_ONCE(t->cpi_stall),
-				     READ_ONCE(t->cpi_type) == fast);
-	e->err = max_t(u32, (e->val * c.err) >> SBRIDGE_FP_SHIFT, 1);
+	on_fast = READ_ONCE(t->cpi_type) == fast;
+	/*
+	 * The stalls scale by the memory ratio where one was learned or
+	 * declared; else their time is taken as equal (latency is in
+	 * ns), not as the CPU factor's guess eq. 3 falls back on: the
+	 * coefficients already tell the types' compute apart.
+	 */
+	if (sbridge_task_memrate(fast, slow, on_fast, &r) && r.coef) {
+		scale = r.coef;
+		rel = div_u64(((u64)r.err << SBRIDGE_FP_SHIFT) + r.coef / 2, r.coef);
+	}
+	e->val = sbridge_mix_predict(&c, mix, READ_ONCE(t->cpi_stall), on_fast,
+				     scale, &mem);
+	/* the coefficients' error and the ratio's, in quadrature */
+	rel = (rel * mem) >> SBRIDGE_FP_SHIFT;
+	rel = sbridge_isqrt((u64)c.err * c.err + rel * rel);
+	e->err = max_t(u32, (e->val * rel) >> SBRIDGE_FP_SHIFT, 1);
 	*kind = SBRIDGE_PRED_MIX;
 	return true;
 }
@@ -445,9 +499,21 @@ static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
 	    sbridge_task_predict_mix(t, fast, slow, e, kind))
 		return SBRIDGE_SRC_PRED;
 	s = sbridge_task_phase_share(t, fast, slow, &on_fast);
-	e->val = s == SBRIDGE_SHARE_UNKNOWN ? SBRIDGE_FP_ONE :
-		 sbridge_est_predict(s, on_fast, sbridge_task_gain(fast, slow));
-	e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
+	if (s == SBRIDGE_SHARE_UNKNOWN) {
+		e->val = SBRIDGE_FP_ONE;
+		e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
+	} else if (READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO ||
+		   sbridge_type_factor_user(fast) || sbridge_type_factor_user(slow)) {
+		/* a rule's class or the user's factors say it all: eq. 3 */
+		e->val = sbridge_est_predict(s, on_fast, sbridge_task_gain(fast, slow));
+		e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
+	} else {
+		struct sbridge_memrate r;
+
+		sbridge_task_memrate(fast, slow, on_fast, &r);
+		sbridge_est_predict_mem(s, on_fast, sbridge_task_gain(fast, slow),
+					&r, err, e);
+	}
 	if (READ_ONCE(t->class) != SBRIDGE_CLASS_AUTO)
 		return SBRIDGE_SRC_RULE;
 	if (sbridge_type_factor_user(fast) || sbridge_type_factor_user(slow))

@@ -67,7 +67,8 @@ TRACE_DEFINE_ENUM(SBRIDGE_HINT_SLOW);
 			 { SBRIDGE_WHY_SELFTEST, "selftest" },		\
 			 { SBRIDGE_WHY_TURN, "turn" },			\
 			 { SBRIDGE_WHY_FILL, "fill" },			\
-			 { SBRIDGE_WHY_SAMPLE, "sample" })
+			 { SBRIDGE_WHY_SAMPLE, "sample" },		\
+			 { SBRIDGE_WHY_TIE, "tie" })
 
 /* One decision period ended (before its sbridge_decide events). */
 TRACE_EVENT(sbridge_period,

@@ -38,7 +38,7 @@ static void board(struct sbridge_mixcoef *c)
 
 /* The same prediction in floating point. */
 static double ref_predict(const struct sbridge_mixcoef *c, const double *sh,
-			  double stall, int on_fast)
+			  double stall, int on_fast, double rho)
 {
 	double cf = 0, cs = 0, sum = 0, clk = fp(c->clock);
 	int k;
@@ -53,8 +53,8 @@ static double ref_predict(const struct sbridge_mixcoef *c, const double *sh,
 		cs += fp(c->cpi[1][0]) * (1 - sum);
 	}
 	if (!on_fast)
-		stall *= clk;
-	return (cs * clk + stall) / (cf + stall);
+		return (cs * clk + stall * clk) / (cf + stall * clk / rho);
+	return (cs * clk + stall * rho) / (cf + stall);
 }
 
 static void to_mix(const double *sh, u16 *mix)
@@ -130,15 +130,15 @@ static void test_cpi(void)
 static void test_predict(void)
 {
 	struct sbridge_mixcoef c;
-	double worst = 0;
+	double worst = 0, worst_mem = 0;
 	u16 mix[SBRIDGE_MIX_NR];
 	int i, k, side;
 
 	board(&c);
 	srand(27);
 	for (i = 0; i < 20000; i++) {
-		double sh[SBRIDGE_MIX_NR], sum = 0, stall, want, e;
-		u32 got, st;
+		double sh[SBRIDGE_MIX_NR], sum = 0, stall, want, e, r, dl;
+		u32 got, st, rho, mem;
 
 		for (k = 0; k < SBRIDGE_MIX_NR; k++) {
 			sh[k] = rand() / (double)RAND_MAX;
@@ -153,33 +153,60 @@ static void test_predict(void)
 		st = (u32)(rand() % (40 * 1024));
 		stall = fp(st);
 		side = rand() & 1;
-		got = sbridge_mix_predict(&c, mix, st, side);
-		want = ref_predict(&c, sh, stall, side);
+		/* half with no ratio (1.0), half 0.7 .. 2.5 */
+		rho = rand() & 1 ? 0 : 717 + (u32)(rand() % (2560 - 717));
+		/* the scale the kernel passes: rho seen from the fast side,
+		 * 1 / rho from the slow
+		 */
+		got = sbridge_mix_predict(&c, mix, st, side,
+					  !rho || side ? rho :
+					  (u32)((1024ULL * 1024 + rho / 2) / rho), &mem);
+		want = ref_predict(&c, sh, stall, side, rho ? fp(rho) : 1.0);
 		if (want > fp(SBRIDGE_FACTOR_MAX))
 			want = fp(SBRIDGE_FACTOR_MAX);
 		e = fabs(fp(got) - want) / want;
 		if (e > worst)
 			worst = e;
+		/* @mem: |d ln(speedup) / d ln(rho)|, by a 1 % step of the formula */
+		r = rho ? fp(rho) : 1.0;
+		dl = log(ref_predict(&c, sh, stall, side, r * 1.01) /
+			 ref_predict(&c, sh, stall, side, r)) / log(1.01);
+		if (fabs(dl - fp(mem)) > worst_mem)
+			worst_mem = fabs(dl - fp(mem));
 	}
 	CHECK(worst < 0.002, "fixed point within 0.2 %% of the formula over 20000 mixes (worst %.4f %%)",
 	      worst * 100);
+	CHECK(worst_mem < 0.01, "the ratio's leverage within 0.01 of the formula's (worst %.4f)",
+	      worst_mem);
+	/* a slow type's longer stalls: less to gain, the more it stalls */
+	memset(mix, 0, sizeof(mix));
+	mix[1] = SBRIDGE_MIX_ONE;
+	CHECK(sbridge_mix_predict(&c, mix, 2 * 1024, true, 1536, NULL) >
+	      sbridge_mix_predict(&c, mix, 2 * 1024, true, 0, NULL),
+	      "stalls 1.5x longer on the slow type: a larger speedup seen from the fast side");
+	/* from the slow side the fast type's stalls are 1 / 1.5 of its own */
+	CHECK(sbridge_mix_predict(&c, mix, 2 * 1024, false, 683, NULL) >
+	      sbridge_mix_predict(&c, mix, 2 * 1024, false, 0, NULL),
+	      "... and from the slow side");
+	EQ(sbridge_mix_predict(&c, mix, 2 * 1024, true, 1024, NULL),
+	   sbridge_mix_predict(&c, mix, 2 * 1024, true, 0, NULL), "a ratio of 1.0 is no ratio");
 
 	/* memory-bound: the stall dominates, the speedup tends to 1 */
 	memset(mix, 0, sizeof(mix));
 	mix[1] = SBRIDGE_MIX_ONE;
-	CHECK(sbridge_mix_predict(&c, mix, 200 * 1024, true) < 1024 + 20,
+	CHECK(sbridge_mix_predict(&c, mix, 200 * 1024, true, 0, NULL) < 1024 + 20,
 	      "a window stalled 200 cycles per instruction gains almost nothing (%.3f)",
-	      fp(sbridge_mix_predict(&c, mix, 200 * 1024, true)));
+	      fp(sbridge_mix_predict(&c, mix, 200 * 1024, true, 0, NULL)));
 	/* the stall seen on the slow type is fewer cycles for the same time */
-	CHECK(sbridge_mix_predict(&c, mix, 3 * 1024, false) <
-	      sbridge_mix_predict(&c, mix, 3 * 1024, true),
+	CHECK(sbridge_mix_predict(&c, mix, 3 * 1024, false, 0, NULL) <
+	      sbridge_mix_predict(&c, mix, 3 * 1024, true, 0, NULL),
 	      "3 stall cycles on the slow type take longer than 3 on the fast one");
-	CHECK(abs((int)sbridge_mix_predict(&c, mix, 3 * 1024, false) -
-		  (int)sbridge_mix_predict(&c, mix, 4 * 1024, true)) <= 2,
+	CHECK(abs((int)sbridge_mix_predict(&c, mix, 3 * 1024, false, 0, NULL) -
+		  (int)sbridge_mix_predict(&c, mix, 4 * 1024, true, 0, NULL)) <= 2,
 	      "... as long as 4 of the fast one's (clock 4/3)");
 	/* a zero-cost model cannot divide by zero */
 	memset(&c, 0, sizeof(c));
-	EQ(sbridge_mix_predict(&c, mix, 0, true), 1024, "no cycles at all: 1.0");
+	EQ(sbridge_mix_predict(&c, mix, 0, true, 0, NULL), 1024, "no cycles at all: 1.0");
 }
 
 /* What eq. 3 cannot see: two compute-bound mixes, same stall share. */
@@ -195,13 +222,13 @@ static void test_mix_vs_eq3(void)
 	board(&c);
 	to_mix(a, ma);
 	to_mix(b, mb);
-	pa = sbridge_mix_predict(&c, ma, 0, true);
-	pb = sbridge_mix_predict(&c, mb, 0, true);
+	pa = sbridge_mix_predict(&c, ma, 0, true, 0, NULL);
+	pb = sbridge_mix_predict(&c, mb, 0, true, 0, NULL);
 	CHECK(pb > pa + 100, "the FP twin gains more: %.3f vs %.3f", fp(pb), fp(pa));
-	CHECK(fabs(fp(pa) - ref_predict(&c, a, 0, 1)) < 0.01 &&
-	      fabs(fp(pb) - ref_predict(&c, b, 0, 1)) < 0.01,
+	CHECK(fabs(fp(pa) - ref_predict(&c, a, 0, 1, 1.0)) < 0.01 &&
+	      fabs(fp(pb) - ref_predict(&c, b, 0, 1, 1.0)) < 0.01,
 	      "both as the board's CPI tables say (%.3f, %.3f)",
-	      ref_predict(&c, a, 0, 1), ref_predict(&c, b, 0, 1));
+	      ref_predict(&c, a, 0, 1, 1.0), ref_predict(&c, b, 0, 1, 1.0));
 	ea = sbridge_est_predict(1024, true, gain);
 	eb = sbridge_est_predict(1024, true, gain);
 	EQ(ea, eb, "eq. 3 predicts them alike (share 1.0 both)");
