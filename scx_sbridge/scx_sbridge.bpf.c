@@ -8,6 +8,13 @@
  *   Work-conserving: every CPU takes from both queues (fast CPUs FAST_DSQ
  *   first, slow ones SHARED_DSQ first), and an enqueue kicks an idle CPU,
  *   so a fast CPU never idles while a task waits.
+ * - Per-CPU queues (issue 33; the idea from scx_bpfland, see below): a
+ *   task whose CPU is of the kind its hint wants waits in that CPU's own
+ *   queue (CPU_DSQ), which the CPU takes first, so it resumes warm.
+ *   A CPU about to idle steals from the longest other one, a busy one
+ *   from one at least two long; a global queue not served for a slice
+ *   goes first. A task alone on a slow CPU moves to an idle fast CPU,
+ *   a fast wanter also to a fast CPU that runs none (SCX_OPS_ENQ_LAST).
  * - Smove (Gouicem et al., ATC'20): a wakee whose idle target runs at a
  *   low clock (or is of a slow type) while the waker's CPU is fast stays
  *   on the waker's CPU (its SMOVE_DSQ); if it has not run within
@@ -46,6 +53,8 @@ char _license[] SEC("license") = "GPL";
 #define FAST_DSQ	1
 #define STALL_DSQ	2	/* stall_pid waits here: nothing takes from it */
 #define SMOVE_DSQ(cpu)	(16 + (u64)(cpu))
+/* each CPU's own queue (issue 33): 128 to 128 + SCX_SBRIDGE_MAX_CPUS - 1 */
+#define CPU_DSQ(cpu)	(128 + (u64)(cpu))
 
 #define ENOENT		2
 #define CLOCK_MONOTONIC	1
@@ -61,6 +70,8 @@ const volatile unsigned long long smove_delay_ns = 2000000;
 /* a clock below this % of its CPU's maximum is low */
 const volatile unsigned int low_clock_pct = 80;
 const volatile unsigned int smt;	/* CPUs have SMT siblings */
+/* per-CPU queues (the loader's -G clears it: the global queues only) */
+const volatile unsigned int cpu_queues = 1;
 /*
  * Test only (the loader's -S): never dispatch the task of this pid, so
  * that the sched_ext watchdog ends the scheduler (a runnable task stall).
@@ -80,6 +91,13 @@ static unsigned int core_busy[SCX_SBRIDGE_MAX_CPUS];
 static unsigned long long smove_since[SCX_SBRIDGE_MAX_CPUS];
 /* the idle CPU it would have had */
 static int smove_target[SCX_SBRIDGE_MAX_CPUS];
+/* runs a fast wanter now (ops.running, cleared by ops.stopping) */
+static unsigned int running_fast[SCX_SBRIDGE_MAX_CPUS];
+/*
+ * SHARED_DSQ's and FAST_DSQ's (by id) waiting since: when one last had a
+ * task taken, or went from empty to queued (ns, 0: none waits).
+ */
+static unsigned long long queue_since[2];
 
 /*
  * schedutil's input, per CPU (ops.tick): when the current window started,
@@ -147,6 +165,20 @@ static bool cpu_fast(s32 cpu)
 	struct sbridge_bpf_cpu c = {};
 
 	return cpu_info(cpu, &c) && c.ntypes > 1 && c.fast;
+}
+
+/*
+ * May a task with @hint wait in @cpu's own queue: @cpu is of the fastest
+ * type for a fast wanter, of a slower one for the others, or all CPUs
+ * are of one type (or without sbridge_core: no types known).
+ */
+static bool cpu_suits(s32 cpu, u32 hint)
+{
+	struct sbridge_bpf_cpu c = {};
+
+	if (!cpu_info(cpu, &c) || c.ntypes <= 1)
+		return true;
+	return hint == SBRIDGE_BPF_HINT_FAST ? c.fast : !c.fast;
 }
 
 static bool stalled(const struct task_struct *p)
@@ -321,17 +353,108 @@ static void kick_idle(struct task_struct *p, bool fast)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
+/*
+ * @p is alone on @cpu, a slow CPU, and its slice ended: move it to a fast
+ * CPU that is idle (any task: the last tasks of a workload would
+ * otherwise run on slow CPUs beside an idle fast one, where the fair
+ * class's misfit migration moves them), or, a fast wanter, to one that
+ * runs no fast wanter and has none queued, preempting what runs there
+ * (that task then queues as any other). Nothing else would make it
+ * leave: no other task comes to its CPU's own queue. Returns true if it
+ * did.
+ */
+static bool misfit_move(struct task_struct *p, s32 cpu, bool fast)
+{
+	u32 i;
+
+	if (cpu_fast(cpu))
+		return false;
+	for (i = 0; i < SCX_SBRIDGE_MAX_CPUS && i < nr_cpus; i++) {
+		if (!cpu_fast(i) || !bpf_cpumask_test_cpu(i, p->cpus_ptr))
+			continue;
+		if (scx_bpf_test_and_clear_cpu_idle(i)) {
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | i, slice_ns, 0);
+			stat_inc(&stats.up_idle);
+		} else if (fast && !running_fast[i] &&
+			   !scx_bpf_dsq_nr_queued(CPU_DSQ(i)) &&
+			   !scx_bpf_dsq_nr_queued(SMOVE_DSQ(i))) {
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | i, slice_ns, SCX_ENQ_PREEMPT);
+			stat_inc(&stats.misfit);
+		} else {
+			continue;
+		}
+		scx_bpf_kick_cpu(i, SCX_KICK_IDLE);
+		return true;
+	}
+	return false;
+}
+
+/* Queue @p on @dsq, SHARED_DSQ or FAST_DSQ, and note since when it waits. */
+static void queue_global(struct task_struct *p, u64 dsq, u64 enq_flags)
+{
+	scx_bpf_dsq_insert(p, dsq, slice_ns, enq_flags);
+	if (!queue_since[dsq & 1])
+		queue_since[dsq & 1] = bpf_ktime_get_ns();
+}
+
 void BPF_STRUCT_OPS(sbridge_enqueue, struct task_struct *p, u64 enq_flags)
 {
+	s32 cpu = scx_bpf_task_cpu(p);
 	bool fast;
+	u32 hint;
 
 	if (stalled(p)) {
 		scx_bpf_dsq_insert(p, STALL_DSQ, slice_ns, enq_flags);
 		stat_inc(&stats.stalled);
 		return;
 	}
-	fast = task_hint(p) == SBRIDGE_BPF_HINT_FAST;
-	scx_bpf_dsq_insert(p, fast ? FAST_DSQ : SHARED_DSQ, slice_ns, enq_flags);
+	/*
+	 * A task that may run on one CPU only (a per-CPU kthread, a task
+	 * pinned by its user) waits on that CPU's own queue, which runs
+	 * before either shared one: in SHARED_DSQ a fast CPU that always
+	 * finds a fast wanter in FAST_DSQ would never take it (a cpuhp
+	 * thread starved so for 21 s in a test version, and the rmmod that
+	 * waited for it hung).
+	 */
+	if (p->nr_cpus_allowed == 1) {
+		s32 only = bpf_cpumask_first(p->cpus_ptr);
+
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | only, slice_ns, enq_flags);
+		stat_inc(&stats.enq_pinned);
+		scx_bpf_kick_cpu(only, SCX_KICK_IDLE);
+		return;
+	}
+	hint = task_hint(p);
+	fast = hint == SBRIDGE_BPF_HINT_FAST;
+	/*
+	 * Its slice ended and nothing else wants @cpu (SCX_OPS_ENQ_LAST,
+	 * set with cpu_queues): it runs on, unless a fast CPU can take it.
+	 */
+	if (enq_flags & SCX_ENQ_LAST) {
+		if (misfit_move(p, cpu, fast))
+			return;
+		/*
+		 * The CPU has chosen to idle by now: the kick, handled once
+		 * it idles, makes it run @p again. With the slice sched_ext
+		 * refills when it keeps a task itself (SCX_SLICE_DFL, 20 ms):
+		 * a round through idle every 5 ms would cost more.
+		 */
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
+	if (cpu_queues && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS && (u32)cpu < nr_cpus &&
+	    bpf_cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_suits(cpu, hint)) {
+		scx_bpf_dsq_insert(p, CPU_DSQ(cpu), slice_ns, enq_flags);
+		stat_inc(&stats.enq_cpu);
+		/* its CPU if idle, else any idle CPU, which steals it */
+		if (scx_bpf_test_and_clear_cpu_idle(cpu))
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		else
+			kick_idle(p, fast);
+		return;
+	}
+	queue_global(p, fast ? FAST_DSQ : SHARED_DSQ, enq_flags);
 	stat_inc(fast ? &stats.enq_fast : &stats.enq_shared);
 	kick_idle(p, fast);
 }
@@ -357,33 +480,117 @@ static bool smove_steal(s32 cpu)
 	return false;
 }
 
+/* Take a task from @dsq, SHARED_DSQ or FAST_DSQ, and note when. */
+static bool take_global(u64 dsq)
+{
+	if (!scx_bpf_dsq_move_to_local(dsq))
+		return false;
+	queue_since[dsq & 1] = scx_bpf_dsq_nr_queued(dsq) ? bpf_ktime_get_ns() : 0;
+	return true;
+}
+
+/*
+ * Has @dsq, SHARED_DSQ or FAST_DSQ, had tasks waiting for a slice with
+ * none taken? Then it goes before the CPU's own queue, which could
+ * otherwise starve it (scx_bpfland's starvation_thresh_ns).
+ */
+static bool overdue(u64 dsq)
+{
+	unsigned long long since = queue_since[dsq & 1], now;
+
+	if (!scx_bpf_dsq_nr_queued(dsq))
+		return false;
+	now = bpf_ktime_get_ns();
+	if (!since) {
+		queue_since[dsq & 1] = now;
+		return false;
+	}
+	return now - since >= slice_ns;
+}
+
+/*
+ * Take a task from another CPU's own queue, the longest (as scx_lavd's
+ * pick_most_loaded_dsq() picks the per-CPU queue to steal from): any
+ * when @cpu would go idle (work-conserving); one at least two long when
+ * @cpu would keep running @prev (balance), unless @cpu is fast and @prev
+ * a fast wanter, which keeps the CPU it wants.
+ */
+static bool cpu_steal(s32 cpu, struct task_struct *prev, bool fast)
+{
+	bool busy = prev && (prev->scx.flags & SCX_TASK_QUEUED);
+	s32 best = -1, most = busy ? 1 : 0;
+	u32 i;
+
+	if (busy && fast && running_fast[cpu & (SCX_SBRIDGE_MAX_CPUS - 1)])
+		return false;
+	for (i = 0; i < SCX_SBRIDGE_MAX_CPUS && i < nr_cpus; i++) {
+		s32 n;
+
+		if (i == (u32)cpu)
+			continue;
+		n = scx_bpf_dsq_nr_queued(CPU_DSQ(i));
+		if (n > most) {
+			most = n;
+			best = i;
+		}
+	}
+	if (best < 0 || !scx_bpf_dsq_move_to_local(CPU_DSQ(best)))
+		return false;
+	stat_inc(busy ? &stats.cpu_balanced : &stats.cpu_stolen);
+	return true;
+}
+
 void BPF_STRUCT_OPS(sbridge_dispatch, s32 cpu, struct task_struct *prev)
 {
 	bool fast = cpu_fast(cpu);
+	u64 mine = fast ? FAST_DSQ : SHARED_DSQ;
+	u32 me;
 
-	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS &&
-	    scx_bpf_dsq_move_to_local(SMOVE_DSQ(cpu))) {
+	if (cpu < 0 || cpu >= SCX_SBRIDGE_MAX_CPUS)
+		return;
+	me = (u32)cpu & (SCX_SBRIDGE_MAX_CPUS - 1);	/* a bound the verifier keeps */
+	if (scx_bpf_dsq_move_to_local(SMOVE_DSQ(me))) {
 		stat_inc(&stats.smove_ran);
-		if (!scx_bpf_dsq_nr_queued(SMOVE_DSQ(cpu)))
-			smove_since[cpu] = 0;
+		if (!scx_bpf_dsq_nr_queued(SMOVE_DSQ(me)))
+			smove_since[me] = 0;
 		return;
 	}
-	if (scx_bpf_dsq_move_to_local(fast ? FAST_DSQ : SHARED_DSQ))
+	if (cpu_queues) {
+		if (overdue(mine) && take_global(mine)) {
+			stat_inc(&stats.overdue);
+			return;
+		}
+		if (scx_bpf_dsq_move_to_local(CPU_DSQ(me))) {
+			stat_inc(&stats.cpu_ran);
+			return;
+		}
+	}
+	if (take_global(mine))
 		return;
-	if (scx_bpf_dsq_move_to_local(fast ? SHARED_DSQ : FAST_DSQ)) {
+	if (take_global(fast ? SHARED_DSQ : FAST_DSQ)) {
 		if (!fast)
 			stat_inc(&stats.overflow);
 		return;
 	}
-	smove_steal(cpu);
+	if (smove_steal(cpu))
+		return;
+	if (cpu_queues)
+		cpu_steal(cpu, prev, fast);
 }
 
 void BPF_STRUCT_OPS(sbridge_running, struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
-	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS)
-		perf_run_start[cpu] = bpf_ktime_get_ns();
+	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
+		u32 pid = p->pid, me = (u32)cpu & (SCX_SBRIDGE_MAX_CPUS - 1);
+		struct sbridge_bpf_hint *h;
+
+		perf_run_start[me] = bpf_ktime_get_ns();
+		/* the hint last read for it (no kfunc call here) */
+		h = bpf_map_lookup_elem(&hints, &pid);
+		running_fast[me] = h && h->hint == SBRIDGE_BPF_HINT_FAST;
+	}
 	if (smt && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
 		u32 core = cpu_core[cpu];
 
@@ -396,9 +603,12 @@ void BPF_STRUCT_OPS(sbridge_stopping, struct task_struct *p, bool runnable)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
-	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS && perf_run_start[cpu]) {
-		perf_busy_ns[cpu] += bpf_ktime_get_ns() - perf_run_start[cpu];
-		perf_run_start[cpu] = 0;
+	if (cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
+		running_fast[cpu] = 0;
+		if (perf_run_start[cpu]) {
+			perf_busy_ns[cpu] += bpf_ktime_get_ns() - perf_run_start[cpu];
+			perf_run_start[cpu] = 0;
+		}
 	}
 	if (smt && cpu >= 0 && cpu < SCX_SBRIDGE_MAX_CPUS) {
 		u32 core = cpu_core[cpu];
@@ -480,6 +690,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(sbridge_init)
 		ret = scx_bpf_create_dsq(STALL_DSQ, -1);
 	for (i = 0; !ret && i < SCX_SBRIDGE_MAX_CPUS && i < nr_cpus; i++)
 		ret = scx_bpf_create_dsq(SMOVE_DSQ(i), -1);
+	for (i = 0; !ret && cpu_queues && i < SCX_SBRIDGE_MAX_CPUS && i < nr_cpus; i++)
+		ret = scx_bpf_create_dsq(CPU_DSQ(i), -1);
 	if (ret)
 		return ret;
 	st = bpf_map_lookup_elem(&smove_timers, &key);
@@ -516,5 +728,7 @@ struct sched_ext_ops sbridge_ops = {
 	.init		= (void *)sbridge_init,
 	.exit		= (void *)sbridge_exit,
 	.timeout_ms	= 10000,
+	/* ops.enqueue sees a task whose slice ended with nothing else to run */
+	.flags		= SCX_OPS_ENQ_LAST,
 	.name		= "sbridge",
 };

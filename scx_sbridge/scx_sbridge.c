@@ -21,8 +21,11 @@
 /* the hint struct, as userspace sees it */
 #include "sbridge_bpf.h"
 
+/* enum scx_ops_flags' SCX_OPS_ENQ_LAST (include/linux/sched/ext.h) */
+#define OPS_ENQ_LAST	(1ULL << 1)
+
 static const char usage[] =
-"usage: scx_sbridge [-d SEC] [-s SEC] [-H] [-m USEC] [-l PCT] [-w MSEC] [-S PID] [-v]\n"
+"usage: scx_sbridge [-d SEC] [-s SEC] [-H] [-m USEC] [-l PCT] [-w MSEC] [-G] [-S PID] [-v]\n"
 "\n"
 "Run the scx_sbridge sched_ext scheduler until SIGINT/SIGTERM, -d SEC, or\n"
 "the kernel ends it (SysRq-S, the watchdog, an error).\n"
@@ -106,11 +109,15 @@ static void fill_topology(struct scx_sbridge_bpf *skel, int ncpus)
 static void print_stats(const struct scx_sbridge_stats *s)
 {
 	printf("stats: hint_reads=%llu hint_found=%llu fast_placed=%llu slow_placed=%llu "
-	       "enq_fast=%llu enq_shared=%llu overflow=%llu smove_kept=%llu smove_ran=%llu "
-	       "smove_moved=%llu smt_searches=%llu stalled=%llu\n",
+	       "enq_fast=%llu enq_shared=%llu enq_pinned=%llu overflow=%llu "
+	       "smove_kept=%llu smove_ran=%llu smove_moved=%llu smt_searches=%llu "
+	       "stalled=%llu enq_cpu=%llu cpu_ran=%llu cpu_stolen=%llu cpu_balanced=%llu "
+	       "overdue=%llu misfit=%llu up_idle=%llu\n",
 	       s->hint_reads, s->hint_found, s->fast_placed, s->slow_placed,
-	       s->enq_fast, s->enq_shared, s->overflow, s->smove_kept, s->smove_ran,
-	       s->smove_moved, s->smt_searches, s->stalled);
+	       s->enq_fast, s->enq_shared, s->enq_pinned, s->overflow,
+	       s->smove_kept, s->smove_ran, s->smove_moved, s->smt_searches,
+	       s->stalled, s->enq_cpu, s->cpu_ran, s->cpu_stolen, s->cpu_balanced,
+	       s->overdue, s->misfit, s->up_idle);
 	fflush(stdout);
 }
 
@@ -157,12 +164,12 @@ int main(int argc, char **argv)
 {
 	struct scx_sbridge_bpf *skel;
 	struct bpf_link *link;
-	int dur = 0, every = 0, hints = 0, ncpus, opt, ret = 0;
+	int dur = 0, every = 0, hints = 0, global = 0, ncpus, opt, ret = 0;
 	long delay_us = -1, low_pct = -1, watchdog_ms = 0, stall_pid = 0;
 	int bad = 0;
 	time_t start, last;
 
-	while ((opt = getopt(argc, argv, "d:s:Hm:l:w:S:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:Hm:l:w:GS:vh")) != -1) {
 		switch (opt) {
 		case 'd':
 			dur = atoi(optarg);
@@ -184,6 +191,9 @@ int main(int argc, char **argv)
 		case 'w':
 			watchdog_ms = strtol(optarg, NULL, 10);
 			bad |= watchdog_ms < 1 || watchdog_ms > 30000;
+			break;
+		case 'G':
+			global = 1;
 			break;
 		case 'S':
 			stall_pid = strtol(optarg, NULL, 10);
@@ -221,6 +231,12 @@ int main(int argc, char **argv)
 		skel->rodata->low_clock_pct = low_pct;
 	if (watchdog_ms)
 		skel->struct_ops.sbridge_ops->timeout_ms = watchdog_ms;
+	if (global) {
+		/* as before per-CPU queues: no SCX_OPS_ENQ_LAST either */
+		skel->rodata->cpu_queues = 0;
+		skel->struct_ops.sbridge_ops->flags &= ~OPS_ENQ_LAST;
+		printf("scx_sbridge: no per-CPU queues (-G)\n");
+	}
 	if (stall_pid) {
 		skel->rodata->stall_pid = stall_pid;
 		printf("scx_sbridge: test: task %ld is never dispatched\n", stall_pid);
