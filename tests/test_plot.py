@@ -353,8 +353,11 @@ BAD = {
     "empty": (lambda ls: "", 1, "empty file"),
     "binary": (lambda ls: "\x7fELF\x02\x01\x01\x00\x00", 1, "binary data"),
     "not a record": (lambda ls: "hello\n", 1, "not an sbridge record file"),
-    "wrong version": (lambda ls: "\n".join(["sbridge-record 3"] + ls[1:]) + "\n", 1,
-                      "record format version '3'; this reader knows versions 1, 2"),
+    "wrong version": (lambda ls: "\n".join(["sbridge-record 4"] + ls[1:]) + "\n", 1,
+                      "record format version '4'; this reader knows versions 1, 2, 3"),
+    "v1 has no sbridge_events": (lambda ls: "\n".join(ls[:5] + ["meta sbridge_events decide"]
+                                                      + ls[5:]) + "\n", 6,
+                                 "unknown meta key 'sbridge_events'"),
     "v1 has no wakeup": (lambda ls: "\n".join(_variant(ls, 12, "wakeup 1 0 5 0 wake 1 x")) + "\n",
                          12, "unknown record kind 'wakeup'"),
     "bad escape": (lambda ls: "\n".join(_variant(ls, 10, ls[9].replace("spin", "sp%zzin", 1)))
@@ -394,6 +397,74 @@ def test_bad_file_is_refused(small, tmp_path, name):
     assert r.stderr.startswith(f"sbridge-plot: {p}:{line}: "), r.stderr
     assert msg in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert r.stdout == ""
+
+
+def v3_lines(events):
+    """small_lines() as a version 3 file with meta sbridge_events @events,
+    the events it does not list left out (as the recorder leaves them)."""
+    names = () if events == "none" else tuple("sbridge_" + e for e in events.split(","))
+    lines = [ln + " S" if ln.startswith("switch ") else ln for ln in small_lines()
+             if not ln.startswith("event ") or ln.split(" ")[3] in names]
+    n = sum(ln.startswith("event ") for ln in lines)
+    lines[0] = "sbridge-record 3"
+    lines[-1] = lines[-1].replace(f"events={len(EVENTS)}", f"events={n}") + \
+        " wakeups=0 migrations=0"
+    return lines[:5] + ["meta wakeups yes", f"meta sbridge_events {events}"] + lines[5:]
+
+
+def test_v3_sbridge_events(tmp_path):
+    """Version 3 (--sbridge-events): the header says which events the file
+    holds; an event it does not list, or a bad list, is an error."""
+    p = tmp_path / "d.rec"
+    p.write_text("\n".join(v3_lines("decide")) + "\n")
+    rec = record.parse(p)
+    assert rec.version == "3" and rec.meta["sbridge_events"] == ("sbridge_decide",)
+    assert len(rec.named("sbridge_decide")) == 5 and not rec.named("sbridge_window")
+    assert rec.recorded("sbridge_decide") and not rec.recorded("sbridge_window")
+    assert rec.not_recorded("sbridge_window") == " (not recorded: sbridge_events decide)"
+    assert rec.not_recorded("sbridge_window", "sbridge_decide") == ""
+    r = subprocess.run([sys.executable, PLOT, "check", p], capture_output=True, text=True)
+    assert r.returncode == 0 and "sbridge events recorded: decide\n" in r.stdout, r.stderr
+    # every event, a newer module's unknown one listed too; none
+    p.write_text("\n".join(v3_lines("window,phase,period,decide,act,report,later")) + "\n")
+    rec = record.parse(p)
+    assert len(rec.events) == len(EVENTS) and rec.recorded("sbridge_later")
+    p.write_text("\n".join(v3_lines("none")) + "\n")
+    rec = record.parse(p)
+    assert rec.meta["sbridge_events"] == () and not rec.events
+    assert rec.not_recorded("sbridge_decide") == " (not recorded: sbridge_events none)"
+    # versions before 3 recorded every event when sbridge was loaded
+    assert record.parse(tmp_path / "d.rec").recorded("sbridge_act") is False
+    p.write_text("\n".join(small_lines()) + "\n")
+    assert record.parse(p).recorded("sbridge_window") is True
+    p.write_text("\n".join(small_lines()).replace("meta sbridge loaded", "meta sbridge absent")
+                 + "\n")
+    assert record.parse(p).recorded("sbridge_window") is False
+    # an event the header does not list
+    lines = v3_lines("decide")
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("event "))
+    lines.insert(i, f"event {T0 + 200 * MS} 0 {EVENTS[0][2]}")
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(record.RecordError, match=rf":{i + 1}: sbridge_window: not among the "
+                       r"events the header says were recorded \(meta sbridge_events decide\)"):
+        record.parse(p)
+    for bad in ("", "decide,", "decide,decide", "Decide", "none,decide"):
+        lines = v3_lines("decide")
+        lines[6] = f"meta sbridge_events {bad}".rstrip()
+        p.write_text("\n".join(lines) + "\n")
+        with pytest.raises(record.RecordError, match=":7: meta sbridge_events"):
+            record.parse(p)
+
+
+def test_tasks_says_what_was_not_recorded(tmp_path):
+    p = tmp_path / "n.rec"
+    p.write_text("\n".join(v3_lines("period")) + "\n")
+    r = subprocess.run([sys.executable, PLOT, "tasks", p, "-o", tmp_path / "t.png"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and r.stderr.endswith(
+        "no sbridge_window or sbridge_decide events (not recorded: sbridge_events period)\n"), \
+        r.stderr
+    assert not (tmp_path / "t.png").exists()
 
 
 def test_truncated_file(small, tmp_path):

@@ -52,6 +52,10 @@ def test_record_is_complete(run):
     assert rec.end is not None
     assert rec.end.reason == "duration"
     assert rec.meta["sbridge"] == "loaded"
+    # the default records every event of the module, and says so (version 3)
+    assert rec.version == "3"
+    assert rec.meta["sbridge_events"] == tuple(
+        f"sbridge_{e}" for e in ("window", "phase", "period", "decide", "act", "report"))
     c = rec.end.counts
     if c["dropped"] == 0:
         held = {"events": len(rec.events) + sum(rec.other_events.values()),

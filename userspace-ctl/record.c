@@ -31,7 +31,7 @@
 
 static const char record_help[] =
 "usage: sbridgectl record [-o FILE] [-d SECONDS] [-r HZ] [-s MAX_BYTES]\n"
-"                         [--no-switches] [--force]\n"
+"                         [--sbridge-events=LIST] [--no-switches] [--force]\n"
 "\n"
 "Record sbridge's trace events, the scheduler's context switches, wakeups\n"
 "and migrations and a per-CPU sample (runnable tasks, busy share,\n"
@@ -50,6 +50,11 @@ static const char record_help[] =
 "  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
 "  -s, --max-size=BYTES    size limit, 4096 to 1G, suffix K, M or G\n"
 "                          (default 16M); the end line fits within it\n"
+"  --sbridge-events=LIST   sbridge's trace events to record: all (default),\n"
+"                          none, or a comma list of window, phase, period,\n"
+"                          decide, act, report (e.g. decide,act); window,\n"
+"                          one per counter window of every task, is by far\n"
+"                          the most\n"
 "  --no-switches           leave out sched_switch, wakeups and migrations\n"
 "                          (the runnable count then scans /proc per\n"
 "                          sample: costlier)\n"
@@ -249,7 +254,107 @@ static void reap_stale(struct rec *r)
 	closedir(d);
 }
 
-static int make_instance(struct rec *r, int switches, int *sbridge_events)
+#define REC_EVNAMES_MAX	1024	/* the names of the sbridge events recorded */
+
+/*
+ * The names (without "sbridge_") of every event under the instance's
+ * events/sbridge/, into @names: the known ones in sb_rec_events order,
+ * then any this sbridgectl does not know (a newer module's), or "none".
+ */
+static int list_sbridge(struct rec *r, char *names, size_t len)
+{
+	char p[256], extra[REC_EVNAMES_MAX] = "";
+	unsigned int found = 0;
+	size_t n, x = 0;
+	struct dirent *e;
+	DIR *d;
+	int i;
+
+	snprintf(p, sizeof(p), "%s/events/sbridge", r->inst);
+	d = opendir(p);
+	if (!d) {
+		sb_err("record: cannot list %s: %s", p, strerror(errno));
+		return SB_EXIT_ERR;
+	}
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "sbridge_", 8) || !e->d_name[8])
+			continue;
+		for (i = 0; i < SB_REC_NEVENTS && strcmp(e->d_name + 8, sb_rec_events[i]); i++)
+			;
+		if (i < SB_REC_NEVENTS) {
+			found |= 1u << i;
+			continue;
+		}
+		n = strlen(e->d_name + 8);
+		if (x + n + 2 > sizeof(extra)) {
+			closedir(d);
+			sb_err("record: too many sbridge events to name in the header");
+			return SB_EXIT_ERR;
+		}
+		x += (size_t)snprintf(extra + x, sizeof(extra) - x, ",%s", e->d_name + 8);
+	}
+	closedir(d);
+	if (!found && !x) {
+		sb_rec_events_str(0, names, len);
+		return 0;
+	}
+	n = found ? sb_rec_events_str(found, names, len) : 0;
+	if (n == (size_t)-1 || n + x + 1 > len) {
+		sb_err("record: too many sbridge events to name in the header");
+		return SB_EXIT_ERR;
+	}
+	/* each extra name is led by a comma: none before the first name */
+	memcpy(names + n, extra + !found, x + 1 - !found);
+	return 0;
+}
+
+/*
+ * Enables the sbridge events of @mask in the instance: for SB_REC_EV_ALL
+ * all of the module's (events/sbridge/enable: a newer module's too), else
+ * each one's own. *@have: the module has trace events. @names: what was
+ * enabled, for the header ("none" if nothing). 0 or an exit code; an event
+ * asked for that the loaded module lacks is an error.
+ */
+static int enable_sbridge(struct rec *r, unsigned int mask, int *have, char *names,
+			  size_t len)
+{
+	char p[256];
+	int i, ret;
+
+	snprintf(p, sizeof(p), "%s/events/sbridge/enable", r->inst);
+	*have = !access(p, F_OK);
+	if (!*have || !mask) {
+		sb_rec_events_str(0, names, len);
+		return 0;
+	}
+	if (mask == SB_REC_EV_ALL) {
+		ret = write_file(p, "1");
+		if (ret) {
+			sb_err("record: cannot enable the sbridge events: %s", strerror(-ret));
+			return SB_EXIT_ERR;
+		}
+		return list_sbridge(r, names, len);
+	}
+	for (i = 0; i < SB_REC_NEVENTS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		snprintf(p, sizeof(p), "%s/events/sbridge/sbridge_%s/enable", r->inst,
+			 sb_rec_events[i]);
+		ret = write_file(p, "1");
+		if (ret) {
+			sb_err("record: cannot enable sbridge_%s: %s%s", sb_rec_events[i],
+			       strerror(-ret), ret == -ENOENT ?
+			       " (the loaded sbridge module does not have it: an older one?)" : "");
+			return SB_EXIT_ERR;
+		}
+	}
+	if (sb_rec_events_str(mask, names, len) == (size_t)-1)
+		return SB_EXIT_ERR;	/* cannot happen: REC_EVNAMES_MAX holds all */
+	return 0;
+}
+
+static int make_instance(struct rec *r, int switches, unsigned int mask, int *sbridge_events,
+			 char *names, size_t len)
 {
 	static const char *const track[] = { "sched_wakeup", "sched_wakeup_new",
 					      "sched_migrate_task" };
@@ -299,15 +404,9 @@ static int make_instance(struct rec *r, int switches, int *sbridge_events)
 				inst_write(r, ev, "0");
 			}
 	}
-	snprintf(p, sizeof(p), "%s/events/sbridge/enable", r->inst);
-	*sbridge_events = !access(p, F_OK);
-	if (*sbridge_events) {
-		ret = write_file(p, "1");
-		if (ret) {
-			sb_err("record: cannot enable the sbridge events: %s", strerror(-ret));
-			return SB_EXIT_ERR;
-		}
-	}
+	ret = enable_sbridge(r, mask, sbridge_events, names, len);
+	if (ret)
+		return ret;
 	snprintf(p, sizeof(p), "%s/trace_pipe", r->inst);
 	r->pipe_fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->pipe_fd < 0) {
@@ -711,7 +810,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 	sb_rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
 	wall = now_ns(CLOCK_REALTIME);
 	mono = now_ns(CLOCK_MONOTONIC);
-	if (sbuf_add(b, "sbridge-record 2\nmeta kernel %s\nmeta start %llu %llu\n"
+	if (sbuf_add(b, "sbridge-record 3\nmeta kernel %s\nmeta start %llu %llu\n"
 		     "meta rate_hz %u\nmeta sbridge %s\n", rel,
 		     (unsigned long long)wall, (unsigned long long)mono, rate,
 		     *loaded ? "loaded" : "absent")) {
@@ -825,6 +924,7 @@ struct rec_opts {
 	unsigned long long duration, rate, max;
 	const char *out;
 	int switches, force;
+	unsigned int sbev;		/* sbridge events, a mask of sb_rec_events */
 };
 
 /* The options, checked: -1 to go on, else the exit code (0 after --help). */
@@ -836,9 +936,12 @@ static int record_options(int argc, char **argv, struct rec_opts *o)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "max-size", required_argument, NULL, 's' },
 		{ "no-switches", no_argument, NULL, 'S' },
+		{ "sbridge-events", required_argument, NULL, 'E' },
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *bad;
+	size_t blen;
 	int c;
 
 	while ((c = sb_getopt(argc, argv, "o:d:r:s:f", opts, record_help)) != -1) {
@@ -866,6 +969,19 @@ static int record_options(int argc, char **argv, struct rec_opts *o)
 		case 'S':
 			o->switches = 0;
 			continue;
+		case 'E':
+			if (!sb_rec_parse_events(optarg, &o->sbev, &bad, &blen))
+				continue;
+			if (!blen)
+				return sb_usage(record_help, "--sbridge-events '%s': an empty name",
+						optarg);
+			if ((blen == 3 && !memcmp(bad, "all", 3)) ||
+			    (blen == 4 && !memcmp(bad, "none", 4)))
+				return sb_usage(record_help, "--sbridge-events '%s': '%.*s' stands "
+						"alone, not in a list", optarg, (int)blen, bad);
+			return sb_usage(record_help, "--sbridge-events: unknown event '%.*s' (known: "
+					"window, phase, period, decide, act, report; or all, none)",
+					(int)blen, bad);
 		case 'f':
 			o->force = 1;
 			continue;
@@ -1006,7 +1122,7 @@ static int record_run(struct rec *r, const struct rec_opts *o, uint64_t *end_ns)
 }
 
 /* The end line, what went missing and the summary: the exit code. */
-static int record_end(struct rec *r, uint64_t t, int sbev, int loaded)
+static int record_end(struct rec *r, uint64_t t, int sbev, int loaded, unsigned int mask)
 {
 	char end[REC_END_RESERVE];
 	const char *reason;
@@ -1037,14 +1153,16 @@ static int record_end(struct rec *r, uint64_t t, int sbev, int loaded)
 		printf("%s: %llu bytes, %llu events, %llu switches, %llu samples, "
 		       "%llu dropped (%s)%s\n", r->path, r->size, r->events, r->switches,
 		       r->samples, r->dropped, reason,
-		       sbev ? "" : loaded ? "; the sbridge module has no trace events" :
+		       sbev ? (mask ? "" : "; no sbridge events (--sbridge-events=none)") :
+		       loaded ? "; the sbridge module has no trace events" :
 		       "; sbridge not loaded");
 	return ret;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct rec_opts o = { 0, 20, 16 << 20, "sbridge.rec", 1, 0 };
+	struct rec_opts o = { 0, 20, 16 << 20, "sbridge.rec", 1, 0, SB_REC_EV_ALL };
+	char evnames[REC_EVNAMES_MAX];
 	struct sbuf meta = { NULL, 0, 0 };
 	static struct rec rr;
 	struct rec *r = &rr;
@@ -1058,11 +1176,15 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out_free;
 	reap_stale(r);
-	ret = make_instance(r, o.switches, &sbev);
+	ret = make_instance(r, o.switches, o.sbev, &sbev, evnames, sizeof(evnames));
 	if (ret)
 		goto out_inst;
-	/* whether the file holds every wakeup and migration (the runnable tasks) */
-	if (sbuf_add(&meta, "meta wakeups %s\n", r->track ? "yes" : "no")) {
+	/*
+	 * whether the file holds every wakeup and migration (the runnable
+	 * tasks), and which sbridge events it holds
+	 */
+	if (sbuf_add(&meta, "meta wakeups %s\nmeta sbridge_events %s\n", r->track ? "yes" : "no",
+		     evnames)) {
 		sb_err("record: out of memory");
 		ret = SB_EXIT_ERR;
 		goto out_inst;
@@ -1076,7 +1198,7 @@ int cmd_record(int argc, char **argv)
 
 	ret = record_run(r, &o, &t);
 	if (!ret)
-		ret = record_end(r, t, sbev, loaded);
+		ret = record_end(r, t, sbev, loaded, o.sbev);
 	if (r->out && r->out != stdout && fclose(r->out) && !ret) {
 		sb_err("record: closing '%s': %s", o.out, strerror(errno));
 		ret = SB_EXIT_ERR;

@@ -1,10 +1,11 @@
 #!/bin/sh
-# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate counting the two busy tasks runnable, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT, SIGTERM and a tiny size limit end it cleanly, the next recorder removes a SIGKILLed one's instance; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent; no tracefs instance is ever left behind and the global buffer is untouched
+# scenario: sbridgectl record: with sbridge placing a spinner and a chaser, a 4 s recording has the header, one meta cpu per CPU, samples of every CPU at about the rate counting the two busy tasks runnable, the workload's switches, sbridge events when the kernel has them and a matching end line; SIGINT, SIGTERM and a tiny size limit end it cleanly, the next recorder removes a SIGKILLed one's instance; non-root and an existing file are refused with nothing written; without the module the file says sbridge absent (--sbridge-events accepted, nothing of sbridge recorded); with sbridge_fakesrc's counters --sbridge-events=decide enables only sbridge_decide in the recorder's instance and the file has decisions and no window, the default has windows, none has no event, an unknown name is refused with nothing left; no tracefs instance is ever left behind and the global buffer is untouched
 # arch: arm64
+# suite: bookworm
 # trixie: no
 # topology: 1b1s
 # smp: 2
-# timeout: 360
+# timeout: 420
 # icount: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
@@ -35,10 +36,12 @@ end_of() { tail -n 1 "$1" | awk '$1 == "end" { print $3 }'; }
 # kv FILE KEY: a count of FILE's end line
 kv() { tail -n 1 "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # shape FILE: every line is a known record with its field count, meta
-# lines come first, times lie between the start and the end (all mono)
+# lines come first, events only of those meta sbridge_events names, times
+# lie between the start and the end (all mono)
 shape() {
-	awk 'NR == 1 { if ($0 != "sbridge-record 2") { print "line 1: " $0; bad = 1 }; next }
+	awk 'NR == 1 { if ($0 != "sbridge-record 3") { print "line 1: " $0; bad = 1 }; next }
 	$1 == "meta" { if (body) { print NR ": meta after records"; bad = 1 }
+		if ($2 == "sbridge_events") { evs = 1; n = split($3, a, ","); for (i = 1; i <= n; i++) ev["sbridge_" a[i]] = 1 }
 		if ($2 == "start") t0 = $4; next }
 	$1 == "end" { if (NF != 9) { print NR ": end has " NF " fields"; bad = 1 }; te = $2; ended = NR; next }
 	{ body = 1
@@ -48,10 +51,12 @@ shape() {
 	  else if ($1 == "wakeup" && (NF != 8 || ($6 != "wake" && $6 != "new"))) { print NR ": " $0; bad = 1 }
 	  else if ($1 == "migrate" && NF != 6) { print NR ": " $0; bad = 1 }
 	  else if ($1 == "event" && (NF < 4 || $4 !~ /^sbridge_/)) { print NR ": " $0; bad = 1 }
+	  else if ($1 == "event" && !ev[$4]) { print NR ": " $4 " is not in meta sbridge_events"; bad = 1 }
 	  else if ($1 != "sample" && $1 != "switch" && $1 != "event" && $1 != "wakeup" && $1 != "migrate") { print NR ": unknown " $0; bad = 1 }
 	  if ($2 + 0 < min || !min) min = $2 + 0
 	  if ($2 + 0 > max) max = $2 + 0 }
 	END { if (!ended) { print "no end line"; bad = 1 }
+	  if (!evs) { print "no meta sbridge_events"; bad = 1 }
 	  # a trace event may predate the header by the setup time, not more
 	  if (min && min + 1e9 < t0) { print "earliest record " min " long before start " t0; bad = 1 }
 	  if (max > te) { print "record at " max " after the end " te; bad = 1 }
@@ -66,7 +71,7 @@ counts() {
 		if (got != want) { print "end says " got ", file has " want; exit 1 } }' "$1"
 }
 
-plan 48
+plan 66
 
 sw0=$(cat $T/events/sched/sched_switch/enable)
 clk0=$(cat $T/trace_clock)
@@ -92,11 +97,18 @@ run sbridgectl record -d 4 -o $D/a.rec
 expect_rc 0 "record -d 4 exits 0"
 diag "$cout"
 A=$D/a.rec
-check "first line is 'sbridge-record 2'" test "$(head -n 1 $A)" = "sbridge-record 2"
+check "first line is 'sbridge-record 3'" test "$(head -n 1 $A)" = "sbridge-record 3"
 _o=$(shape $A) && ok "every line is a known record, meta first, times within start..end" || not_ok "every line is a known record, meta first, times within start..end" "$_o"
 check "meta kernel is $(uname -r)" grep -qx "meta kernel $(uname -r)" $A
 check "meta rate_hz $RATE" grep -qx "meta rate_hz $RATE" $A
 check "meta sbridge loaded" grep -qx "meta sbridge loaded" $A
+# the default: every event the module has (all six: trace-events.sh)
+ALL=window,phase,period,decide,act,report
+if [ -d $T/events/sbridge ]; then
+	check "meta sbridge_events $ALL (the default)" grep -qx "meta sbridge_events $ALL" $A
+else
+	check "meta sbridge_events none (a module without trace events)" grep -qx "meta sbridge_events none" $A
+fi
 ncpus=$(awk '$1 == "meta" && $2 == "cpu" { print $3 }' $A | sort -un | wc -l)
 nmeta=$(grep -c '^meta cpu ' $A)
 check "one meta cpu per CPU ($nmeta lines, $ncpus CPUs, want $ncpu)" test "$nmeta" = "$ncpu" -a "$ncpus" = "$ncpu"
@@ -205,12 +217,73 @@ nap 1.5
 kill -KILL $kp
 wait $kp 2>/dev/null
 test -d $T/instances/sbridge-record-$kp && left=yes || left=no
-run sbridgectl record -d 2 --no-switches -o $D/n.rec
+run sbridgectl record -d 2 --no-switches --sbridge-events=decide -o $D/n.rec
 check "a SIGKILLed recorder's instance (left: $left) is removed by the next" \
 	test $left = yes -a ! -d $T/instances/sbridge-record-$kp
-expect_rc 0 "record without sbridge, --no-switches: exit 0"
-check "meta sbridge absent" grep -qx "meta sbridge absent" $D/n.rec
+expect_rc 0 "record without sbridge, --no-switches --sbridge-events=decide: exit 0"
+check "meta sbridge absent, meta sbridge_events none" \
+	sh -c "grep -qx 'meta sbridge absent' $D/n.rec && grep -qx 'meta sbridge_events none' $D/n.rec"
 check "no events, switches or wakeups (meta wakeups no), samples ($(grep -c '^sample' $D/n.rec)), end duration" \
 	test "$(grep -c '^event\|^switch\|^wakeup\|^migrate' $D/n.rec)" = 0 -a "$(grep -c '^sample' $D/n.rec)" -gt 0 \
 	-a "$(end_of $D/n.rec)" = duration -a "$(grep -c '^meta wakeups no$' $D/n.rec)" = 1
 no_instance "without the module"
+
+# 6. Which of sbridge's events (issue 28). sbridge_fakesrc's counters
+# close a window per switch and tick of every task (no PMU counts
+# instructions under TCG), so the default records sbridge_window lines;
+# --sbridge-events=decide enables sbridge_decide alone in the recorder's
+# instance, and the file has decisions and no window.
+core_with_fakesrc "sbridge_core loads again"
+sbridgectl set param act.period_ms 100 >/dev/null
+spin 60 >/dev/null &
+sp=$!
+nap 1
+sbridgectl record -d 3 --sbridge-events=decide -o $D/e.rec > $D/e.out 2>&1 &
+rp=$!
+# tracing is on once the header is out
+_w=0
+while [ ! -s $D/e.rec ] && [ $_w -lt 100 ] && kill -0 $rp 2>/dev/null; do nap 0.1; _w=$((_w + 1)); done
+on=$(for _e in $T/instances/sbridge-record-$rp/events/sbridge/sbridge_*/enable; do
+	[ "$(cat $_e 2>/dev/null)" = 1 ] && basename ${_e%/enable}; done | tr '\n' ' ')
+gl=$(cat $T/events/sbridge/sbridge_*/enable | sort -u | tr -d '\n')
+check "while recording --sbridge-events=decide: the instance enables sbridge_decide alone (${on:-none}), the global ones stay off ($gl)" \
+	test "$on" = "sbridge_decide " -a "$gl" = 0
+wait $rp
+crc=$? cout=$(cat $D/e.out)
+expect_rc 0 "record --sbridge-events=decide exits 0"
+diag "$cout"
+E=$D/e.rec
+_o=$(shape $E) && ok "decide: a whole file, its events among meta sbridge_events" || not_ok "decide: a whole file, its events among meta sbridge_events" "$_o"
+check "decide: meta sbridge_events decide" grep -qx "meta sbridge_events decide" $E
+evs=$(awk '$1 == "event" { n[$4]++ } END { for (e in n) printf "%s:%d ", e, n[e] }' $E)
+diag "decide: events $evs"
+check "decide: sbridge_decide lines, about the spinner too, and no other event (${evs:-none})" \
+	awk -v p=$sp '$1 == "event" { if ($4 != "sbridge_decide") o++; else { d++; if ($5 == "pid=" p) s = 1 } }
+	END { exit !(d > 0 && s && !o) }' $E
+run sbridgectl record -d 3 -o $D/f.rec
+expect_rc 0 "record (all sbridge events, the default) exits 0"
+F=$D/f.rec
+_o=$(shape $F) && ok "default: a whole file" || not_ok "default: a whole file" "$_o"
+evs=$(awk '$1 == "event" { n[$4]++ } END { for (e in n) printf "%s:%d ", e, n[e] }' $F)
+diag "default: events $evs"
+check "default: meta sbridge_events $ALL, window lines of the spinner and decide lines (${evs:-none})" \
+	awk -v p=$sp -v all="$ALL" '$0 == "meta sbridge_events " all { m = 1 }
+	$1 == "event" && $4 == "sbridge_window" && $5 == "pid=" p { w = 1 }
+	$1 == "event" && $4 == "sbridge_decide" { d = 1 } END { exit !(m && w && d) }' $F
+run sbridgectl record -d 1 --sbridge-events=none -o $D/g.rec
+check "--sbridge-events=none: exit $crc, meta sbridge_events none, no event, switches" \
+	test "$crc" = 0 -a "$(grep -c '^meta sbridge_events none$' $D/g.rec)" = 1 \
+	-a "$(grep -c '^event ' $D/g.rec)" = 0 -a "$(grep -c '^switch ' $D/g.rec)" -gt 0
+run sbridgectl record -d 1 --sbridge-events=decide,windows -o $D/h.rec
+expect_rc 2 "--sbridge-events=decide,windows: exit 2"
+case "$cout" in
+*"unknown event 'windows'"*) ok "an unknown event is named" ;;
+*) not_ok "an unknown event is named" "$cout" ;;
+esac
+check "an unknown event: no file" test ! -e $D/h.rec
+no_instance "after the sbridge event choices"
+gl=$(cat $T/events/sbridge/sbridge_*/enable | sort -u | tr -d '\n')
+check "the global sbridge events stay off ($gl)" test "$gl" = 0
+kill $sp 2>/dev/null
+wait $sp 2>/dev/null
+check "sbridge unloads" sh -c "rmmod sbridge_fakesrc && rmmod sbridge_core"

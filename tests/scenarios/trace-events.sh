@@ -57,20 +57,9 @@ ncap=$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | sort -u | wc 
 plan 37
 
 # 1. Load: big.LITTLE from the device tree (arm64 1b1s), else declared.
-if [ "$ncap" -gt 1 ]; then
-	big=$(big_cpus | cut -d' ' -f1)
-	check "sbridge_core loads (capacities from the device tree)" insmod $MODDIR/sbridge_core.ko
-else
-	big=0
-	check "sbridge_core loads with cpu_types=0:1024;1-$((ncpu - 1)):446" \
-		insmod $MODDIR/sbridge_core.ko "cpu_types=0:1024;1-$((ncpu - 1)):446"
-fi
-if ! insmod $MODDIR/sbridge_fakesrc.ko; then
-	not_ok "sbridge_fakesrc loads" "tests/modules/fakesrc not built?"
-	rmmod sbridge_core
-	exit 0
-fi
-ok "sbridge_fakesrc loads"
+big=0
+[ "$ncap" -gt 1 ] && big=$(big_cpus | cut -d' ' -f1)
+core_with_fakesrc "sbridge_core loads"
 ntypes=$(sbridgectl status | sed -n 's/^core types: *\([0-9]*\).*/\1/p')
 fast=$((ntypes - 1))
 bigmask=$(printf '%x' $((1 << big)))

@@ -30,6 +30,9 @@ def check(args):
         f"TRUNCATED after line {rec.last_line}"
     print(f"{rec.path}: sbridge-record {rec.version}, {rec.last_line} lines, {state}")
     print(f"kernel {m['kernel']}, sbridge {m['sbridge']}, samples at {m['rate_hz']} Hz")
+    if "sbridge_events" in m:
+        print("sbridge events recorded: "
+              + (", ".join(e[8:] for e in m["sbridge_events"]) or "none"))
     print(f"duration {(rec.t1 - rec.t0) / 1e9:.3f} s (mono {rec.t0 / 1e9:.6f} .. "
           f"{rec.t1 / 1e9:.6f})")
     print(f"cpus {len(rec.cpus)}, types {len(rec.types)}:")
@@ -116,13 +119,15 @@ def tasks(args):
         pid = args.pid
         if pid not in wins and pid not in decided:
             raise Failure(f"{args.file}: no sbridge_window or sbridge_decide events "
-                          f"for pid {pid}")
+                          f"for pid {pid}"
+                          + rec.not_recorded("sbridge_window", "sbridge_decide"))
     else:
         cands = [p for p in set(wins) | set(decided)
                  if args.comm is None or names.get(p) == args.comm]
         if not cands:
             which = f" for comm {args.comm!r}" if args.comm is not None else ""
-            raise Failure(f"{args.file}: no sbridge_window or sbridge_decide events{which}")
+            raise Failure(f"{args.file}: no sbridge_window or sbridge_decide events{which}"
+                          + rec.not_recorded("sbridge_window", "sbridge_decide"))
         # the task sbridge saw most
         pid = max(cands, key=lambda p: (len(wins.get(p, [])), decided[p], -p))
         if len(cands) > 1:

@@ -1,4 +1,4 @@
-"""Reader for `sbridgectl record` files, format versions 1 and 2 (docs/record-format.md).
+"""Reader for `sbridgectl record` files, format versions 1 to 3 (docs/record-format.md).
 
 Strict: anything the format does not allow is a RecordError naming the line,
 so a plot never silently shows half a file. Derived views (running intervals,
@@ -14,8 +14,10 @@ import statistics
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
-VERSION = "2"
-VERSIONS = ("1", "2")  # version 2 added wakeup/migrate, prev_state and meta wakeups
+VERSION = "3"
+# version 2 added wakeup/migrate, prev_state and meta wakeups; 3 meta sbridge_events
+VERSIONS = ("1", "2", "3")
+EVENT_NAME = re.compile(r"[a-z0-9_]+\Z")
 NUM = re.compile(r"-?[0-9]+\Z")
 BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -263,6 +265,26 @@ class Record:
     def named(self, name):
         return [e for e in self.events if e.name == name]
 
+    def recorded(self, name):
+        """Whether the recorder enabled trace event @name (sbridge_...): the
+        header's sbridge_events from version 3; before it, whether sbridge
+        was loaded (the recorder then enabled all of its events)."""
+        evs = self.meta.get("sbridge_events")
+        if evs is None:
+            return self.meta.get("sbridge") == "loaded"
+        return name in evs
+
+    def not_recorded(self, *names):
+        """' (not recorded: sbridge_events X)' if none of @names was
+        recorded, else '': why a file has none of them."""
+        if any(self.recorded(n) for n in names):
+            return ""
+        evs = self.meta.get("sbridge_events")
+        if evs is None:
+            return " (not recorded: sbridge absent)"
+        return (" (not recorded: sbridge_events "
+                + (",".join(e[8:] for e in evs) or "none") + ")")
+
     def windows(self):
         """pid -> its sbridge_window events, in time order."""
         w = defaultdict(list)
@@ -422,6 +444,14 @@ class _Parser:
             if f[2] not in ("yes", "no"):
                 raise RecordError(path, n, f"meta wakeups: expected yes or no, got {f[2]!r}")
             rec.meta[key] = f[2] == "yes"
+        elif key == "sbridge_events" and self.version not in ("1", "2"):
+            _need(path, n, "meta sbridge_events", f, 3, "none|name,name,...")
+            names = () if f[2] == "none" else tuple(f[2].split(","))
+            bad = [x for x in names if not EVENT_NAME.match(x) or x == "none"]
+            if bad or len(set(names)) != len(names):
+                raise RecordError(path, n, "meta sbridge_events: expected none or a comma "
+                                  f"list of distinct event names, got {f[2]!r}")
+            rec.meta[key] = tuple("sbridge_" + x for x in names)
         elif key == "cpu":
             _need(path, n, "meta cpu", f, 6, "cpu type capacity max_khz")
             c = Cpu(_num(path, n, "cpu", f[2], 0), _num(path, n, "type", f[3], -1),
@@ -437,6 +467,11 @@ class _Parser:
         if len(f) < 4:
             raise RecordError(path, n, "event: expected ts cpu name key=value ...")
         ts, cpu, name = _num(path, n, "ts", f[1], 0), self.cpu(n, f[2]), f[3]
+        evs = self.rec.meta.get("sbridge_events")
+        if evs is not None and name not in evs:
+            raise RecordError(path, n, f"{name}: not among the events the header says were "
+                              f"recorded (meta sbridge_events "
+                              f"{','.join(e[8:] for e in evs) or 'none'})")
         fields = {}
         for i, kv in enumerate(f[4:]):
             k, eq, v = kv.partition("=")

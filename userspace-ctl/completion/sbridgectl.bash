@@ -11,7 +11,7 @@ _sbridgectl()
 		cword=$COMP_CWORD
 	}
 
-	local cmds="status doctor get set config tasks top rules matrix check events record calibrate help version"
+	local cmds="status doctor get set config tasks top rules hintmap matrix check events record calibrate help version"
 	local cmd="" sub="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
@@ -23,15 +23,17 @@ _sbridgectl()
 	case $prev in
 	--sort) COMPREPLY=($(compgen -W "pid comm cpu cpi stall cpib speedup runtime uid" -- "$cur")); return ;;
 	--class) COMPREPLY=($(compgen -W "auto compute memory" -- "$cur")); return ;;
-	--pid|--limit|--interval|--iterations|--count|--timeout|--comm) return ;;
+	--pid|--limit|--interval|--iterations|--count|--timeout|--comm|--base) return ;;
 	--uid) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	--root) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
 	-d|--duration|-r|--rate|-s|--max-size) [[ $cmd == record ]] && return ;;
 	-o|--output) [[ $cmd == record ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
+	--sbridge-events) COMPREPLY=($(compgen -W "all none window phase period decide act report" -- "$cur")); return ;;
 	esac
 	if [[ $cur == --*=* ]]; then
 		case ${cur%%=*} in
 		--output) COMPREPLY=($(compgen -P "--output=" -f -- "${cur#*=}")) ;;
+		--sbridge-events) COMPREPLY=($(compgen -P "--sbridge-events=" -W "all none window phase period decide act report" -- "${cur#*=}")) ;;
 		--sort) COMPREPLY=($(compgen -P "--sort=" -W "pid comm cpu cpi stall cpib speedup runtime uid" -- "${cur#*=}")) ;;
 		--uid) COMPREPLY=($(compgen -P "--uid=" -u -- "${cur#*=}")) ;;
 		--root) COMPREPLY=($(compgen -P "--root=" -d -- "${cur#*=}")) ;;
@@ -46,11 +48,12 @@ _sbridgectl()
 	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
 	events) opts+=" --count= --timeout=" ;;
 	calibrate) opts+=" --dry-run --auto --budget= --wait= --buffer= --state=" ;;
-	record) opts+=" --output= --duration= --rate= --max-size= --no-switches --force" ;;
+	record) opts+=" --output= --duration= --rate= --max-size= --sbridge-events= --no-switches --force" ;;
 	rules)
 		[[ $sub == check ]] && opts+=" --print"
 		[[ $sub == check || $sub == load ]] && opts+=" --system --root=" ;;
 	config) [[ $sub == check ]] && opts+=" --print" ;;
+	hintmap) [[ $sub == write ]] && opts+=" --base= --comm= --interval= --keep" ;;
 	doctor) opts+=" --root=" ;;
 	"") opts+=" --version" ;;
 	esac
@@ -89,6 +92,14 @@ _sbridgectl()
 		if [[ -z $sub ]]; then
 			COMPREPLY=($(compgen -W "apply check save" -- "$cur"))
 		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi ;;
+	hintmap)
+		if [[ -z $sub ]]; then
+			COMPREPLY=($(compgen -W "write dump create" -- "$cur"))
+		else
+			# a pinned map: a path on a bpffs, usually /sys/fs/bpf
+			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi ;;
 	matrix)

@@ -1,7 +1,7 @@
 # fish completion for sbridgectl(8)
 # SPDX-License-Identifier: GPL-2.0
 
-set -l cmds status doctor get set config tasks top rules matrix check events record calibrate help version
+set -l cmds status doctor get set config tasks top rules hintmap matrix check events record calibrate help version
 
 function __sbridgectl_params
 	# the names the loaded module takes (none if it is not loaded)
@@ -21,6 +21,7 @@ complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a config -d '
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a tasks -d 'tracked tasks and their model state'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a top -d 'live view of the tracked tasks'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a rules -d 'load, list, clear or check rule files'
+complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a hintmap -d "write, dump or create scx_layered's task-hint map"
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a matrix -d 'save, load or show the learned matrix'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a check -d 'the work-conserving checker'
 complete -c sbridgectl -n "not __fish_seen_subcommand_from $cmds" -a events -d 'follow sbridge events'
@@ -49,6 +50,14 @@ complete -c sbridgectl -n "__fish_seen_subcommand_from rules; and __fish_seen_su
 complete -c sbridgectl -n "__fish_seen_subcommand_from matrix; and not __fish_seen_subcommand_from save load show" -a "save load show"
 complete -c sbridgectl -n "__fish_seen_subcommand_from matrix; and __fish_seen_subcommand_from save load" -F
 
+# hintmap
+complete -c sbridgectl -n "__fish_seen_subcommand_from hintmap; and not __fish_seen_subcommand_from write dump create" -a "write dump create"
+complete -c sbridgectl -n "__fish_seen_subcommand_from hintmap; and __fish_seen_subcommand_from write dump create" -F
+complete -c sbridgectl -n "__fish_seen_subcommand_from hintmap; and __fish_seen_subcommand_from write" -l base -x -d 'value of no decision (fast +1, slow +2)'
+complete -c sbridgectl -n "__fish_seen_subcommand_from hintmap; and __fish_seen_subcommand_from write" -l comm -x -d 'only tasks of this name'
+complete -c sbridgectl -n "__fish_seen_subcommand_from hintmap; and __fish_seen_subcommand_from write" -l interval -x -d 'seconds between passes'
+complete -c sbridgectl -n "__fish_seen_subcommand_from hintmap; and __fish_seen_subcommand_from write" -l keep -d 'leave the entries at the end'
+
 # doctor
 complete -c sbridgectl -n "__fish_seen_subcommand_from doctor" -l root -x -a "(__fish_complete_directories)" -d 'read the files under DIR'
 
@@ -73,6 +82,7 @@ complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s o -l output -r
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s d -l duration -x -d 'seconds'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s r -l rate -x -d 'samples per second'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s s -l max-size -x -d 'size limit (K, M, G)'
+complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l sbridge-events -x -a 'all none window phase period decide act report' -d 'sbridge trace events (comma list)'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l no-switches -d 'no context switches'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s f -l force -d 'overwrite the output'
 # calibrate

@@ -54,6 +54,75 @@ size_t sb_rec_escape(const char *s, size_t len, char *out, size_t outlen)
 	return o;
 }
 
+const char *const sb_rec_events[SB_REC_NEVENTS] = {
+	"window", "phase", "period", "decide", "act", "report",
+};
+
+/* The index of @len bytes of @w in sb_rec_events, or -1. */
+static int event_index(const char *w, size_t len)
+{
+	int i;
+
+	for (i = 0; i < SB_REC_NEVENTS; i++)
+		if (strlen(sb_rec_events[i]) == len && !memcmp(sb_rec_events[i], w, len))
+			return i;
+	return -1;
+}
+
+int sb_rec_parse_events(const char *s, unsigned int *mask, const char **bad,
+			size_t *badlen)
+{
+	unsigned int m = 0;
+	const char *w = s;
+
+	if (!strcmp(s, "all") || !strcmp(s, "none")) {
+		*mask = s[0] == 'a' ? SB_REC_EV_ALL : 0;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(w, ",");
+		int i = event_index(w, len);
+
+		if (i < 0) {
+			*bad = w;
+			*badlen = len;
+			return -1;
+		}
+		m |= 1u << i;
+		if (!w[len])
+			break;
+		w += len + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+size_t sb_rec_events_str(unsigned int mask, char *out, size_t outlen)
+{
+	size_t o = 0, n;
+	int i;
+
+	if (!(mask & SB_REC_EV_ALL)) {
+		if (outlen < 5)
+			return (size_t)-1;
+		memcpy(out, "none", 5);
+		return 4;
+	}
+	for (i = 0; i < SB_REC_NEVENTS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		n = strlen(sb_rec_events[i]);
+		if (o + !!o + n >= outlen)
+			return (size_t)-1;
+		if (o)
+			out[o++] = ',';
+		memcpy(out + o, sb_rec_events[i], n);
+		o += n;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 static int is_digit(char c)
 {
 	return c >= '0' && c <= '9';

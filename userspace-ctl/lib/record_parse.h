@@ -18,6 +18,31 @@
  */
 size_t sb_rec_escape(const char *s, size_t len, char *out, size_t outlen);
 
+/*
+ * The sbridge trace events record can enable, by their names without the
+ * "sbridge_" prefix, in the order of docs/record-format.md's table. Bit i
+ * of an event mask is sb_rec_events[i].
+ */
+#define SB_REC_NEVENTS	6
+#define SB_REC_EV_ALL	((1u << SB_REC_NEVENTS) - 1)
+extern const char *const sb_rec_events[SB_REC_NEVENTS];
+
+/*
+ * Parses --sbridge-events: a comma list of names of sb_rec_events
+ * ("decide,act"; a name twice counts once), "all" or "none", into *@mask.
+ * Returns 0, or -1 with *@bad and *@badlen the first word that is none of
+ * them (an empty word too: "", "decide,", "none,act" give -1).
+ */
+int sb_rec_parse_events(const char *s, unsigned int *mask, const char **bad,
+			size_t *badlen);
+
+/*
+ * Writes @mask as the comma list of its names in sb_rec_events order, or
+ * "none", NUL-terminated, to @out. Returns the length, or (size_t)-1 if
+ * @outlen is too small (64 always suffices).
+ */
+size_t sb_rec_events_str(unsigned int mask, char *out, size_t outlen);
+
 /* A trace_pipe line's header: "<comm>-<pid> [CPU] FLAGS TS: NAME: ". */
 struct sb_rec_trace {
 	unsigned int cpu;

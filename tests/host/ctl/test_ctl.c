@@ -722,6 +722,92 @@ static void test_record(void)
 }
 
 /*
+ * record --sbridge-events: the list parsed to a mask and written back in
+ * the table's order, every bad word named; the table is the module's
+ * events (sbridge-core/trace*.h), no more, no fewer.
+ */
+static void test_record_events(void)
+{
+	static const struct {
+		const char *in;
+		int ok;
+		const char *out;	/* the mask written back, or the bad word */
+	} cases[] = {
+		{ "decide", 1, "decide" },
+		{ "decide,act", 1, "decide,act" },
+		{ "report,window", 1, "window,report" },
+		{ "decide,act,decide", 1, "decide,act" },
+		{ "window,phase,period,decide,act,report", 1,
+		  "window,phase,period,decide,act,report" },
+		{ "all", 1, "window,phase,period,decide,act,report" },
+		{ "none", 1, "none" },
+		{ "", 0, "" },
+		{ "decide,", 0, "" },
+		{ ",decide", 0, "" },
+		{ "decide,,act", 0, "" },
+		{ "none,act", 0, "none" },
+		{ "act,all", 0, "all" },
+		{ "Decide", 0, "Decide" },
+		{ "sbridge_decide", 0, "sbridge_decide" },
+		{ "decide act", 0, "decide act" },
+		{ "decide,windows", 0, "windows" },
+	};
+	char out[64], *src[2];
+	const char *bad;
+	unsigned int mask, seen = 0;
+	size_t i, blen, n;
+	int ok, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bad = NULL;
+		blen = 99;
+		mask = 0xdead;
+		ok = !sb_rec_parse_events(cases[i].in, &mask, &bad, &blen);
+		if (ok) {
+			n = sb_rec_events_str(mask, out, sizeof(out));
+			result(cases[i].ok && n == strlen(out) && !strcmp(out, cases[i].out),
+			       "sbridge events '%s' -> '%s' (got %s '%s')", cases[i].in,
+			       cases[i].out, cases[i].ok ? "ok" : "accepted", out);
+		} else {
+			result(!cases[i].ok && bad && blen == strlen(cases[i].out) &&
+			       !memcmp(bad, cases[i].out, blen) &&
+			       bad >= cases[i].in && bad + blen <= cases[i].in + strlen(cases[i].in),
+			       "sbridge events '%s' refused, naming '%s' (got '%.*s')",
+			       cases[i].in, cases[i].out, bad ? (int)blen : 0, bad ? bad : "");
+		}
+	}
+	n = sb_rec_events_str(1u << 3, out, 6);
+	result(n == (size_t)-1, "sbridge events string refuses a short buffer");
+	n = sb_rec_events_str(1u << 3, out, 7);
+	result(n == 6 && !strcmp(out, "decide"), "sbridge events string fills a buffer exactly");
+	n = sb_rec_events_str(0, out, 4);
+	result(n == (size_t)-1, "sbridge events string: no room for 'none'");
+	/* the names are the module's trace events */
+	src[0] = slurp("../../../sbridge-core/trace.h", NULL);
+	src[1] = slurp("../../../sbridge-core/trace_act.h", NULL);
+	for (k = 0; k < 2; k++) {
+		const char *p = src[k];
+
+		while (p && (p = strstr(p, "TRACE_EVENT(sbridge_"))) {
+			p += strlen("TRACE_EVENT(sbridge_");
+			n = strcspn(p, ",");
+			for (i = 0; i < SB_REC_NEVENTS; i++)
+				if (strlen(sb_rec_events[i]) == n && !memcmp(sb_rec_events[i], p, n))
+					break;
+			result(i < SB_REC_NEVENTS, "trace event sbridge_%.*s is one record can name",
+			       (int)n, p);
+			if (i < SB_REC_NEVENTS)
+				seen |= 1u << i;
+		}
+	}
+	result(src[0] && src[1] && seen == SB_REC_EV_ALL,
+	       "every name record knows is a trace event of sbridge-core (%#x of %#x)", seen,
+	       SB_REC_EV_ALL);
+	free(src[0]);
+	free(src[1]);
+}
+
+/*
  * record: the runnable count kept from sched events. Each step feeds one
  * trace_pipe line and states the per-CPU counts after it (4 CPUs); the
  * recorder is pid 999.
@@ -1373,9 +1459,45 @@ static void test_cli(const char *bin)
 		{ 2, "unexpected argument 'now'", { "record", "now", NULL } },
 		{ 2, "empty output file name", { "record", "-o", "", NULL } },
 		{ 2, "--json does not apply", { "--json", "record", NULL } },
+		{ 2, "--sbridge-events: unknown event 'windows' (known: window, phase, period, "
+		  "decide, act, report; or all, none)",
+		  { "record", "--sbridge-events=decide,windows", NULL } },
+		{ 2, "unknown event 'sbridge_decide'", { "record", "--sbridge-events", "sbridge_decide",
+							  NULL } },
+		{ 2, "--sbridge-events 'decide,': an empty name",
+		  { "record", "--sbridge-events=decide,", NULL } },
+		{ 2, "--sbridge-events '': an empty name", { "record", "--sbridge-events=", NULL } },
+		{ 2, "'none' stands alone, not in a list",
+		  { "record", "--sbridge-events=none,decide", NULL } },
+		{ 2, "'all' stands alone", { "record", "--sbridge-events=window,all", NULL } },
+		{ 2, "option '--sbridge-events' needs a value", { "record", "--sbridge-events", NULL } },
 		{ 2, "exists; not overwriting it without --force",
 		  { "record", "-o", "golden/basic.rules", NULL } },
 		{ 0, "", { "--json", "config", "check", "golden/config/good.conf", NULL } },
+		/* hintmap: arguments, then the path, all before bpf(2) or the module */
+		{ 0, "", { "hintmap", "--help", NULL } },
+		{ 2, "missing action", { "hintmap", NULL } },
+		{ 2, "unknown action 'load'", { "hintmap", "load", "x", NULL } },
+		{ 2, "hintmap write takes exactly one PATH", { "hintmap", "write", NULL } },
+		{ 2, "hintmap dump takes exactly one PATH", { "hintmap", "dump", "a", "b", NULL } },
+		{ 2, "bad base '1023' (0 to 1022)", { "hintmap", "write", "--base=1023", "p", NULL } },
+		{ 2, "bad base '-1'", { "hintmap", "write", "--base", "-1", "p", NULL } },
+		{ 2, "bad interval '0.05'", { "hintmap", "write", "--interval=0.05", "p", NULL } },
+		{ 2, "bad interval '3600.5'", { "hintmap", "write", "--interval=3600.5", "p", NULL } },
+		{ 2, "bad name '0123456789abcdef'",
+		  { "hintmap", "write", "--comm=0123456789abcdef", "p", NULL } },
+		{ 2, "bad name ''", { "hintmap", "write", "--comm=", "p", NULL } },
+		{ 2, "are for hintmap write", { "hintmap", "dump", "--comm=spin", "p", NULL } },
+		{ 2, "are for hintmap write", { "hintmap", "create", "--base=1", "p", NULL } },
+		{ 2, "--keep goes with --interval", { "hintmap", "write", "--keep", "p", NULL } },
+		{ 2, "golden/missing: No such file", { "hintmap", "dump", "golden/missing", NULL } },
+		{ 2, "golden: is a directory", { "hintmap", "dump", "golden", NULL } },
+		{ 2, "/dev/null: not a pinned BPF object", { "hintmap", "write", "/dev/null", NULL } },
+		{ 2, "golden/basic.rules: not on a BPF filesystem",
+		  { "hintmap", "write", "golden/basic.rules", NULL } },
+		{ 2, "golden/sb-hm-new: not on a BPF filesystem",
+		  { "hintmap", "create", "golden/sb-hm-new", NULL } },
+		{ 2, "golden/basic.rules: exists", { "hintmap", "create", "golden/basic.rules", NULL } },
 	};
 	char err[4096], cmd[256];
 	size_t i;
@@ -1393,6 +1515,18 @@ static void test_cli(const char *bin)
 		       "sbridgectl%s -> exit %d%s%s", cmd, cases[i].code,
 		       code == cases[i].code ? "" : " (got another)",
 		       code == cases[i].code && strstr(err, cases[i].want) ? "" : err);
+	}
+	/* A bad --sbridge-events after -o: refused before the file is made. */
+	{
+		char *args[] = { "record", "-o", "rec-bad-events.rec", "-d", "1",
+				 "--sbridge-events=decide,bogus", NULL };
+
+		unlink("rec-bad-events.rec");
+		k = run(bin, err, sizeof(err), args);
+		result(k == 2 && strstr(err, "unknown event 'bogus'") &&
+		       access("rec-bad-events.rec", F_OK),
+		       "record --sbridge-events=decide,bogus: exit 2, no file (%d: %s)", k, err);
+		unlink("rec-bad-events.rec");
 	}
 	/* Warnings on a set that parses: exit 0, said on stderr. */
 	{
@@ -2203,6 +2337,7 @@ int main(int argc, char **argv)
 	test_grow();
 	test_shipped();
 	test_record();
+	test_record_events();
 	test_runnable();
 	test_cli(argv[1]);
 	test_get_cpus();
