@@ -9,6 +9,10 @@
  * Each probe's cost is its cycles per iteration (perf_event_open, user
  * mode only) over the type's top clock, i.e. its time at full speed, the
  * unit the CPU factors are nominal in; without a cycle counter, its time.
+ * Counting cycles over the top clock needs the CPU at that clock: a
+ * memory stall costs fewer cycles at a lower one. Where cpufreq reports
+ * the clock in force (cpuinfo_cur_freq), a run below 90 % of the top is
+ * run again, and a CPU that stays there is refused.
  * From them:
  *
  *   CPU factor of type j  = compute cost on j / compute cost on the
@@ -141,6 +145,11 @@ static int stat_cpu(const char *s, unsigned int cpu, unsigned long long *tot,
 		return i >= 4 ? 0 : -1;
 	}
 	return -1;
+}
+
+int calibrate_clock_low(uint32_t cur_khz, uint32_t top_khz)
+{
+	return cur_khz && top_khz && (uint64_t)cur_khz * 10 < (uint64_t)top_khz * 9;
 }
 
 int calibrate_busy(const char *before, const char *after, unsigned int cpu)
@@ -279,6 +288,7 @@ struct cal_ctx {
 	uint64_t target_ns;	/* a run's length */
 	uint64_t deadline;	/* CLOCK_MONOTONIC ns */
 	int busy;		/* a run was preempted CAL_TRIES times */
+	uint32_t low_khz;	/* clock of a run below the top, 0 if none */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -296,6 +306,27 @@ static uint64_t perf_read(int fd)
 	if (fd < 0 || read(fd, &v, sizeof(v)) != sizeof(v))
 		return 0;
 	return v;
+}
+
+/*
+ * The clock @cpu runs at as its cpufreq driver reads it back (root only;
+ * the core re-syncs a stale request from it), 0 where it cannot tell.
+ */
+static uint32_t cur_khz(unsigned int cpu)
+{
+	char path[80];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%u/cpufreq/cpuinfo_cur_freq", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v > UINT32_MAX ? 0 : (uint32_t)v;
 }
 
 /*
@@ -362,12 +393,13 @@ static int run_once(struct cal_ctx *x, int probe, uint64_t iters,
  * run takes x->target_ns (these runs warm it up), then CAL_RUNS runs,
  * the cheapest kept. 0, or -1 (x->busy set if preemption was why).
  */
-static int run_probe(struct cal_ctx *x, int probe, uint32_t khz, double *cost,
-		     double *spread, int *by_cycles)
+static int run_probe(struct cal_ctx *x, unsigned int cpu, int probe, uint32_t khz,
+		     double *cost, double *spread, int *by_cycles)
 {
 	double v[CAL_RUNS];
 	uint64_t iters = 64, ns, cyc;
-	int r, tries = 0;
+	int r, tries = 0, slow = 0;
+	uint32_t c0, c1;
 
 	/* double while a run is too short to time, then scale to the target */
 	for (;;) {
@@ -381,11 +413,21 @@ static int run_probe(struct cal_ctx *x, int probe, uint32_t khz, double *cost,
 	if (ns < x->target_ns && ns)
 		iters = (uint64_t)((double)iters * x->target_ns / ns) + 1;
 	for (r = 0; r < CAL_RUNS; r++) {
+		c0 = khz ? cur_khz(cpu) : 0;
 		if (run_once(x, probe, iters, &ns, &cyc)) {
 			if (++tries >= CAL_TRIES) {
 				x->busy = 1;
 				return -1;
 			}
+			r--;
+			continue;
+		}
+		/* cycles over the top clock: a run at a lower one does not count */
+		c1 = khz ? cur_khz(cpu) : 0;
+		if (calibrate_clock_low(c0, khz) || calibrate_clock_low(c1, khz)) {
+			x->low_khz = calibrate_clock_low(c0, khz) ? c0 : c1;
+			if (++slow >= CAL_TRIES)
+				return -1;
 			r--;
 			continue;
 		}
@@ -803,9 +845,14 @@ static int cal_measure_type(struct cal_run *r, size_t i)
 		return SB_EXIT_ERR;
 	}
 	for (p = 0; p < P_NR; p++) {
-		if (run_probe(&r->x, p, r->by_cycles ? ti->khz : 0, &ti->cost[p],
-			      &ti->spread[p], &bc)) {
-			if (r->x.busy)
+		r->x.low_khz = 0;
+		if (run_probe(&r->x, ti->cpu, p, r->by_cycles ? ti->khz : 0,
+			      &ti->cost[p], &ti->spread[p], &bc)) {
+			if (r->x.low_khz && !r->x.busy)
+				sb_err("CPU %u ran at %u MHz, under its top clock of %u MHz, in %d runs of the %s probe (its governor, a frequency limit or a slow ramp): the cycles it counts would be too few; set the performance governor; not calibrated, nothing written",
+				       ti->cpu, r->x.low_khz / 1000, ti->khz / 1000, CAL_TRIES,
+				       probe_name[p]);
+			else if (r->x.busy)
 				sb_err("the machine is busy (the %s probe on CPU %u was preempted %d times): not calibrated, nothing written",
 				       probe_name[p], ti->cpu, CAL_TRIES);
 			else

@@ -72,6 +72,7 @@ double calibrate_cost(uint64_t cycles, uint64_t ns, uint64_t iters, uint32_t khz
 double calibrate_best(const double *v, size_t n, double *spread);
 uint32_t calibrate_factor(double cost, double ref_cost);
 int calibrate_latency(double chase, double llc, double *ns);
+int calibrate_clock_low(uint32_t cur_khz, uint32_t top_khz);
 int calibrate_busy(const char *before, const char *after, unsigned int cpu);
 
 #endif

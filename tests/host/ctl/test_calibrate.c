@@ -3,8 +3,8 @@
  * Host tests of `sbridgectl calibrate`'s arithmetic (userspace-ctl/
  * calibrate.c): the cost of an iteration from cycles and the top clock or
  * from time, the best of several runs, cost ratios as CPU factors and
- * their range, the memory latency from the two pointer chases, and the
- * busy share of a CPU from two /proc/stat samples. Numbers are worked by
+ * their range, the memory latency from the two pointer chases, a clock
+ * under the top, and the busy share of a CPU from two /proc/stat samples. Numbers are worked by
  * hand in the comments. TAP; exit 1 if any fails.
  */
 #include <stdio.h>
@@ -78,6 +78,17 @@ static void test_latency(void)
 	ok(calibrate_latency(200000, 1, &ns) == -1, "latency: above the parameter's 100000 -> refused");
 }
 
+static void test_clock(void)
+{
+	/* 800 MHz against a 1.6 GHz top: half, low; 90 % is the line */
+	ok(calibrate_clock_low(800000, 1600000), "clock: half the top is low");
+	ok(!calibrate_clock_low(1440000, 1600000), "clock: 90 % of the top is not");
+	ok(calibrate_clock_low(1439999, 1600000), "clock: just under 90 % is");
+	ok(!calibrate_clock_low(1700000, 1600000), "clock: above the top (turbo) is not");
+	ok(!calibrate_clock_low(0, 1600000), "clock: unknown is not low");
+	ok(!calibrate_clock_low(800000, 0), "clock: no top clock, nothing to compare");
+}
+
 static void test_busy(void)
 {
 	const char *a =
@@ -112,6 +123,7 @@ int main(void)
 	test_best();
 	test_factor();
 	test_latency();
+	test_clock();
 	test_busy();
 	printf("1..%d\n", n);
 	printf("%d passed, %d failed\n", n - failed, failed);
