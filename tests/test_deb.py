@@ -120,10 +120,36 @@ def _lintian(changes, allowed):
 
 
 def _built(top, arch):
-    """make deb in @top for @arch: the version built and its debs by name."""
-    _run(["make", "-s", "-C", str(top), "deb", f"DEB_ARCH={arch}"])
+    """make deb in @top for @arch: the version built, its debs by name and
+    what make said on stderr."""
+    r = subprocess.run(["make", "-s", "-C", str(top), "deb", f"DEB_ARCH={arch}"], text=True,
+                       capture_output=True, env=ENV)
+    assert r.returncode == 0, f"make deb DEB_ARCH={arch} failed:\n{r.stdout}\n{r.stderr}"
     ver = (top / "build/deb/version").read_text().strip()
-    return ver, {p.name: p for p in (top / "build/deb").glob(f"*_{ver}_*.deb")}
+    return ver, {p.name: p for p in (top / "build/deb").glob(f"*_{ver}_*.deb")}, r.stderr
+
+
+def _scx_checked(debs, arch, err, tmp):
+    """sbridge-scx where this host can build it (scripts/deb-scx-check.sh):
+    scx_sbridge for @arch's machine, static, with its manual, and `-h` runs
+    where @arch is the host's; elsewhere no package and make deb's reason,
+    the script's. Returns the package's path or None."""
+    why = _run([str(TOP / "scripts/deb-scx-check.sh"), arch, "/sys/kernel/btf/vmlinux"]).strip()
+    scx = [p for n, p in debs.items() if n.startswith("sbridge-scx_") and n.endswith(f"_{arch}.deb")]
+    if why:
+        assert not scx, f"{scx[0].name} built although {why}"
+        assert f"no sbridge-scx for {arch}: {why}" in err, f"make deb did not say why:\n{err}"
+        return None
+    assert len(scx) == 1, f"make deb made no sbridge-scx for {arch}:\n{err}"
+    d = tmp / f"scx-{arch}"
+    _run(["dpkg-deb", "-x", str(scx[0]), str(d)])
+    assert (d / "usr/share/man/man8/scx_sbridge.8.gz").is_file(), f"{scx[0].name}: no manual"
+    machine, dynamic = _elf(d / "usr/sbin/scx_sbridge")
+    assert ("X86-64" if arch == "amd64" else "AArch64") in machine and not dynamic, \
+        f"{scx[0].name}: scx_sbridge is for {machine}, {'not ' if dynamic else ''}static"
+    if arch == _run(["dpkg", "--print-architecture"]).strip():
+        assert "usage: scx_sbridge" in _run([str(d / "usr/sbin/scx_sbridge"), "-h"])
+    return scx[0]
 
 
 def _next_commit(dest):
@@ -191,8 +217,8 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
 
     # build: amd64 (both packages), then arm64 (sbridgectl, cross); the
     # version is git's, after that release
-    deb_ver, debs = _built(TOP, "amd64")
-    deb_ver_arm, arm = _built(TOP, "arm64")
+    deb_ver, debs, err = _built(TOP, "amd64")
+    deb_ver_arm, arm, err_arm = _built(TOP, "arm64")
     assert deb_ver_arm == deb_ver, f"amd64 built {deb_ver}, arm64 {deb_ver_arm}"
     debs.update(arm)
     upstream = deb_ver.rsplit("-", 1)[0]
@@ -232,6 +258,9 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
         assert got == shipped, f"{ctl_deb[arch].name}: shipped rules {got}, rules/ has {shipped}"
     ver = _run([str(tmp_path / "ctl-amd64/usr/sbin/sbridgectl"), "--version"])
     assert re.search(rf"\b{re.escape(upstream)}\b", ver), f"sbridgectl --version: {ver!r}"
+    # sbridge-scx (scx_sbridge) where the host has what it needs, else why not
+    for arch, said in (("amd64", err), ("arm64", err_arm)):
+        _scx_checked(debs, arch, said, tmp_path)
 
     # sbridge-dkms: exactly the tree `make dkms-add` lays out, at the version
     d = tmp_path / "dkms"
@@ -254,7 +283,7 @@ def test_deb_build_lintian_install_boot_purge(tmp_path):
     # the same tree one commit on: a newer version, to upgrade to
     t0 = time.time()
     _next_commit(tmp_path / "next")
-    deb_ver2, debs2 = _built(tmp_path / "next", "amd64")
+    deb_ver2, debs2, _ = _built(tmp_path / "next", "amd64")
     upstream2 = deb_ver2.rsplit("-", 1)[0]
     assert subprocess.run(["dpkg", "--compare-versions", deb_ver2, "gt", deb_ver]).returncode == 0, \
         f"the next commit's build {deb_ver2} does not sort above {deb_ver}"
