@@ -3,7 +3,7 @@
 Issue 29 asks the decision layer to be work-conserving: a fast CPU never
 idles while a task that wants it is runnable on a slower type. The
 evaluation records every main-phase mix (bench/eval/guest.sh, RECORD=1);
-this module replays a record file (format version 2, docs/record-format.md)
+this module replays a record file (format version 2 or 3, docs/record-format.md)
 and measures, over the mix:
 
 - fast-CPU idle time while any task of the mix waited on a slower CPU;
@@ -59,6 +59,9 @@ class Conservation:
     ncpu: int = 0
     recorder: int = 0  # ns the recorder (comm sbridgectl) ran, all CPUs
     recorder_fast: int = 0  # ... on fast CPUs
+    # the sbridge events the record holds: "decide", "none", ...; "all" in
+    # files before --sbridge-events (version 2) where sbridge was loaded
+    sbridge_events: str = ""
 
     @property
     def span(self) -> int:
@@ -90,6 +93,14 @@ class Conservation:
     def root_fast(self, root: int) -> int:
         """ns the process @root and its forks ran on fast CPUs."""
         return sum(self.fast_run.get(p, 0) for p, r in self.owner.items() if r == root)
+
+
+def recorded_events(rec: record.Record) -> str:
+    """Which of sbridge's events @rec holds, as its header says (version 3)."""
+    evs = rec.meta.get("sbridge_events")
+    if evs is None:
+        return "all" if rec.meta.get("sbridge") == "loaded" else "none"
+    return ",".join(e.removeprefix("sbridge_") for e in evs) or "none"
 
 
 def fast_cpus(rec: record.Record) -> set[int]:
@@ -131,6 +142,10 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
     if not rec.meta.get("wakeups"):
         raise ValueError(f"{rec.path}: no wakeup records (format version 1 or "
                          "--no-switches): the waiting tasks are not known")
+    if rec.meta.get("sbridge") == "loaded" and not rec.recorded("sbridge_decide"):
+        raise ValueError(f"{rec.path}: sbridge was loaded but its decisions were not "
+                         f"recorded{rec.not_recorded('sbridge_decide')}: the wanters are "
+                         "not known")
     fast = fast_cpus(rec)
     owner = family(rec, roots) if roots is not None else None
 
@@ -153,7 +168,7 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
         window = (min(ts), max(ts)) if ts else (rec.t0, rec.t0)
     start, stop = window
     res = Conservation(start, stop, len(fast), owner=dict(owner) if owner else {},
-                       ncpu=len(rec.cpus))
+                       ncpu=len(rec.cpus), sbridge_events=recorded_events(rec))
     names = rec.comms()
     recorder = {p for p, n in names.items() if n == RECORDER}
     # a CPU runs the prev of its first switch until then; a CPU without

@@ -13,7 +13,10 @@
 #                      or sym (# capacities: no: the kernel sees one capacity;
 #                      sbridge gets cpu_types=)
 #   BOOT               index of this boot (rotates the configuration order)
-#   CONFIGS            the main configurations, rotated every round
+#   CONFIGS            the main configurations, rotated every round (scx,
+#                      scx_sbridge under sbridge cold, only where the kernel
+#                      has sched_ext: elsewhere it is dropped, the reason in
+#                      evidence.txt as "not_run scx REASON")
 #   MIXES              "ROUND:MIX:prog,prog,..." ... fresh mixes per round
 #   PHASES             of: alone warm est sweep freq mt lat ovh
 #   ALONE_REPS         repetitions of each program alone on each core type
@@ -25,9 +28,11 @@
 #   PERIODS            act.period_ms values of the sweep (the default too)
 #   MT_ROUNDS LAT_ROUNDS LAT_LOOPS OVH_ROUNDS OVH_N OVH_SPIN PP_TRIPS
 #   CPU_TYPES          cpu_types= where the kernel sees one capacity
+#   EXTRA_CORE_ARGS    more sbridge_core parameters (run.py --core-args)
 #   RECORD             1: `sbridgectl record` around every main-phase mix
 #                      (rec-CONFIG-ROUND-MIX.rec: switches, wakeups, sbridge's
-#                      decisions; bench/eval/conserve.py reads them)
+#                      decisions only, the one event of sbridge's that
+#                      bench/eval/conserve.py reads)
 . /sbridge/lib.sh
 WL=/sbridge/eval/workloads.sh
 . $WL
@@ -88,9 +93,26 @@ ENERGY=$(rig_dev)/energy	# modelled energy of every CPU (uJ)
 insmod $MODDIR/sbridge_schedwatch.ko big=$BIGL || diag "sbridge_schedwatch did not load: no overutilized or migration counts"
 grep -qs ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug
 [ -w /sys/kernel/debug/sched/verbose ] && echo Y > /sys/kernel/debug/sched/verbose
+# scx runs only where the kernel has sched_ext and the cell built the loader
+case " $CONFIGS " in
+*" scx "*)
+	_why=
+	if [ -z "$(scx_state)" ]; then
+		_why="kernel $(uname -r) has no sched_ext (CONFIG_SCHED_CLASS_EXT)"
+	elif ! command -v scx_sbridge > /dev/null; then
+		_why="scx_sbridge was not built for this cell"
+	fi
+	if [ -n "$_why" ]; then
+		echo "not_run scx $_why" >> $O/evidence.txt
+		log "scx not run: $_why"
+		CONFIGS=$(echo $CONFIGS | tr ' ' '\n' | grep -vx scx | tr '\n' ' ')
+	fi ;;
+esac
 CORE_ARGS=
 [ "$BOOTKIND" = sym ] && CORE_ARGS="cpu_types=$(rig_cpu_types)"
 [ -n "$CPU_TYPES" ] && CORE_ARGS="cpu_types=$CPU_TYPES"
+# run.py --core-args: a diagnosis with other module parameters
+[ -n "$EXTRA_CORE_ARGS" ] && CORE_ARGS="${CORE_ARGS:+$CORE_ARGS }$EXTRA_CORE_ARGS"
 log "board $BOARD boot $BOOT kind $BOOTKIND kernel $(uname -r) big [$BIG] little [$LITTLE] configs [$CONFIGS] core args [$CORE_ARGS]"
 
 # evidence CONFIG ROUND: what the kernel is running now, one line each
@@ -110,6 +132,7 @@ evidence() {
 			echo "evidence $1 $2 sbridge unloaded"
 		fi
 		pgrep -x hmpd > /dev/null && echo "evidence $1 $2 hmpd running"
+		[ -n "$(scx_state)" ] && echo "evidence $1 $2 sched_ext $(scx_state) $(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)"
 	} >> $O/evidence.txt
 }
 
@@ -120,12 +143,21 @@ sb_load() {	# load sbridge cold: a new module instance has an empty matrix
 	[ "$(cat /sys/kernel/sbridge/matrix)" = 0 ]
 }
 
-HMPD= HMPD_TAG=
-cfg_off() {	# back to stock: no sbridge, no EAS, no HMP daemon
+HMPD= HMPD_TAG= SCX= SCX_TAG=
+cfg_off() {	# back to stock: no sbridge, no EAS, no HMP daemon, no scx_sbridge
 	if [ -n "$HMPD" ]; then
 		kill -TERM $HMPD; wait $HMPD
 		echo "hmpd $HMPD_TAG $(cat /tmp/hmpd.stats 2>/dev/null)" >> $O/evidence.txt
 		HMPD=
+	fi
+	if [ -n "$SCX" ]; then
+		kill -INT $SCX; wait $SCX
+		_rc=$?
+		echo "scx $SCX_TAG exit $_rc $(grep -e '^stats:' -e '^scx_sbridge: exited:' /tmp/scx.out | tail -n 2 | tr '\n' ' ')" >> $O/evidence.txt
+		SCX=
+		scx_wait disabled || echo "scx $SCX_TAG still $(scx_state)" >> $O/evidence.txt
+		# its programs hold sbridge_core until RCU frees them
+		scx_unload
 	fi
 	unload_sbridge
 	if [ $HAS_EAS = 1 ] && eas_active; then eas_set 0 > /dev/null; gov_all performance; fi
@@ -150,10 +182,21 @@ cfg() {
 	sbridge) sb_load || return 1 ;;
 	nomodel) sb_load || return 1
 		sbridgectl set param act.model 0 > /dev/null || return 1 ;;
+	nomargin) sb_load || return 1	# choose on any difference, errors or not
+		sbridgectl set param act.margin 0 > /dev/null || return 1 ;;
 	observe) sb_load || return 1	# hooks and counters, no lever: their cost
 		sbridgectl set param act.observe 1 > /dev/null || return 1 ;;
 	warm)	sb_load || return 1
 		sbridgectl matrix load $O/warm-matrix.txt > /dev/null || return 1 ;;
+	scx)	sb_load || return 1	# sbridge cold, scx_sbridge places every wakeup
+		scx_sbridge > /tmp/scx.out 2>&1 &
+		SCX=$! SCX_TAG="$1 $2"
+		# the rig runs the guest 50x slower than a board: the verifier
+		# and the switch of every task took over 10 s there
+		scx_wait enabled 60 || { diag "scx: $(scx_state): $(cat /tmp/scx.out)"; return 1; }
+		sbridgectl status | grep -q '^in force: *sched_ext: scx_sbridge' || {
+			diag "scx: $(sbridgectl status | grep -e 'in force' -e '^sched_ext')"
+			return 1; } ;;
 	p[0-9]*) sb_load || return 1
 		sbridgectl set param act.period_ms ${1#p} > /dev/null || return 1 ;;
 	*)	return 1 ;;
@@ -167,7 +210,7 @@ cfg() {
 		[ "$_caps" -gt 1 ] || return 1
 	fi
 	case $1 in
-	sbridge | nomodel | warm | p[0-9]*)
+	sbridge | nomargin | nomodel | warm | p[0-9]*)
 		sbridgectl status | grep -q '^in force:.*placement.* on' || {
 			diag "$1: sbridge's placement not in force: $(sbridgectl status | grep -e 'in force' -e note)"
 			return 1; } ;;
@@ -186,13 +229,18 @@ spec() {
 
 # rec_start NAME / rec_stop: sbridgectl record into $O/NAME.rec around a
 # main-phase mix (RECORD=1), at 5 samples a second (the wakeups and
-# switches are what is analysed); the file is handed to the host at once
+# switches are what is analysed); the file is handed to the host at once.
+# Of sbridge's events only sbridge_decide (a few a period, read by
+# conserve.py): the others, sbridge_window above all (one per counter
+# window of every task), would be a recorder cost that the configurations
+# without sbridge never pay (issue 28).
 _recpid= _recf=
 rec_start() {
 	[ "$RECORD" = 1 ] || return 0
 	_recf=$O/$1.rec
 	rm -f $_recf
-	sbridgectl record -r 5 -s 256M -d 3600 -o $_recf > /tmp/rec.out 2>&1 &
+	sbridgectl record -r 5 -s 256M -d 3600 --sbridge-events=decide -o $_recf \
+		> /tmp/rec.out 2>&1 &
 	_recpid=$!
 	# tracing is on once the header is out (record writes it, then traces)
 	_w=0

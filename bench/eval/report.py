@@ -37,10 +37,12 @@ NAMES = {
     "sym": "stock, symmetric kernel (no capacities: the paper's CFS)",
     "eas": "EAS (energy model + schedutil; see its overutilized share)",
     "hmp": "ARM HMP (user-space daemon: up 700 / down 512 load thresholds)",
+    "nomargin": "sbridge choosing on any difference (act.margin 0: no ties left to stock, ablation)",
     "nomodel": "sbridge without the model (act.model 0, ablation)",
     "observe": "sbridge observing only (act.observe 1: hooks, counters, matrix; no lever; ablation)",
     "sbridge": "sbridge, cold, shipped defaults",
     "warm": "sbridge, warm (matrix from calibration inputs)",
+    "scx": "scx_sbridge (sched_ext) over sbridge cold, shipped defaults",
 }
 RIG_LIMITS = ("rig: emulated cores (tools/rig), times in rig wall seconds (50 x modelled); "
               "clocks from the rig's cpufreq driver (rig_cpufreq), sbridge measures them with "
@@ -522,6 +524,7 @@ def analyse(d):
                 idle_wanter=cons.share_wanter if cons else float("nan"),
                 recorder=cons.recorder_share if cons else float("nan"),
                 recorder_fast=cons.share(cons.recorder_fast) if cons else float("nan"),
+                rec_events=cons.sbridge_events if cons else "",
                 decisions=cons.decisions if cons else 0))
         if pm is not None or prom["stp"]:
             res["promise"].append(prom)
@@ -589,7 +592,7 @@ def analyse(d):
     comps = {}
     for kind in ("cap", "sym"):
         stock = STOCK[kind]
-        for base in ("cap", "sym", "eas", "hmp", "nomodel", "observe", "warm"):
+        for base in ("cap", "sym", "eas", "hmp", "nomargin", "nomodel", "observe", "warm"):
             for top in ("sbridge",) + (("warm", "observe") if base == "cap" else ()):
                 if base == top:
                     continue
@@ -598,6 +601,22 @@ def analyse(d):
                     comps[(kind, base, top)] = metric_set(pp)
         del stock
     res["comps"] = comps
+    # scx_sbridge (sched_ext) against stock and sbridge where it ran; where
+    # it did not, the guest's reason (never a number)
+    scx, scx_nolag = {}, {}
+    for kind in ("cap", "sym"):
+        for base in (STOCK[kind], "sbridge"):
+            pp = pairs("main", base, "scx", (kind,))
+            if any(pp.values()):
+                scx[(kind, base, "scx")] = metric_set(pp)
+            pp = pairs("main", base, "scx", (kind,), gate="clean")
+            if any(pp.values()):
+                scx_nolag[(kind, base, "scx")] = metric_set(pp)
+    res["scx"] = scx
+    res["scx_nolag"] = scx_nolag
+    res["scx_not_run"] = sorted({line.split(None, 2)[2] for bt in boots
+                                 for line in bt["evidence"].splitlines()
+                                 if line.startswith("not_run scx ") and len(line.split()) > 2})
     # sensitivity: the headline pairs with every run, whatever its lag
     res["comps_nolag"] = {}
     for kind in ("cap", "sym"):
@@ -945,7 +964,9 @@ def summary(r, pics, out):
             + (f", {meta['rounds']} rounds" if meta.get("rounds") else "")
             + (f", phases: {meta['phases'] or 'main only'}" if meta.get("phases") is not None
                else "") + "** (--configs)."
-            if meta.get("configs") else ""), "",
+            if meta.get("configs") else "")
+         + (f" **sbridge_core loaded with `{meta['core_args']}`, not the shipped defaults** "
+            "(--core-args: a diagnosis)." if meta.get("core_args") else ""), "",
          (f"Limits: {RIG_LIMITS}." if clocks else
           f"Limits: {RIG_LIMITS_OLD}." + (f" **{X86_LIMIT}.**" if r["x86"] else "")), "",
          "Every ratio pairs runs of one round of one boot (configurations alternated in an "
@@ -1151,10 +1172,52 @@ def summary(r, pics, out):
               "| config | p50 us | p99 us | samples | over 100 ms |", "| --- | --- | --- | --- | --- |"]
         for c, v in sorted(r["lat"].items()):
             L.append(f"| {c} | {fmt(v['p50'], 0)} | {fmt(v['p99'], 0)} | {v['n']} | {v['over']} |")
+    L += scx_summary(r)
     if pics:
         L += ["", "## Pictures", ""] + [f"- `{p.name}`" for p in pics]
     L.append("")
     (out / "summary.md").write_text("\n".join(L))
+
+
+def scx_summary(r):
+    """summary.md's scx_sbridge section: its ratios where it ran, why not
+    where it did not, nothing where the run did not ask for it."""
+    meta = r["meta"]
+    asked = "scx" in (meta.get("configs") or ["scx"])
+    if not asked or not (r["scx"] or r["scx_not_run"] or "scx" in r["evidence"]):
+        return []
+    L = ["", "## scx_sbridge (sched_ext; issue 33)", "",
+         "scx_sbridge places every wakeup by sbridge's hints (sbridge loaded cold with its "
+         "defaults, its affinity and uclamp steering off while the BPF scheduler runs); it runs "
+         "only where the kernel has sched_ext (the 7.x cells)."]
+    for why in r["scx_not_run"]:
+        L += ["", f"**scx: not run**: {why}."]
+    if r["scx"] or r["scx_nolag"]:
+        L += ["", "| boot | scx_sbridge vs | STP ratio [95 % CI] | ANTT ratio (higher better) | "
+              "makespan ratio | per-program (geo. mean) | worst program (p05) | units (boots) |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        rows = [(k, m, "") for k, m in sorted(r["scx"].items())] + \
+            [(k, m, ": **every run, lag not gated** (sensitivity)")
+             for k, m in sorted(r["scx_nolag"].items())]
+        for (kind, base, _top), m, note in rows:
+            L.append(f"| {kind} | {NAMES.get(base, base)}{note} | {ci(m['stp'])} | {ci(m['antt'])} | "
+                     f"{ci(m['makespan'])} | {ci(m['per_program'])} | {fmt(m['worst'])} "
+                     f"({fmt(m['p05'])}) | {m['n_units']} ({m['n_boots']}) |")
+        L += ["", "Targets of issue 33 (lag-gated runs; a missed target is a finding):", ""]
+        for kind in ("cap", "sym"):
+            m = r["scx"].get((kind, "sbridge", "scx"))
+            if m:
+                L.append(f"- STP >= sbridge's ({kind} boot): {ci(m['stp'])}: "
+                         f"{verdict(m['stp'][0] >= 1.0)}")
+    if not (r["scx"] or r["scx_nolag"] or r["scx_not_run"]):
+        e = r["evidence"].get("scx", {})
+        L += ["", f"**scx: no paired run** ({e.get('failed', 0)} failed switches to it)."]
+    lat, st = r["lat"].get("scx"), r["lat"].get("cap") or r["lat"].get("sym")
+    if lat and st:
+        q = lat["p99"] / st["p99"] if st["p99"] else float("nan")
+        L.append(f"- p99 wakeup latency <= stock's: {fmt(lat['p99'], 0)} us vs "
+                 f"{fmt(st['p99'], 0)} us ({fmt(q)} x): {verdict(q <= 1.0)}")
+    return L
 
 
 def _pctf(x, d=2):
@@ -1189,7 +1252,7 @@ def issue29(r):
         def mw(k, v=v):
             xs = [u[k] for u in v if math.isfinite(u[k])]
             return f"{_pctf(statistics.mean(xs))} ({_pctf(max(xs))})" if xs else "n/a"
-        sb = c in ("sbridge", "nomodel", "warm") or c.startswith("p")
+        sb = c in ("sbridge", "nomargin", "nomodel", "warm") or c.startswith("p")
         over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
         L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
                  f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "
@@ -1197,6 +1260,14 @@ def issue29(r):
                  f"{mw('recorder_fast').split(' (')[0]} |")
     if not by:
         L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | |")
+    else:
+        # issue 28: records before --sbridge-events held every sbridge event
+        # where it was loaded (sbridge_window: a recorder cost stock never had)
+        held = {c: sorted({u.get("rec_events") or "?" for u in v}) for (_k, c), v in by.items()}
+        L += ["", "sbridge events in the records (issue 28: `decide` alone keeps the "
+              "recorder's cost close to equal; `all` is a record from before it, whose "
+              "recorder also wrote every `sbridge_window`): "
+              + "; ".join(f"{c} {'/'.join(e)}" for c, e in sorted(held.items())) + "."]
     if r.get("rec_errors"):
         L += ["", f"Records not read: {len(r['rec_errors'])}: " + "; ".join(r["rec_errors"][:3])]
     L += ["", "## Starvation: progress against the equal-share rate (issue 29)", "",
@@ -1271,7 +1342,7 @@ def write_csv(r, out):
     with open(out / "comparisons.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["boot_kind", "baseline", "config", "metric", "value", "ci_low", "ci_high", "units"])
-        for (kind, base, top), m in sorted(r["comps"].items()):
+        for (kind, base, top), m in sorted(r["comps"].items()) + sorted(r["scx"].items()):
             for met in ("stp", "antt", "makespan", "per_program", "headroom"):
                 w.writerow([kind, base, top, met] + [f"{x:.4f}" for x in m[met]] + [m["n_units"]])
 
@@ -1303,6 +1374,12 @@ def headline(r):
             per_program=c3(m["per_program"]), worst=m["worst"], headroom=c3(m["headroom"]),
             units=m["n_units"], boots=m["n_boots"])
     h["lat"] = r["lat"]
+    # apart from comps (bench/README.md's table is sbridge's)
+    h["scx"] = {f"{kind}/{base}/{top}": dict(
+        stp=c3(m["stp"]), antt=c3(m["antt"]), makespan=c3(m["makespan"]),
+        per_program=c3(m["per_program"]), worst=m["worst"], units=m["n_units"],
+        boots=m["n_boots"]) for (kind, base, top), m in r["scx"].items()}
+    h["scx_not_run"] = r["scx_not_run"]
     # issue 29: worst progress / equal share, fast idle while a wanter waited
     i29 = defaultdict(dict)
     for u in r["units"]:

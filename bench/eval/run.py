@@ -18,6 +18,7 @@ them to bench/results/<date>-<commit>-<board>/.
     bench/eval/run.py --board 1b3s       # full mode, one board (~90 min)
     bench/eval/run.py                    # full mode, every board
     bench/eval/run.py --report-only      # redo the report from build/eval
+    bench/eval/run.py --quick --suite backports   # on the 7.x kernel: scx runs
 """
 import argparse
 import datetime
@@ -54,13 +55,20 @@ BOARDS: dict[str, dict[str, str]] = {
                      cpu_types="0-1:1024;2-3:512"),
 }
 CELL = {"arm64": "arm64-bookworm", "x86_64": "x86_64-bookworm"}
+# --suite: the Debian suite whose kernel the boards boot (the cell)
+SUITES = ["bookworm", "trixie", "backports"]
 
 # The configurations of a boot with capacities (cap) and of the symmetric
 # boot (sym): stock, EAS, the HMP daemon, sbridge without the model
-# (ablation), sbridge observing only (act.observe 1: the cost of watching,
-# ablation), sbridge cold (the headline) and sbridge warm.
-CONFIGS_CAP = ["cap", "eas", "hmp", "nomodel", "observe", "sbridge", "warm"]
-CONFIGS_SYM = ["sym", "sbridge"]
+# (ablation), sbridge choosing on any difference (act.margin 0: what leaving
+# the estimates' ties to stock is worth, ablation), sbridge observing only
+# (act.observe 1: the cost of watching, ablation), sbridge cold (the
+# headline), sbridge warm, and scx_sbridge (sched_ext) over sbridge cold:
+# it runs only where the kernel has sched_ext (the 7.x cells, --suite
+# backports); elsewhere the guest drops it and the report says why it did
+# not run.
+CONFIGS_CAP = ["cap", "eas", "hmp", "nomargin", "nomodel", "observe", "sbridge", "warm", "scx"]
+CONFIGS_SYM = ["sym", "sbridge", "scx"]
 PERIODS = [50, 100, 200, 400]
 
 # Per mode: boots (kind, phases[, configurations]), rounds per boot, sizes. Quick mode is for
@@ -195,6 +203,7 @@ def scenario(board, b, mode, p, boot):
         "LAT_LOOPS": mode["lat_loops"], "OVH_ROUNDS": mode["ovh_rounds"],
         "OVH_N": mode["ovh_n"], "OVH_SPIN": mode["ovh_spin"], "PP_TRIPS": mode["pp_trips"],
         "CPU_TYPES": b.get("cpu_types", ""),
+        "EXTRA_CORE_ARGS": mode.get("core_args", ""),
         "RECORD": int(mode.get("record", True)),
         # only the programs of this boot's mixes alone (smoke mode)
         "ALONE_PROGS": " ".join(sorted({x for ms in p["mixes"].get(boot, {}).values()
@@ -242,6 +251,11 @@ def commit():
     return q.stdout.strip() or "unknown"
 
 
+def cell(arch, suite):
+    """The cell boards of @arch boot with --suite @suite."""
+    return CELL[arch] if suite == "bookworm" else f"{arch}-{suite}"
+
+
 def run_board(board, mode, mode_name, seed, verbose):
     b = BOARDS[board]
     p = plan(board, mode, seed)
@@ -253,7 +267,7 @@ def run_board(board, mode, mode_name, seed, verbose):
                 date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
                 plan=p, boots=[], configs=mode.get("configs"),
                 rounds=mode["rounds"] if mode.get("configs") else None,
-                phases=mode.get("phases"))
+                phases=mode.get("phases"), core_args=mode.get("core_args"))
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
           f"the same mixes), {len(mode['boots'])} boots", flush=True)
     ok = True
@@ -263,7 +277,7 @@ def run_board(board, mode, mode_name, seed, verbose):
         gen.parent.mkdir(parents=True, exist_ok=True)
         gen.write_text(scenario(board, b, mode, p, boot))
         s = harness.load_scenario(gen)
-        k, base, _ = harness.prepared(CELL[b["arch"]])
+        k, base, _ = harness.prepared(cell(b["arch"], mode.get("suite", "bookworm")))
         kind = "cap" if b["arch"] == "arm64" and mode["boots"][boot][0] == "cap" else "sym"
         print(f"eval: board {board} boot {boot} ({kind}) on {k.cell} ({k.release})", flush=True)
         t0 = time.time()
@@ -319,6 +333,11 @@ def main():
     ap.add_argument("--rounds", type=int, help="main-phase rounds per boot (the mode's otherwise)")
     ap.add_argument("--phases", help="phases of every boot besides the main one, of: alone warm "
                                      "est sweep freq mt lat ovh (the mode's otherwise)")
+    ap.add_argument("--suite", choices=SUITES, default="bookworm",
+                    help="the Debian suite whose kernel the boards boot (default bookworm, "
+                         "6.1; backports: 7.x, the only one where the scx configuration runs)")
+    ap.add_argument("--core-args", help="sbridge_core module parameters for every load "
+                    "(e.g. 'window_instr=125000'): a diagnosis, not the shipped defaults")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
@@ -328,7 +347,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     a = ap.parse_args()
     name = "smoke" if a.smoke else "quick" if a.quick else "full"
-    mode = dict(MODES[name], record=not a.no_record)
+    mode = dict(MODES[name], record=not a.no_record, suite=a.suite)
     if a.configs:
         bad = [c for c in a.configs if c not in CONFIGS_CAP + CONFIGS_SYM]
         if bad or not a.configs:
@@ -344,6 +363,12 @@ def main():
             ap.error(f"--phases: of {' '.join(known)}")
         mode["boots"] = [(b[0], a.phases) + tuple(b[2:]) for b in mode["boots"]]
         mode["phases"] = a.phases
+    if a.core_args is not None:
+        toks = a.core_args.split()
+        bad = [t for t in toks if not re.fullmatch(r"[a-z_][a-z0-9_]*=[A-Za-z0-9_.,:-]+", t)]
+        if bad or not toks:
+            ap.error(f"--core-args: NAME=VALUE module parameters, not {' '.join(bad) or 'nothing'}")
+        mode["core_args"] = " ".join(toks)
     boards = a.board or mode["boards"]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True
