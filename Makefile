@@ -8,7 +8,7 @@ DKMS_SRC = /usr/src/sbridge-$(VERSION)
 MODULES  = sbridge_core sbridge_pmu
 comma   := ,
 
-.PHONY: all headers modules install load unload clean check pycheck sparse ctl test test-fuzz test-debug test-trixie test-rename test-clocks mixcal demo bench \
+.PHONY: all headers modules install load unload clean check pycheck sparse ctl test test-slow test-rig test-fuzz test-debug test-trixie test-rename test-clocks mixcal demo bench \
 	eval eval-quick \
 	dkms-tree dkms-add dkms-build dkms-install dkms-remove deb
 
@@ -68,6 +68,20 @@ demo:
 
 test:
 	tests/run.sh
+
+# Checks of the checks, too slow for make test's hour (pytest -m slow):
+# the layer test's mutations (tests/test_layers.py, about 4 minutes).
+test-slow:
+	tests/run.sh -m slow
+
+# Checks of the rig itself ("# runner: rig"): the emulated board's
+# asymmetry, EAS on its energy model, the frequency-only x86 board and seed
+# 000's frequency inversion. They test QEMU and tools/rig, not sbridge, so
+# make test leaves them out: run this after changing tools/rig.
+test-rig:
+	tools/testbed/setup-host.sh
+	SBRIDGE_RUNNER=rig /usr/bin/python3 -m pytest tests/test_kernels.py -v -rs \
+		-p no:cacheprovider -k test_scenario
 
 # Benchmarks: ratios measured inside one boot, never pass/fail (bench/README.md).
 BENCH_CELLS ?= x86_64-bookworm arm64-bookworm
@@ -194,12 +208,17 @@ dkms-remove:
 # installs. The arm64 build skips the build-dependency check (-d): its
 # build-essential would be libc6-dev:arm64, and this host never installs
 # foreign-arch packages; the cross gcc and libc6-dev-arm64-cross build it
-# (debian/README.source).
+# (debian/README.source). sbridge-scx (scx_sbridge) is built where
+# scripts/deb-scx-check.sh finds trixie's clang, bpftool and libbpf for
+# DEB_ARCH and SCX_VMLINUX is the BTF of a kernel with sched_ext; elsewhere
+# (bookworm) the pkg.sbridge.noscx profile leaves it out and make says why.
 DEB_ARCH  ?= $(shell dpkg --print-architecture)
+SCX_VMLINUX ?= /sys/kernel/btf/vmlinux
 DEB_HOST  := $(shell dpkg --print-architecture)
 DEB_OUT    = build/deb
 DEB_SRC    = $(DEB_OUT)/src
 deb: DEB_VER := $(shell scripts/deb-version.sh .)
+deb: SCX_WHY := $(shell scripts/deb-scx-check.sh $(DEB_ARCH) $(abspath $(SCX_VMLINUX)))
 deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || { \
 		echo "sbridge: make deb needs dpkg-dev, debhelper and dh-dkms" \
@@ -215,15 +234,18 @@ deb:
 		tar --exclude=./build -cf - .; \
 	fi | tar -xf - -C $(DEB_SRC)
 	scripts/deb-snapshot.sh $(DEB_SRC) $(DEB_VER) "$$(scripts/version.sh .)"
+	@[ -z "$(SCX_WHY)" ] || echo "sbridge: make deb: no sbridge-scx for $(DEB_ARCH): $(SCX_WHY)" >&2
 ifeq ($(DEB_ARCH),$(DEB_HOST))
 	# the native build starts a version: earlier ones' files go
 	find $(DEB_OUT) -maxdepth 1 -name 'sbridge*_*' ! -name '*_$(DEB_VER)_*' -delete
 	rm -f $(DEB_OUT)/sbridge*_$(DEB_VER)_all.*
-	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc -j1
+	cd $(DEB_SRC) && SCX_VMLINUX=$(abspath $(SCX_VMLINUX)) \
+		dpkg-buildpackage -b -us -uc -j1 $(if $(SCX_WHY),-Ppkg.sbridge.noscx)
 else
 	cd $(DEB_SRC) && CC=$$(dpkg-architecture -a$(DEB_ARCH) -qDEB_HOST_GNU_TYPE 2>/dev/null)-gcc \
-	DEB_BUILD_OPTIONS="nocheck $$DEB_BUILD_OPTIONS" \
-		dpkg-buildpackage -a$(DEB_ARCH) -Pcross,nocheck -B -us -uc -d -j1
+	DEB_BUILD_OPTIONS="nocheck $$DEB_BUILD_OPTIONS" SCX_VMLINUX=$(abspath $(SCX_VMLINUX)) \
+		dpkg-buildpackage -a$(DEB_ARCH) -Pcross,nocheck$(if $(SCX_WHY),$(comma)pkg.sbridge.noscx) \
+		-B -us -uc -d -j1
 endif
 	rm -rf $(DEB_SRC)
 	echo $(DEB_VER) > $(DEB_OUT)/version

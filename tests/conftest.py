@@ -7,6 +7,8 @@ from pathlib import Path
 TALLY: collections.defaultdict[str, collections.Counter[str]] = \
     collections.defaultdict(lambda: collections.Counter())
 THROTTLE: collections.Counter[str] = collections.Counter()  # host throttling mode -> boots
+# cell -> seconds its tests took (builds and boots): where the suite's hour goes
+SECONDS: collections.Counter[str] = collections.Counter()
 
 
 def record(cell, result):
@@ -17,6 +19,17 @@ def record(cell, result):
     t["skip"] += len(result.skipped)
     if result.throttle:
         THROTTLE[result.throttle] += 1
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: a check too slow for make test's hour (make test-slow runs them)")
+
+
+def pytest_runtest_makereport(item, call):
+    cell = getattr(item, "callspec", None) and item.callspec.params.get("cell")
+    if cell and call.when in ("setup", "call"):
+        SECONDS[cell] += call.duration
 
 
 def dkms_modules(release, dest):
@@ -51,8 +64,9 @@ def pytest_terminal_summary(terminalreporter):
     tr.section("in-guest TAP points per kernel cell")
     for cell in sorted(TALLY):
         t = TALLY[cell]
+        took = f"  {SECONDS[cell] / 60:5.1f} min" if cell in SECONDS else ""
         tr.write_line(f"{cell:20} boots {t['boots']:3}  ok {t['ok']:4}  "
-                      f"not ok {t['not ok']:3}  skip {t['skip']:3}")
+                      f"not ok {t['not ok']:3}  skip {t['skip']:3}{took}")
     for mode, n in sorted(THROTTLE.items()):
         tr.write_line(f"little vCPUs throttled with {mode}: {n} boots")
     from sbridge_testbed import kernels, reliability

@@ -146,10 +146,10 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
     assert f"BOOTKIND='{kind}'" in text
     assert "act.period_ms" not in text.split("# Guest side")[0]   # shipped defaults
     if kind == "cap":
-        assert "CONFIGS='cap eas hmp nomodel observe sbridge warm'" in text or \
+        assert "CONFIGS='cap eas hmp nomargin nomodel observe sbridge warm scx'" in text or \
             "CONFIGS='cap eas hmp sbridge'" in text
     else:
-        assert "CONFIGS='sym sbridge'" in text
+        assert "CONFIGS='sym sbridge scx'" in text
 
 
 def test_configs_narrow_a_diagnosis_to_the_named_configurations():
@@ -162,6 +162,87 @@ def test_configs_narrow_a_diagnosis_to_the_named_configurations():
     # observe loads sbridge and turns every lever off
     guest = (run.HERE / "guest.sh").read_text()
     assert re.search(r"observe\) sb_load \|\| return 1.*\n.*act\.observe 1", guest)
+
+
+def test_scx_runs_on_the_suite_asked_and_only_under_sched_ext(tmp_path):
+    # the cell: bookworm's by default, the 7.x one with --suite backports
+    assert run.cell("arm64", "bookworm") == "arm64-bookworm"
+    assert run.cell("arm64", "backports") == "arm64-backports"
+    assert run.cell("x86_64", "backports") == "x86_64-backports"
+    mode = dict(run.MODES["quick"], configs=["cap", "sbridge", "scx"], rounds=1)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, run.plan("1b3s", mode, 5), 0)
+    assert "CONFIGS='cap sbridge scx'" in text
+    # scx loads sbridge cold, then the loader, and checks both took effect
+    guest = (run.HERE / "guest.sh").read_text()
+    m = re.search(r"\n\tscx\)(.*?);;", guest, re.S)
+    assert m, "guest.sh has no scx case"
+    case = m.group(1)
+    assert case.index("sb_load") < case.index("scx_sbridge") < case.index("scx_wait enabled")
+    assert "in force: *sched_ext: scx_sbridge" in case
+    # cfg_off stops the loader before unloading (its programs hold sbridge_core)
+    off = guest[guest.index("cfg_off() {"):guest.index("# cfg NAME ROUND")]
+    assert off.index("kill -INT $SCX") < off.index("scx_unload") < off.index("unload_sbridge")
+    # without sched_ext (or the loader) the guest drops scx and says why
+    block = guest[guest.index("# scx runs only where"):guest.index("CORE_ARGS=\n")]
+    for state, loader, why in (("", "yes", "has no sched_ext"),
+                               ("disabled", "", "scx_sbridge was not built"),
+                               ("disabled", "yes", None)):
+        ev = tmp_path / "evidence.txt"
+        ev.write_text("")
+        sh = (f"scx_state() {{ echo '{state}'; }}\nlog() {{ :; }}\nO={tmp_path}\n"
+              f"command() {{ test -n '{loader}'; }}\nCONFIGS='cap sbridge scx'\n"
+              f"{block}\necho \"CONFIGS=$CONFIGS\"\n")
+        out = subprocess.run(["sh", "-c", sh], capture_output=True, text=True, check=True).stdout
+        if why:
+            assert out.split() == ["CONFIGS=cap", "sbridge"], out
+            assert ev.read_text().startswith("not_run scx ") and why in ev.read_text()
+        else:
+            assert out.strip() == "CONFIGS=cap sbridge scx" and ev.read_text() == ""
+    bad = subprocess.run([str(run.HERE / "run.py"), "--suite", "sid", "--report-only"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "--suite" in bad.stderr
+
+
+def test_report_shows_scx_where_it_ran_and_why_not_elsewhere(tmp_path):
+    d = _board(tmp_path)
+    b0 = d / "boot0-cap"
+    runs = (b0 / "runs.txt").read_text()
+    for rnd in (1, 2, 3):   # scx: a on big, b a little slower than sbridge's
+        runs += _run_block("main", "scx", rnd, "n2", [(0, "a", 2.0), (1, "b", 2.4)])
+    (b0 / "runs.txt").write_text(runs)
+    with open(b0 / "lat.txt", "a") as f:
+        f.write("lat scx 1\n" + "".join(f"       0:{i:8d}:{10 if i <= 90 else 40:8d}\n"
+                                        for i in range(101)) + "endlat\n")
+    r = report.main(tmp_path, ["1b3s"])[0]
+    m = r["scx"][("cap", "sbridge", "scx")]
+    assert m["stp"][0] == pytest.approx((1 + 2 / 2.4) / (1 + 2 / 2.2)) and m["n_units"] == 3
+    assert r["scx"][("cap", "cap", "scx")]["stp"][0] == pytest.approx((1 + 2 / 2.4) / 1.5)
+    # sbridge's comparisons (and bench/README.md's table) stay sbridge's
+    assert all(k[2] != "scx" for k in r["comps"])
+    h = json.loads((d / "summary.json").read_text())
+    assert "cap/sbridge/scx" in h["scx"] and not any(k.endswith("/scx") for k in h["comps"])
+    text = (d / "summary.md").read_text()
+    sec = text[text.index("## scx_sbridge"):]
+    assert "STP >= sbridge's (cap boot)" in sec and "**missed**" in sec.split("\n- p99")[0]
+    assert sec.count("lag not gated") == 2   # vs stock and vs sbridge, every run
+    assert "p99 wakeup latency <= stock's: 40 us vs 20 us" in sec
+    assert ",cap,scx,stp," in (d / "comparisons.csv").read_text().replace("cap,cap", ",cap")
+    # a 6.1 board: no scx run, the reason, no number
+    (tmp_path / "b").mkdir()
+    d2 = _board(tmp_path / "b")
+    with open(d2 / "boot0-cap" / "evidence.txt", "a") as f:
+        f.write("not_run scx kernel 6.1.0-1-arm64 has no sched_ext (CONFIG_SCHED_CLASS_EXT)\n")
+    r = report.main(tmp_path / "b", ["1b3s"])[0]
+    assert r["scx"] == {} and r["scx_not_run"] == [
+        "kernel 6.1.0-1-arm64 has no sched_ext (CONFIG_SCHED_CLASS_EXT)"]
+    sec = (d2 / "summary.md").read_text().split("## scx_sbridge")[1]
+    assert "**scx: not run**: kernel 6.1.0-1-arm64 has no sched_ext" in sec
+    assert "STP" not in sec and "p99" not in sec
+    # a diagnosis that did not ask for scx has no section
+    meta = json.loads((d2 / "meta.json").read_text())
+    (d2 / "meta.json").write_text(json.dumps(dict(meta, configs=["cap", "sbridge"])))
+    report.main(tmp_path / "b", ["1b3s"])
+    assert "## scx_sbridge" not in (d2 / "summary.md").read_text()
 
 
 def test_smoke_mode_runs_the_mixes_programs_alone_and_records_each_mix(tmp_path):
@@ -496,6 +577,27 @@ def test_conservation_needs_wakeups(tmp_path):
         conserve.analyse(conserve.record.parse(p))
 
 
+def test_conservation_of_a_version_3_record(tmp_path):
+    """`--sbridge-events=decide` (what guest.sh records): read as before; a
+    record of sbridge without its decisions does not say who wanted fast."""
+    p = _record(tmp_path / "d.rec")
+    v3 = p.read_text().replace("sbridge-record 2", "sbridge-record 3").replace(
+        "meta wakeups yes", "meta wakeups yes\nmeta sbridge_events decide")
+    p.write_text(v3)
+    res = conserve.analyse(conserve.record.parse(p), roots=[101, 102, 103])
+    assert res.idle_wanter == 200 * MS and res.decisions == 2
+    no = [ln for ln in v3.splitlines() if not ln.startswith("event ")]
+    p.write_text("\n".join(no).replace("meta sbridge_events decide", "meta sbridge_events period")
+                 .replace("events=2", "events=0") + "\n")
+    with pytest.raises(ValueError, match=r"decisions were not recorded \(not recorded: "
+                       r"sbridge_events period\)"):
+        conserve.analyse(conserve.record.parse(p))
+    # stock (sbridge absent): nothing of sbridge is expected
+    p.write_text(p.read_text().replace("meta sbridge loaded", "meta sbridge absent")
+                 .replace("meta sbridge_events period", "meta sbridge_events none"))
+    assert conserve.analyse(conserve.record.parse(p), roots=[101, 102, 103]).decisions == 0
+
+
 def test_fairness_against_the_equal_share_rate():
     t = {"x": {"big": 1.0, "little": 2.0}}
     # 1 fast + 1 slow, two programs of speedup 2 from 0: both run (c = 1),
@@ -548,5 +650,8 @@ def test_report_shows_conservation_starvation_and_the_promise(tmp_path):
     assert pr["stp"]["sbridge"] == pytest.approx(1 + 2 / 2.2)
     s = (d / "summary.md").read_text()
     assert "## Work conservation" in s and "## Starvation" in s and "plan's promise" in s
+    # a version 2 record of sbridge: every sbridge event was recorded (issue 28)
+    assert u["rec_events"] == "all" and "sbridge events in the records" in s and \
+        "sbridge all." in s
     h = json.loads((d / "summary.json").read_text())
     assert h["issue29"]["cap/sbridge"]["idle_any"] == pytest.approx(0.4)

@@ -20,8 +20,11 @@ from conftest import record
 from sbridge_testbed import build, harness
 
 CELLS = harness.cells()
-# "# runner: own" scenarios are booted by a test of their own (test_record)
-SCENARIOS = [s for s in harness.scenarios() if s.runner == "kernels"]
+# "# runner: own" scenarios are booted by a test of their own (test_record);
+# "# runner: rig" ones check the rig, not sbridge: SBRIDGE_RUNNER=rig (make
+# test-rig) runs those instead
+RUNNER = os.environ.get("SBRIDGE_RUNNER", "kernels")
+SCENARIOS = [s for s in harness.scenarios() if s.runner == RUNNER]
 
 
 def _prepared(cell):

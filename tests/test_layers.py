@@ -318,6 +318,7 @@ MUTATIONS = [
 ]
 
 
+@pytest.mark.slow
 def test_core_layers_catches_each_mutation(built):
     """The layer test can fail: a per-CPU variable read from a lower layer,
     an inline helper in internal.h that calls up, a non-static name without

@@ -381,10 +381,10 @@ rig_mhz() { awk -v c="$1" '$1 == c { print $6 }' "$(rig_dev)/freq"; }
 # sched_ext (scx-*.sh, docs/sched-ext.md)
 # scx_state: sched_ext's state (enabled, disabled, ...), empty without it
 scx_state() { cat /sys/kernel/sched_ext/state 2>/dev/null; }
-# scx_wait STATE: at most 10 s for sched_ext to reach STATE
+# scx_wait STATE [SECONDS]: at most SECONDS (10) for sched_ext to reach STATE
 scx_wait() {
-	_w=0
-	while [ $_w -lt 40 ] && [ "$(scx_state)" != "$1" ]; do nap 0.25; _w=$((_w + 1)); done
+	_w=0 _n=$(( ${2:-10} * 4 ))
+	while [ $_w -lt $_n ] && [ "$(scx_state)" != "$1" ]; do nap 0.25; _w=$((_w + 1)); done
 	[ "$(scx_state)" = "$1" ]
 }
 # scx_mode: status's "in force:" line; scx_line: its "sched_ext:" line
@@ -401,11 +401,12 @@ scx_mask_wait() {
 	test "$(scx_mask $1)" $_op "$2"
 }
 # scx_steering: sbridge loaded steering a compute-bound "spin" (two core
-# types declared on x86, which boots one), act period 100 ms, checker off
+# types declared on x86, which boots one: $scx_types, for later loads),
+# act period 100 ms, checker off
 scx_steering() {
-	_t=
-	[ "$(uname -m)" = x86_64 ] && _t="cpu_types=0:1024;1-$(($(nproc) - 1)):446"
-	check "sbridge loads ${_t:-(core types from the capacities)}" load_sbridge $_t
+	scx_types=
+	[ "$(uname -m)" = x86_64 ] && scx_types="cpu_types=0:1024;1-$(($(nproc) - 1)):446"
+	check "sbridge loads ${scx_types:-(core types from the capacities)}" load_sbridge $scx_types
 	printf 'comm=spin class=compute\n' > /tmp/scx.rules
 	check "rules: spin compute-bound" sbridgectl rules load /tmp/scx.rules
 	check "act period 100 ms" sbridgectl set param act.period_ms 100
@@ -438,4 +439,24 @@ scx_unload() {
 	_w=0
 	while [ $_w -lt 20 ] && ! unload_sbridge 2>/dev/null; do nap 0.25; _w=$((_w + 1)); done
 	test -z "$(grep '^sbridge_core ' /proc/modules)"
+}
+
+# core_with_fakesrc DESC: sbridge_core with two core types (the device
+# tree's capacities, else cpu_types= declaring cpu0 big) and
+# sbridge_fakesrc as its counter source, each checked (DESC names the
+# first load); without fakesrc the scenario ends there, core unloaded
+core_with_fakesrc() {
+	_n=$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)
+	if [ "$(cat /sys/devices/system/cpu/cpu*/cpu_capacity 2>/dev/null | sort -u | wc -l)" -gt 1 ]; then
+		check "$1 (capacities from the device tree)" insmod $MODDIR/sbridge_core.ko
+	else
+		check "$1 with cpu_types=0:1024;1-$((_n - 1)):446" \
+			insmod $MODDIR/sbridge_core.ko "cpu_types=0:1024;1-$((_n - 1)):446"
+	fi
+	if ! insmod $MODDIR/sbridge_fakesrc.ko; then
+		not_ok "sbridge_fakesrc loads" "tests/modules/fakesrc not built?"
+		rmmod sbridge_core
+		exit 0
+	fi
+	ok "sbridge_fakesrc loads"
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: uclamp actuator (kernels with CONFIG_UCLAMP_TASK, e.g. 7.x): a compute-class task gets util_min from its share; disable and unload restore its clamps, also of a clamped task its user then made SCHED_RR
 # arch: any
+# stock: x86_64
 # topology: smp
 # smp: 2
 # timeout: 120

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: the exported in-kernel API from another module: a task's factor and scaled load per CPU, frequency hint, consumer notifications
 # arch: any
+# stock: x86_64
 # topology: smp
 # smp: 2
 # timeout: 180

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: a running task whose CPI_B share shifts for good changes phase (after the hysteresis), and both phases reach the matrix
 # arch: any
+# stock: x86_64
 # trixie: no
 # topology: smp
 # smp: 2

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridge_core tracks 10000 short-lived tasks: every entry created is freed once reaped, none leaked at unload
 # arch: any
+# stock: x86_64
 # topology: smp
 # smp: 2
 # timeout: 300

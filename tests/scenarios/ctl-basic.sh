@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridgectl drives every subcommand against the live module; set/rules need root; bad rules keep the old set
 # arch: any
+# stock: x86_64
 # board: yes
 # trixie: no
 # topology: smp

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: sbridgectl config: a boot file of set values applies all or nothing (a refused last line puts every earlier change back), save writes what is in force and applies back to the same state, bad files and unprivileged users change nothing; doctor compares the file and the layered rules with what is in force
 # arch: any
+# stock: x86_64
 # board: yes
 # trixie: no
 # topology: smp

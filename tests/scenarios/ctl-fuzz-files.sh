@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: rule and matrix files mutated (tests/progs/mutate.c: bit flips, hostile tokens, cut and doubled spans, swapped lines) and loaded through sbridgectl: a file refused (exit 2 by sbridgectl, 1 by the module) says why and changes nothing, an accepted one is taken and the base goes back in, sbridgectl never dies of a signal, a user's load changes nothing; /dev/zero, /dev/urandom, a 2 GB file, a FIFO that never closes and a memory limit get a clear error and leave rules, matrix and parameters as they were
 # arch: any
+# stock: x86_64
 # suite: backports
 # topology: smp
 # timeout: 400

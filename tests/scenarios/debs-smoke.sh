@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: Debian's perf and trace-cmd run in the guest with their own libraries and loader ("# debs:"), no ld.so.cache
 # arch: any
+# stock: x86_64
 # suite: backports
 # timeout: 120
 # Only the newest kernel: trace-events runs the same programs in every cell.

@@ -1,6 +1,7 @@
 #!/bin/sh
-# scenario: an idle big core is a loss: two equal compute-bound tasks take turns on the one big CPU (neither starved), a memory-leaning one stays little while they want it; when the holder exits the other moves up at once (a decision kicked by the idle big CPU, not the next period); once both are gone the memory-leaning one fills the big CPU
+# scenario: two equal predictions are a tie left to the stock scheduler (act.margin); with act.margin 0, an idle big core is a loss: two equal compute-bound tasks take turns on the one big CPU (neither starved), a memory-leaning one stays little while they want it; when the holder exits the other moves up at once (a decision kicked by the idle big CPU, not the next period); once both are gone the memory-leaning one fills the big CPU
 # arch: arm64
+# suite: backports
 # trixie: no
 # topology: 1b3s
 # smp: 4
@@ -27,16 +28,40 @@ on_big() {
 	done
 	return 1
 }
-plan 11
+plan 13
 
 core_with "sbridge_fakesrc loads" sbridge_fakesrc
 sbridgectl set param act.period_ms 100 >/dev/null
 # fakesrc gives a task the same CPI on every core type, so its measured
 # speedup would (rightly) be 1.0: decide on the prediction here.
 check "predicted speedup only" sbridgectl set param learn.measured 0
+# and eq. 3's memory term (stalls take as long on either type): chase
+# gains less than spin by prediction, which is what this scenario is about
+sbridgectl set param model.mem_ratio 1024 >/dev/null
 spin 120 >/dev/null & a=$!
 spin 120 >/dev/null & b=$!
 chase 16 120 >/dev/null & c=$!
+# Two equal predictions differ by less than their errors: a tie, left to
+# the stock scheduler (no hint); chase, told apart below them but
+# wanting the big CPU, is left to it too rather than pinned little.
+tied() { why | sed -n 's/.* \([0-9]*\) tied.*/\1/p'; }
+_w=0
+# (2 while the fairness bound gives a spin its turn)
+while [ $_w -lt 30 ] && [ "$(tied)" != 3 ]; do sleep 0.5; _w=$((_w + 1)); done
+n=$(tied)
+check "default act.margin: the three are left to stock ($n tied: $(why))" test "${n:-0}" -ge 2
+steered=0 k=0
+while [ $k -lt 10 ]; do
+	for p in $a $b $c; do [ "$(mask_of $p)" = "$bigmask" ] && steered=$((steered + 1)); done
+	[ "$(mask_of $c)" = "$litmask" ] && steered=$((steered + 1))
+	sleep 0.2; k=$((k + 1))
+done
+# steered they would show in 20 or more (one spin big, the others little);
+# what is left is the fairness bound's turns: a spin that stock keeps
+# little gets one when its fast share falls below its floor
+check "and they are not steered but for fairness turns ($steered of 30 looks)" test $steered -le 8
+# turns among equals: choosing on any difference
+sbridgectl set param act.margin 0 >/dev/null
 check "spin $a gets the big CPU" on_big $a 15
 check "spin $b gets it too: equal tasks take turns" on_big $b 15
 # never both at once, never chase while they want it: 20 looks, each

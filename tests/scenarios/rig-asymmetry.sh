@@ -2,6 +2,7 @@
 # scenario: emulated big.LITTLE rig: compute-bound code is >= 1.7x slower on a little core, memory-bound <= 1.2x
 # arch: arm64
 # suite: bookworm
+# runner: rig
 # topology: 1b1s
 # smp: 2
 # timeout: 240

@@ -2,6 +2,7 @@
 # scenario: EAS on the rig's 1 big + 3 little board with an energy model: cpufreq-dt registers one perf domain per cluster, sched_energy_aware switches EAS on and off as the kernel reports it, and with EAS on a small periodic task wakes up on little CPUs where without it stays on the big one it last ran on
 # arch: arm64
 # suite: bookworm
+# runner: rig
 # topology: 1b3s
 # smp: 4
 # timeout: 150
@@ -49,24 +50,32 @@ check "EAS active after eas_set 1" sh -c '. /sbridge/lib.sh; eas_set 1 && eas_ac
 check "EAS not active after eas_set 0" sh -c '. /sbridge/lib.sh; eas_set 0 && ! eas_active'
 
 # track N STOP: a small periodic task (a busybox loop of a few ms, then
-# 50 ms asleep on a timer; one process, no forks) pinned to big cpu$B for
+# 0.1 s asleep on a timer; one process, no forks) pinned to big cpu$B for
 # 1 s so it last ran there, then allowed everywhere; its last CPU is
 # sampled every 0.1 s, N times, or (STOP=1) until it is first seen on a
 # little CPU. Sets $share (little samples) and $first (samples before the
 # first little one; N if none). The sampling shell runs on the last little
 # CPU: on the big one it would make the task's CPU busy and give the stock
-# balancer a reason to move it.
+# balancer a reason to move it. The loop is short and the sleep long
+# because a slow host stretches the loop, not the sleep: at 200 rounds
+# and 50 ms (CI, 2 host cores for 4 vCPUs) the task stayed on the big
+# CPU with EAS in all three trials, its utilization too high to fit a
+# little one. $duty (CPU time per wall time, %) says how small it was.
 [ -p /tmp/.eas-tick ] || mkfifo /tmp/.eas-tick
+# uptime in centiseconds, the unit of /proc/PID/stat's utime and stime
+uptime_cs() { read -r _u _ < /proc/uptime; echo "${_u%.*}${_u#*.}" | sed 's/^0*//'; }
 ALL=$(printf '%x' $(((1 << $(nproc)) - 1)))
 LAST=$(echo $L | tr ' ' '\n' | tail -n 1)
 track() {
 	_max=$1 _stop=$2
 	taskset -p $(printf '%x' $((1 << LAST))) $$ > /dev/null
 	taskset -c ${B% } sh -c 'exec 9<>/tmp/.eas-tick
-		while :; do i=0; while [ $i -lt 200 ]; do i=$((i + 1)); done; read -t 0.05 _ <&9; done' &
+		while :; do i=0; while [ $i -lt 50 ]; do i=$((i + 1)); done; read -t 0.1 _ <&9; done' &
 	_t=$!
 	nap 1
 	taskset -p $ALL $_t > /dev/null
+	read -r _st < /proc/$_t/stat
+	set -- $_st; _c0=$((${14} + ${15})) _w0=$(uptime_cs)
 	_k=0 share=0 first=$_max _s=
 	while [ $_k -lt $_max ]; do
 		nap 0.1
@@ -80,9 +89,11 @@ track() {
 		_s="$_s$1"; _k=$((_k + 1))
 		[ $_stop = 1 ] && [ $share -gt 0 ] && break
 	done
+	set -- $_st; _c1=$((${14} + ${15})) _w1=$(uptime_cs)
 	kill $_t; wait $_t 2> /dev/null
 	taskset -p $ALL $$ > /dev/null
-	diag "its CPU every 0.1 s: $_s"
+	duty=$((100 * (_c1 - _c0) / (_w1 - _w0 + 1)))
+	diag "its CPU every 0.1 s: $_s (duty $duty %)"
 }
 # best3 N STOP VAR GOAL: track N STOP up to three times, until $VAR
 # reaches GOAL; sets $best (the largest $VAR) and $tries.

@@ -2,6 +2,7 @@
 # scenario: x86 rig board whose core types differ only in clock (2 fast at 2x the slow clock): compute-bound code ~2x, memory-bound clearly less; rig_freq lifts a slow CPU to the fast clock (then equal speed), bad requests change nothing; sbridge with cpu_types=$(rig_cpu_types) sees 2 core types
 # arch: x86_64
 # suite: bookworm
+# runner: rig
 # topology: 2f2s
 # smp: 4
 # timeout: 240

@@ -2,6 +2,7 @@
 # scenario: seed 000's frequency inversion on the rig: a configure-like shell loop of short fork/exec'd programs on 4 cores with a clock each; under schedutil the programs spend much of their run time at a low clock right after their core woke up (and more CPU time), under performance none, and run on one core (Slocal-like) far less
 # arch: arm64
 # suite: bookworm
+# runner: rig
 # topology: pc4
 # smp: 4
 # timeout: 300

@@ -14,7 +14,7 @@
 # only, with the clock each CPU was measured to run at while busy (cycles
 # over busy time: the rig has no cpufreq), so it must land on those
 # ratios: within 10 %, and in order. The numbers go to the diag lines.
-plan 12
+plan 13
 check "sbridge loads on the rig's PMU" load_sbridge
 # sbridge_pmu counts user mode only and the rig's PMU tells the modes
 # apart (tools/rig/README.md, "Privilege modes"): no fallback to every mode
@@ -98,6 +98,11 @@ check "chase's measured speedup in [$ch_lo, $ch_hi]/100 (the rig's 1.1 +- 10 %)"
 	test "$c" -ge $ch_lo -a "$c" -le $ch_hi
 check "spin's measured speedup exceeds chase's by >= 0.5" test "$s" -ge $((c + 50))
 
+# Each taskset move cuts the window in progress; from an eighth of
+# window_instr on it is sampled as the CPU's the task left (sample.c)
+cut=$(cat /sys/kernel/sbridge/windows_cut)
+check "windows the legs' moves cut short were sampled ($cut of $(cat /sys/kernel/sbridge/samples))" \
+	test "$cut" -gt 0
 sbridgectl matrix show > /tmp/mx
 diag "$(cat /tmp/mx)"
 check "spin's matrix cells carry the measured speedup" \

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: rules act on running tasks: a load re-matches live tasks (comm, exe and exe glob, cgroup, uid), clear returns them to auto, a prctl rename and a cgroup move re-match, hit counts grow
 # arch: any
+# stock: x86_64
 # board: yes
 # trixie: no
 # topology: smp

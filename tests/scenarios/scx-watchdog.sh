@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: the sched_ext watchdog ends scx_sbridge (7.x): with one task never dispatched (the loader's test option -S), the kernel disables sched_ext for a runnable task stall naming that task, the loader exits non-zero with that reason, the task runs again in the fair class, sbridge's placement steers again and it unloads
 # arch: any
+# stock: x86_64
 # suite: backports
 # topology: 1b3s
 # smp: 4

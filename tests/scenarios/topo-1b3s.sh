@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: arm64 1b3s board: the scheduler sees the device-tree capacities and clusters
 # arch: arm64
+# trixie: no
 # topology: 1b3s
 # smp: 4
 # timeout: 60

@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: arm64 sym board: the scheduler sees the device-tree capacities and clusters
 # arch: arm64
+# trixie: no
 # topology: sym
 # smp: 4
 # timeout: 60

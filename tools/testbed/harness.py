@@ -30,8 +30,10 @@ say where and how it runs:
     # reason: REGEX       (with expect: fail, a problem must match it)
     # debs: perf trace-cmd  (Debian programs for the guest, on PATH:
     #                        debpkgs.PROGRAMS names them; default none)
-    # runner: kernels|own   (own: a test of its own boots it, e.g.
-    #                        tests/test_record.py; test_kernels skips it)
+    # runner: kernels|rig|own  (own: a test of its own boots it, e.g.
+    #                        tests/test_record.py; rig: a check of the rig
+    #                        itself, not of sbridge, run by make test-rig;
+    #                        test_kernels skips both by default)
     # injects: yes|no       (the scenario injects allocation failures: the
     #                        kernel's own warnings of vm.FAULT_WARNINGS are
     #                        counted apart instead of failing the run)
@@ -197,7 +199,7 @@ HEADER = {
     "trixie": ("trixie", _bool),
     "debug": ("debug", _one_of("debug", "sample", "all", "only", "no")),
     "stock": ("stock", _one_of("stock", "any", "x86_64", "arm64")),
-    "runner": ("runner", _one_of("runner", "kernels", "own")),
+    "runner": ("runner", _one_of("runner", "kernels", "rig", "own")),
 }
 
 

@@ -5,6 +5,8 @@ Never KVM: /dev/kvm exists on the build machines but hangs.
 """
 import base64
 import binascii
+import contextlib
+import fcntl
 import gzip
 import json
 import os
@@ -440,7 +442,29 @@ def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append
                   "-no-reboot", "-accel", accel, *extra]
 
 
+@contextlib.contextmanager
+def vm_lock():
+    """Holds $SBRIDGE_VM_LOCK (flock, exclusive) while one guest runs, if
+    set: on a shared host, long runs (make test-debug) then take turns with
+    other checkouts' guests boot by boot instead of holding the host for
+    hours. Never set it under flock(1) on the same file: that would wait
+    for itself."""
+    path = os.environ.get("SBRIDGE_VM_LOCK")
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:  # closing it releases the lock
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
+    """Boot kernel @k (under vm_lock()); see _boot()."""
+    with vm_lock():
+        return _boot(k, s, initrd, cmd, echo, slowdown)
+
+
+def _boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
     """Boot kernel @k with the machine scenario @s asks for and @initrd,
     and wait for the guest to power off; returns a parsed Result.
 
