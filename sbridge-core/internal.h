@@ -428,6 +428,9 @@ void sbridge_hooks_exit(void);
  *	type over the reference type's (fp; sbridgectl calibrate's memory
  *	ratio): the prediction's memory ratio until the matrix teaches one;
  *	0 for none
+ * @window_us: the task's CPU time (us) a model window spans at most,
+ *	measured in cycles at the CPU's clock over the scheduler's time; 0
+ *	closes windows by @window_instr only
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -448,6 +451,7 @@ struct sbridge_params {
 	u32 pred_err;
 	u32 mem_latency_ns;
 	u32 mem_ratio;
+	u32 window_us;
 };
 extern struct sbridge_params sbridge_params;
 /**

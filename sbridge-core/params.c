@@ -35,6 +35,7 @@ struct sbridge_params sbridge_params = {
 	.pred_err = SBRIDGE_FP_ONE / 5,
 	.mem_latency_ns = 0,	/* the counter source's */
 	.mem_ratio = 0,		/* none: learned from the matrix */
+	.window_us = 4000,	/* a tick at HZ=250 */
 };
 
 struct sbridge_act_params sbridge_act_params = {
@@ -93,6 +94,7 @@ enum {
 	SBRIDGE_P_MODEL_MEM_LAT_NS,
 	SBRIDGE_P_ACT_MARGIN,
 	SBRIDGE_P_MODEL_MEM_RATIO,
+	SBRIDGE_P_WINDOW_US,
 };
 
 static struct sbridge_param_desc sbridge_param_tab[] = {
@@ -125,6 +127,7 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_MODEL_MEM_LAT_NS] = { "model.mem_latency_ns", &sbridge_params.mem_latency_ns, 0, 100000 },
 	[SBRIDGE_P_ACT_MARGIN] = { "act.margin", &sbridge_act_params.margin, 0, SBRIDGE_FP_ONE * 4 },
 	[SBRIDGE_P_MODEL_MEM_RATIO] = { "model.mem_ratio", &sbridge_params.mem_ratio, 0, SBRIDGE_FACTOR_MAX },
+	[SBRIDGE_P_WINDOW_US] = { "window_us", &sbridge_params.window_us, 0, 1000000 },
 };
 
 /* The actuators' switches, collected at load (sbridge_params_add()). */
@@ -346,6 +349,8 @@ module_param_cb(act_margin, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_ACT
 MODULE_PARM_DESC(act_margin, "standard errors two speedups must differ by to be told apart (1024 = 1.0; 0 = any difference)");
 module_param_cb(model_mem_ratio, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_MODEL_MEM_RATIO], 0644);
 MODULE_PARM_DESC(model_mem_ratio, "memory-bound time on the slowest type over the reference type's before one is learned (1024 = 1.0; 0 = none: the CPU factor, widely doubted)");
+module_param_cb(window_us, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_US], 0644);
+MODULE_PARM_DESC(window_us, "the task's CPU time (us) a model window spans at most, whatever its instructions (0: window_instr only)");
 
 /**
  * sbridge_param_get() - read the @i-th tunable

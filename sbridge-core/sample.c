@@ -33,8 +33,6 @@ static DEFINE_PER_CPU(u64, sbridge_pcpu_kind[SBRIDGE_WIN_WARM + 1]);
 static DEFINE_PER_CPU(u32, sbridge_pcpu_khz);
 #define SBRIDGE_CLOCK_MIN_NS	(100 * NSEC_PER_USEC)
 
-/* A window a migration cuts is sampled from this fraction of window_instr. */
-#define SBRIDGE_WIN_CUT_DIV	8
 
 /*
  * The decision layer's kick (actuators.c): queued when a fast core goes
@@ -246,7 +244,9 @@ static void sbridge_sample_account(struct sbridge_task *t, struct task_struct *p
 		sbridge_mix_update(t->mix, d.mix, d.instructions,
 				   SBRIDGE_MIX_HIST * READ_ONCE(sbridge_params.window_instr));
 
-	full = t->win.instr >= READ_ONCE(sbridge_params.window_instr);
+	full = sbridge_win_full(&t->win, READ_ONCE(sbridge_params.window_instr),
+				READ_ONCE(sbridge_params.window_us),
+				__this_cpu_read(sbridge_pcpu_khz));
 	if (!full && !t->win.instr)
 		full = t->win.cycles >= READ_ONCE(sbridge_params.window_cycles);
 	if (!full)
@@ -258,20 +258,20 @@ static void sbridge_sample_account(struct sbridge_task *t, struct task_struct *p
 
 /*
  * A window a migration cuts short still measured the stay that ends, on
- * @last, if it retired at least window_instr / SBRIDGE_WIN_CUT_DIV
- * instructions: it is sampled as that CPU's. Windows are sized for
- * hardware (1 M instructions is about a millisecond), but a task on a
- * slow core, the rig's above all (50x slower than the scheduler's clock),
- * can migrate before any window fills and would never be measured; the
- * memory-bound, slowest per instruction, first.
+ * @last, if it retired an eighth of window_instr or spans half of
+ * window_us (sbridge_win_cut_ok()): it is sampled as that CPU's. A task
+ * on a slow core, the rig's above all (50x slower than the scheduler's
+ * clock), can migrate before any window fills and would never be
+ * measured; the memory-bound, slowest per instruction, first.
  */
 static void sbridge_sample_cut(struct sbridge_task *t, struct task_struct *p,
 			       unsigned int last,
 			       const struct sbridge_source_ops *src)
 {
-	u32 min = READ_ONCE(sbridge_params.window_instr) / SBRIDGE_WIN_CUT_DIV;
-
-	if (!src || last >= nr_cpu_ids || !t->win.instr || t->win.instr < min ||
+	if (!src || last >= nr_cpu_ids ||
+	    !sbridge_win_cut_ok(&t->win, READ_ONCE(sbridge_params.window_instr),
+				READ_ONCE(sbridge_params.window_us),
+				READ_ONCE(per_cpu(sbridge_pcpu_khz, last))) ||
 	    t->gen != (u16)atomic_read(&sbridge_source_gen) ||
 	    t->win_type != sbridge_cpu_type(last) ||
 	    !READ_ONCE(sbridge_params.learning))

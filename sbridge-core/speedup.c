@@ -261,6 +261,60 @@ u32 sbridge_clock_khz(u64 cycles, u64 ns)
 				  0xffffffffULL);
 }
 
+/*
+ * @win's cycles span @us microseconds at @khz (cycles per busy
+ * millisecond of the scheduler's clock), without a division: the switch
+ * path calls this.
+ */
+static bool sbridge_win_spans(const struct sbridge_window *win, u32 us,
+			      u32 khz, u32 div)
+{
+	return us && khz && win->instr &&
+	       win->cycles * 1000ULL * div >= (u64)us * khz;
+}
+
+/**
+ * sbridge_win_full() - is a model window long enough to sample?
+ * @win: the window's counts so far
+ * @instr: window_instr, the instructions of a full window
+ * @us: window_us, the task's CPU time a window spans at most (0: no bound)
+ * @khz: the CPU's clock measured over the scheduler's time (cycles per
+ *	busy ns x 10^6), 0 if not known
+ *
+ * A window closes at @instr instructions or at @us of the task's CPU
+ * time, whichever comes first. In instructions alone, a slow or stalled
+ * task's window outlasts its stay on a core (a memory-bound task on a
+ * little core retires a million instructions in several milliseconds;
+ * on the rig, whose cores run 50 times slower than the scheduler's clock,
+ * in hundreds), and it is never measured there. The time is the
+ * scheduler's, so the bound scales with the slices a task gets on a
+ * core, whatever the clock.
+ *
+ * Return: true if the window is to be sampled now.
+ */
+bool sbridge_win_full(const struct sbridge_window *win, u32 instr, u32 us,
+		      u32 khz)
+{
+	return win->instr >= instr || sbridge_win_spans(win, us, khz, 1);
+}
+
+/**
+ * sbridge_win_cut_ok() - is a window a migration cut long enough to sample?
+ * @win: the window's counts
+ * @instr: window_instr
+ * @us: window_us (0: no bound)
+ * @khz: the clock of the CPU the window ran on (sbridge_win_full())
+ *
+ * Return: true if @win retired 1/SBRIDGE_WIN_CUT_DIV of @instr, or spans
+ * half of @us: still a measurement of the stay it ends.
+ */
+bool sbridge_win_cut_ok(const struct sbridge_window *win, u32 instr, u32 us,
+			u32 khz)
+{
+	return (win->instr && win->instr >= instr / SBRIDGE_WIN_CUT_DIV) ||
+	       sbridge_win_spans(win, us, khz, 2);
+}
+
 /**
  * sbridge_warm_reset() - start a warm-up (migration, exec)
  * @w: warm-up state

@@ -85,6 +85,9 @@ enum sbridge_win_kind {
 	SBRIDGE_WIN_WARM,
 };
 
+/* A window a migration cuts is sampled from this fraction of a full one. */
+#define SBRIDGE_WIN_CUT_DIV	8
+
 /* Unit of struct sbridge_warm's @left, in instructions. */
 #define SBRIDGE_WARM_UNIT	1024
 
@@ -166,6 +169,10 @@ void sbridge_acc_fold(struct sbridge_acc *a, const struct sbridge_acc *from,
 u64 sbridge_window_tpi(const struct sbridge_window *w, u64 stall,
 		       u32 khz_eff, u32 khz_ref);
 u32 sbridge_clock_khz(u64 cycles, u64 ns);
+bool sbridge_win_full(const struct sbridge_window *win, u32 instr, u32 us,
+		      u32 khz);
+bool sbridge_win_cut_ok(const struct sbridge_window *win, u32 instr, u32 us,
+			u32 khz);
 void sbridge_warm_reset(struct sbridge_warm *w, u32 instr);
 enum sbridge_win_kind sbridge_warm_classify(struct sbridge_warm *w,
 					    const struct sbridge_window *win,

@@ -170,6 +170,51 @@ static void test_warm(void)
 	      "no miss counter: warm after the instructions");
 }
 
+/*
+ * Windows close at window_instr or window_us of CPU time, the time
+ * measured in cycles at the CPU's clock over the scheduler's: on the rig
+ * (1.6 GHz model cores 50x slower than the guest's clock, 32 000 kHz
+ * measured) 4 ms is 128 000 cycles; on a 2 GHz board 8 M.
+ */
+static void test_window(void)
+{
+	struct sbridge_window w = { .cycles = 128000, .instr = 60000 };
+
+	CHECK(sbridge_win_full(&w, 1000000, 4000, 32000),
+	      "rig: 4 ms of cycles at the measured clock close a window of 60 k instructions");
+	w.cycles = 127999;
+	CHECK(!sbridge_win_full(&w, 1000000, 4000, 32000), "one cycle short: still open");
+	w.cycles = 1 << 30;
+	CHECK(!sbridge_win_full(&w, 1000000, 0, 32000), "window_us 0: instructions only");
+	CHECK(!sbridge_win_full(&w, 1000000, 4000, 0), "no measured clock: instructions only");
+	w.instr = 0;
+	CHECK(!sbridge_win_full(&w, 1000000, 4000, 32000),
+	      "no instructions: left to window_cycles");
+	/* a board: CPI 4 at 2 GHz retires 1 M instructions in 2 ms, first */
+	w.instr = 1000000;
+	w.cycles = 4000000;
+	CHECK(sbridge_win_full(&w, 1000000, 4000, 2000000), "board: 1 M instructions close it");
+	w.instr = 999999;
+	CHECK(!sbridge_win_full(&w, 1000000, 4000, 2000000), "board: 2 ms of 4 is not full");
+	/* CPI 10 on a 500 MHz little core: 4 ms is 200 k instructions */
+	w.instr = 200000;
+	w.cycles = 2000000;
+	CHECK(sbridge_win_full(&w, 1000000, 4000, 500000),
+	      "a stalled task on a slow core: the time bound closes it");
+
+	/* a cut window: an eighth of the instructions or half the time */
+	w = (struct sbridge_window){ .cycles = 64000, .instr = 30000 };
+	CHECK(sbridge_win_cut_ok(&w, 1000000, 4000, 32000), "cut: half of window_us is sampled");
+	w.cycles = 63999;
+	CHECK(!sbridge_win_cut_ok(&w, 1000000, 4000, 32000), "cut: less is not");
+	w.instr = 125000;
+	CHECK(sbridge_win_cut_ok(&w, 1000000, 0, 0), "cut: an eighth of window_instr is");
+	w.instr = 124999;
+	CHECK(!sbridge_win_cut_ok(&w, 1000000, 0, 0), "cut: less is not, without a time bound");
+	w.instr = 0;
+	CHECK(!sbridge_win_cut_ok(&w, 1000000, 4000, 32000), "cut: nothing retired, nothing sampled");
+}
+
 static void test_measure(void)
 {
 	struct sbridge_acc f[4] = { { 0 } }, s[4] = { { 0 } };
@@ -706,6 +751,7 @@ int main(void)
 	test_cell();
 	test_fold();
 	test_warm();
+	test_window();
 	test_measure();
 	test_predict();
 	test_bias_startup();
