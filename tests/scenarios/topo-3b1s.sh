@@ -2,6 +2,7 @@
 # scenario: arm64 3b1s board: the scheduler sees the device-tree capacities and clusters
 # arch: arm64
 # trixie: no
+# suite: backports
 # topology: 3b1s
 # smp: 4
 # timeout: 60

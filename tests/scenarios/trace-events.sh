@@ -2,6 +2,7 @@
 # scenario: trace events: events/sbridge/ holds the six documented events and fields; on a 1 big + 1 little board (declared with cpu_types= where the kernel sees one capacity) with sbridge_fakesrc's counters a spinner yields window, phase, period, decide and placement apply/restore events with sane fields; the checker selftest yields a report; perf and trace-cmd see the events; rmmod removes them
 # arch: arm64
 # trixie: no
+# suite: backports
 # topology: 1b1s
 # smp: 2
 # timeout: 420
