@@ -177,8 +177,31 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
 }
 
 /*
+ * A task that names itself before a window of its own (a fork of a
+ * multi-call program, as stress-ng's workers, or a named thread) runs
+ * another workload than the one it inherited: it starts from what its
+ * new name learned, as an exec would, if the matrix knows the name. Only
+ * the task itself, IRQs off: the runtime probe writes the same model from
+ * its tick. A task with windows of its own keeps them.
+ */
+static void sbridge_track_renamed(struct task_struct *p)
+{
+	struct sbridge_task *t;
+	unsigned long flags;
+
+	rcu_read_lock();
+	t = sbridge_task_lookup(p);
+	local_irq_save(flags);
+	if (t && !(t->flags & (SBRIDGE_TF_LEARNED | SBRIDGE_TF_EXEC)))
+		sbridge_matrix_seed(t);
+	local_irq_restore(flags);
+	rcu_read_unlock();
+}
+
+/*
  * A comm change (prctl(PR_SET_NAME), /proc/PID/comm, exec) re-matches
- * rules; what was learned under the old name is folded first, under it.
+ * rules; what was learned under the old name is folded first, under it,
+ * and a task renaming itself is seeded under the new one.
  */
 static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 {
@@ -211,6 +234,8 @@ static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 	}
 	rcu_read_unlock();
 	sbridge_rules_renamed(task, comm);
+	if (task == current && !exec)
+		sbridge_track_renamed(task);
 }
 
 /* A move to another cgroup (v2 moves matter) re-matches rules. */

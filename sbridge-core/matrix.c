@@ -251,7 +251,8 @@ static void sbridge_mx_estimate(const struct sbridge_mx *f,
 
 /**
  * sbridge_matrix_seed() - start a task from what its workload learned
- * @t: entry being set up (fork of an untracked parent, exec, adoption)
+ * @t: entry being set up (fork of an untracked parent, exec, adoption,
+ *	a rename before its first window)
  *
  * Copies the learned share of each phase on each core type into its
  * phase tracker (the current phase is the one with most samples), and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scenario: learned factors go to the matrix; a second run of the same program starts from it; MATRIX_GET/LOAD round-trips
+# scenario: learned factors go to the matrix; a second run of the same program starts from it, a fork that renames itself from its new name's cells; MATRIX_GET/LOAD round-trips
 # arch: x86_64
 # trixie: no
 # topology: smp
@@ -12,7 +12,7 @@
 # (tests/modules/fakesrc) makes them up: "chase*" tasks look memory-bound
 # (CPI_B share 0.2 == 204), everything else compute-bound (1.0 == 1024).
 S=/sys/kernel/sbridge
-plan 15
+plan 16
 
 core_with "sbridge_fakesrc loads" sbridge_fakesrc
 check "status names the source" grep -qx fake $S/source
@@ -52,6 +52,21 @@ hits0=$(cat $S/matrix_hits)
 /tmp/spin 1 >/dev/null
 check "same comm from another executable falls back to the comm's cells" \
 	test "$(cat $S/matrix_hits)" -gt "$hits0"
+
+# A fork that names itself runs another workload of its program (as
+# stress-ng's workers): before a window of its own it starts from the
+# new name's cells (chase: memory-bound, 204), not from the compute-bound
+# shell it forked from.
+nltest param learning 0
+( printf chase > /proc/self/comm; while :; do :; done ) &
+rp=$!
+sleep 1
+nltest tasks > /tmp/tasks
+kill $rp; wait $rp 2>/dev/null
+nltest param learning 1
+diag "renamed fork: $(grep "^$rp " /tmp/tasks); its shell: $(grep "^$$ " /tmp/tasks)"
+check "a fork that renames itself starts from its new name's cells" \
+	grep -q "^$rp chase 0 [01] 204 " /tmp/tasks
 
 # Save, reload into a fresh core, compare.
 grep -v '^#' /tmp/mx > /tmp/mx.save
