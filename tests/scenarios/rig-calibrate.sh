@@ -67,11 +67,14 @@ check "none of it changed anything or stored a calibration" \
 sleep 1
 
 # the performance governor has every clock at its top: wait for the
-# rig's (calibrate refuses a CPU below it, but this names the clock)
+# rig's (calibrate refuses a CPU below it, but this names the clock).
+# Reading cpuinfo_cur_freq makes cpufreq re-sync a policy whose idea of
+# the clock is stale, which then asks for the top again.
 top_b=$(ini type.$tb freq_mhz)
 top_l=$(ini type.$tl freq_mhz)
 w=0
 while [ $w -lt 20 ] && ! [ "$(rig_mhz $big)" = $top_b -a "$(rig_mhz $little)" = $top_l ]; do
+	cat $CPUFREQ/policy*/cpuinfo_cur_freq >/dev/null
 	nap 0.25; w=$((w + 1))
 done
 diag "clocks before calibrating: big $(rig_mhz $big)/$top_b MHz, little $(rig_mhz $little)/$top_l MHz (waited ${w}/4 s); cpufreq: $(for p in $CPUFREQ/policy*; do echo "$(basename $p) $(cat $p/scaling_governor) cur $(cat $p/cpuinfo_cur_freq) req $(cat $p/scaling_cur_freq)"; done)"
