@@ -112,6 +112,7 @@ check "matrix load accepts it" sbridgectl matrix load /tmp/m1
 sbridgectl matrix save /tmp/m2 >/dev/null
 # Seeding reorders the LRU list: compare the entries, not their order.
 sort /tmp/m1 > /tmp/m1s; sort /tmp/m2 > /tmp/m2s
+cmp -s /tmp/m1s /tmp/m2s || diag "$(diff /tmp/m1s /tmp/m2s)"
 check "save -> load -> save gives the same entries" cmp /tmp/m1s /tmp/m2s
 sbridgectl set param learning 1 >/dev/null
 check "fakesrc unloads" rmmod sbridge_fakesrc
