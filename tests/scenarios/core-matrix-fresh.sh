@@ -98,7 +98,11 @@ check "its cells carry the measured speedup" \
 
 # --- 4. the next run starts from it; save/load round-trips it -------------
 # The model stays frozen from here: nothing folds while the files are made.
+# The windows sampled before (this shell's too, which window_us closes
+# every few milliseconds of its CPU time) are folded by the refresh,
+# once a second: let it run first, or it folds them between the saves.
 sbridgectl set param learning 0 >/dev/null
+sleep 2.5
 /tmp/sbmeas 10 >/dev/null &
 pid=$!
 sleep 0.5
