@@ -33,7 +33,6 @@ static DEFINE_PER_CPU(u64, sbridge_pcpu_kind[SBRIDGE_WIN_WARM + 1]);
 static DEFINE_PER_CPU(u32, sbridge_pcpu_khz);
 #define SBRIDGE_CLOCK_MIN_NS	(100 * NSEC_PER_USEC)
 
-
 /*
  * The decision layer's kick (actuators.c): queued when a fast core goes
  * idle as its task blocks or exits while tasks that want a fast core wait
