@@ -7,6 +7,7 @@ that suite's compiler (6.12/7.x need gcc-14), with the kernel headers
 unpacked at their natural /usr/src paths, because Debian's header Makefiles
 include /usr/src/linux-headers-<ver>-common by absolute path.
 """
+import functools
 import lzma
 import re
 import shutil
@@ -110,7 +111,15 @@ class Kernel:
 
 def resolve(arch, suite, flavour=""):
     """Newest kernel of @suite for @arch, from apt's metadata; @flavour "rt"
-    for Debian's PREEMPT_RT build of it."""
+    for Debian's PREEMPT_RT build of it. A fresh Kernel each call."""
+    release, version = _resolve(arch, suite, flavour)
+    return Kernel(arch, suite, release, version, flavour)
+
+
+@functools.cache
+def _resolve(arch, suite, flavour):
+    """(release, version) of resolve(): apt-cache takes seconds a call and
+    every test module asks for the matrix, so once per process."""
     darch = DEB_ARCH[arch]
     meta = apt_name(f"linux-image-{flavour + '-' if flavour else ''}{darch}", darch)
     releases = SUITES[suite][0]
@@ -124,7 +133,7 @@ def resolve(arch, suite, flavour=""):
         for dep in _depends(_show(meta, cols[1])):
             m = re.fullmatch(rf"linux-image-(.+-{darch})", dep)
             if m:
-                return Kernel(arch, suite, m.group(1), cols[1], flavour)
+                return m.group(1), cols[1]
     raise SystemExit(f"no {darch} kernel found in {suite}: run tools/testbed/setup-host.sh")
 
 
