@@ -8,8 +8,9 @@ marked "# debug: sample"; SBRIDGE_DEBUG=all (make test-debug) runs every
 scenario there. The trixie (6.12) cells skip "# trixie: no" scenarios,
 which exercise nothing of the kernel that 6.1 and 7.x do not already;
 SBRIDGE_TRIXIE=all (make test-trixie) runs them there too. A "# stock:
-x86_64" scenario runs in the stock cells of that arch only (the debug
-cells run it on both).
+x86_64 backports" scenario runs in the stock cells of that arch and suite
+only (the debug cells run it on both arches; SBRIDGE_STOCK=all everywhere
+its arch: and suite: allow).
 """
 import os
 import re
@@ -45,6 +46,14 @@ def test_build_w1_clean(cell):
 
 DEBUG_ALL = os.environ.get("SBRIDGE_DEBUG") == "all"
 TRIXIE_ALL = os.environ.get("SBRIDGE_TRIXIE") == "all"
+STOCK_ALL = os.environ.get("SBRIDGE_STOCK") == "all"
+
+
+def _stock(k, s):
+    """Whether stock cell @k is one of the cells scenario @s's stock: names."""
+    words = set(s.stock) - {"any"}
+    arches, suites = words & {"x86_64", "arm64"}, words - {"x86_64", "arm64"}
+    return (not arches or k.arch in arches) and (not suites or k.suite in suites)
 
 
 def _case(k, s):
@@ -52,7 +61,7 @@ def _case(k, s):
         return False
     if k.suite == "trixie" and not (s.trixie or TRIXIE_ALL):
         return False
-    if k.flavour != "debug" and s.stock not in ("any", k.arch):
+    if k.flavour != "debug" and not STOCK_ALL and not _stock(k, s):
         return False
     return DEBUG_ALL or s.debug in ("sample", "only") \
         or k.flavour != "debug"

@@ -46,21 +46,32 @@ def test_kernel_packages_qualify_only_arch_specific(monkeypatch):
                                    "linux-headers-6.1.0-9-common", "linux-kbuild-6.1"]
 
 
-def test_stock_header_narrows_only_stock_cells(tmp_path):
-    """stock: x86_64 keeps a scenario off arm64's stock cells, not its debug cell."""
+def test_stock_header_narrows_only_stock_cells(tmp_path, monkeypatch):
+    """stock: x86_64 keeps a scenario off arm64's stock cells, not its debug
+    cell; stock: backports off the 6.1 stock cells; SBRIDGE_STOCK=all
+    (test_kernels.STOCK_ALL) lifts both."""
     import test_kernels
     from sbridge_testbed import harness, kernels
     p = tmp_path / "s.sh"
+    def cell(arch, flavour, suite="bookworm"):
+        return kernels.Kernel(arch=arch, suite=suite, release="r",
+                              version="v", flavour=flavour)
     p.write_text("#!/bin/sh\n# scenario: s\n# stock: x86_64\n")
     s = harness.load_scenario(p)
-    def cell(arch, flavour):
-        return kernels.Kernel(arch=arch, suite="bookworm", release="r",
-                              version="v", flavour=flavour)
     assert test_kernels._case(cell("x86_64", ""), s)
     assert not test_kernels._case(cell("arm64", ""), s)
     assert s.runs_on(cell("arm64", "")) and s.runs_on(cell("arm64", "debug"))
     assert test_kernels._case(cell("arm64", "debug"), s) == test_kernels.DEBUG_ALL
-    for bad in ("# stock: sparc\n", "# arch: arm64\n# stock: x86_64\n"):
+    p.write_text("#!/bin/sh\n# scenario: s\n# stock: arm64 backports\n")
+    s = harness.load_scenario(p)
+    assert test_kernels._case(cell("arm64", "", "backports"), s)
+    for k in (cell("arm64", ""), cell("x86_64", "", "backports")):
+        assert s.runs_on(k) and not test_kernels._case(k, s)
+    monkeypatch.setattr(test_kernels, "STOCK_ALL", True)
+    assert test_kernels._case(cell("arm64", ""), s)
+    assert test_kernels._case(cell("x86_64", "", "backports"), s)
+    for bad in ("# stock: sparc\n", "# arch: arm64\n# stock: x86_64\n",
+                "# stock:\n", "# suite: bookworm\n# stock: backports\n"):
         p.write_text("#!/bin/sh\n# scenario: s\n" + bad)
         with pytest.raises(ValueError):
             harness.load_scenario(p)

@@ -30,10 +30,12 @@ say where and how it runs:
     # reason: REGEX       (with expect: fail, a problem must match it)
     # debs: perf trace-cmd  (Debian programs for the guest, on PATH:
     #                        debpkgs.PROGRAMS names them; default none)
-    # runner: kernels|rig|own  (own: a test of its own boots it, e.g.
-    #                        tests/test_record.py; rig: a check of the rig
-    #                        itself, not of sbridge, run by make test-rig;
-    #                        test_kernels skips both by default)
+    # runner: kernels|rig|own|stress  (own: a test of its own boots it,
+    #                        e.g. tests/test_record.py; rig: a check of the
+    #                        rig itself, not of sbridge, run by make
+    #                        test-rig; stress: minutes of load, run by make
+    #                        test-stress; test_kernels skips all three by
+    #                        default)
     # injects: yes|no       (the scenario injects allocation failures: the
     #                        kernel's own warnings of vm.FAULT_WARNINGS are
     #                        counted apart instead of failing the run)
@@ -43,9 +45,12 @@ say where and how it runs:
     #                        there in the default suite, all (the default)
     #                        only in make test-debug, no never (e.g. timing-
     #                        bound); only: on no other cell)
-    # stock: any|x86_64|arm64  (the default suite's stock cells of the other
-    #                        arch skip it; make test-debug, make test-fuzz
-    #                        and harness.py run it on every arch)
+    # stock: any | x86_64 | arm64 | bookworm | trixie | backports  (the
+    #                        default suite's stock cells of another arch or
+    #                        suite skip it, to keep that suite in its hour;
+    #                        SBRIDGE_STOCK=all, make test-debug, make
+    #                        test-fuzz and harness.py run it wherever arch:
+    #                        and suite: allow)
 
 Files a scenario hands back with lib.sh's save_file land in
 build/cells/<cell>/<scenario>.files/.
@@ -95,7 +100,7 @@ class Scenario:
     injects: bool = False  # injects faults: vm.FAULT_WARNINGS are tolerated
     trixie: bool = True  # in the default suite's 6.12 cells (docs/testing.md)
     mem: int | None = None  # guest MiB, instead of vm.qemu_cmd's default
-    stock: str = "any"   # the default suite's stock cells: this arch only
+    stock: tuple[str, ...] = ("any",)  # the default suite's stock cells: these arches/suites
 
     def runs_on(self, k):
         if self.rt != (k.flavour == "rt"):
@@ -198,8 +203,8 @@ HEADER = {
     "injects": ("injects", _bool),
     "trixie": ("trixie", _bool),
     "debug": ("debug", _one_of("debug", "sample", "all", "only", "no")),
-    "stock": ("stock", _one_of("stock", "any", "x86_64", "arm64")),
-    "runner": ("runner", _one_of("runner", "kernels", "rig", "own")),
+    "stock": ("stock", _words),
+    "runner": ("runner", _one_of("runner", "kernels", "rig", "own", "stress")),
 }
 
 
@@ -236,8 +241,14 @@ def load_scenario(path):
             raise ValueError(f"debs: no entry in debpkgs.PROGRAMS for {sorted(unknown)}")
         if not s.trixie and "trixie" in s.suites:
             raise ValueError("trixie: no contradicts suite: trixie")
-        if s.stock != "any" and s.arch != "any":
+        stock_words = {"any", *kernels.ARCHES, *kernels.SUITES}
+        if not s.stock or not set(s.stock) <= stock_words:
+            raise ValueError(f"stock: {' '.join(s.stock)}: words are any, an arch, "
+                             "or a suite")
+        if set(s.stock) & set(kernels.ARCHES) and s.arch != "any":
             raise ValueError("stock: narrows arch: any; arch: already does")
+        if "any" not in s.suites and set(s.stock) & set(kernels.SUITES) - set(s.suites):
+            raise ValueError("stock: names a suite that suite: leaves out")
     except (ValueError, re.error) as e:
         raise ValueError(f"{path}: bad header: {e}") from e
     if s.topology in guest.TOPOLOGIES:
@@ -258,11 +269,12 @@ def scenarios(pattern="*"):
     return [load_scenario(p) for p in sorted(SCENARIOS.glob(f"{pattern}.sh"))]
 
 
-# Debug-kernel cells (debugkernel.py) in the matrix: x86_64's by default
-# (its build, about 5 min, fits the default suite; arm64's takes 8), both
-# under make test-debug. Which scenarios run there is test_kernels'
-# business (a sample by default, all under make test-debug).
-DEBUG_CELLS = os.environ.get("SBRIDGE_DEBUG_CELLS", "x86_64")
+# Debug-kernel cells (debugkernel.py) in the matrix: none by default (the
+# build alone takes 5 min on two cores for x86_64, 8 for arm64: more than
+# make test's hour can spare), both under make test-debug. Which scenarios
+# run there is test_kernels' business (SBRIDGE_DEBUG_CELLS=x86_64 adds the
+# cell with its sample, make test-debug runs all).
+DEBUG_CELLS = os.environ.get("SBRIDGE_DEBUG_CELLS", "")
 # Debian's PREEMPT_RT image of the bookworm kernel, where sbridge must refuse
 # to load (docs/reliability.md L9): x86_64's by default
 RT_CELLS = os.environ.get("SBRIDGE_RT_CELLS", "x86_64")
