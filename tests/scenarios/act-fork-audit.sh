@@ -1,6 +1,7 @@
 #!/bin/sh
 # scenario: fork safety: steered and clamped tasks fork hundreds of children while placement and uclamp toggle and sbridge unloads mid-storm; then no task carries a mask or clamp sbridge set, and SCHED_RESET_ON_FORK survives clamping
 # arch: arm64
+# stock: trixie backports
 # topology: 1b3s
 # smp: 4
 # timeout: 240

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scenario: netlink fuzzer (tests/progs/nlfuzz.c): random and structure-aware requests as root and as a user; a rejected request changes nothing, a user changes nothing, the kernel never complains
 # arch: any
-# stock: x86_64
+# stock: x86_64 backports
 # topology: smp
 # smp: 2
 # timeout: 600

@@ -2,7 +2,7 @@
 # scenario: the rig's clocks on the frequency-only board 2f2s: rig_cpufreq gives a policy per cluster with rig.conf's OPPs and the kernel's governors; a program runs at the clock requested (the rig's cycle and reference counters, its work per modelled time, its wall-clock rate); energy follows the OPP's voltage; sbridge's effective clock (the rig's counters) follows the governor, and when the fast cluster's clock drops to the slow one's the slow CPUs' factor falls to 1 and the compute-bound task stops wanting the fast cores
 # arch: any
 # suite: bookworm backports
-# stock: x86_64
+# stock: x86_64 backports
 # topology: 2f2s
 # smp: 4
 # timeout: 300

@@ -8,6 +8,7 @@
 # rig: yes
 # capacities: no
 # debug: no
+# stock: arm64
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # mixk intloop and fploop walk one 4 KiB array, loading and storing each

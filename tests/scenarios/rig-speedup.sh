@@ -2,6 +2,7 @@
 # scenario: on the rig, spin and chase run alternately on the big and the little CPU; the measured big/little speedup of each is within 10 % of the rig's calibrated ratio, in order, reaches the matrix and seeds the next run; predicted and measured are shown side by side
 # arch: arm64
 # suite: bookworm backports
+# stock: backports
 # topology: 1b1s
 # smp: 2
 # timeout: 300

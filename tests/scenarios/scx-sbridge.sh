@@ -2,6 +2,7 @@
 # scenario: scx_sbridge (sched_ext, 7.x): loads and unloads under a fork storm, reads sbridge's hints through its kfuncs, runs tasks from their CPU's own queue, sbridge_core cannot be removed while it runs (sbridge_pmu can), SysRq-S ends it and sbridge's placement resumes; then sbridge_core loads and unloads under a fork storm beneath an scx_sbridge started without it, which stays attached, and no task keeps a mask or clamp
 # arch: any
 # suite: backports
+# stock: arm64
 # topology: 1b3s
 # smp: 4
 # timeout: 210

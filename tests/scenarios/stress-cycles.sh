@@ -2,6 +2,7 @@
 # scenario: stress: sbridge loads and unloads CYCLES times (100 in make test-debug) with every actuator on and a rule steering a fork and exec storm; then every entry allocated was freed, no task keeps a mask or clamp sbridge set, every cpufreq floor and CPU capacity is what it was
 # arch: arm64
 # suite: bookworm backports
+# stock: backports
 # topology: 1b3s
 # smp: 4
 # timeout: 420

@@ -2,6 +2,7 @@
 # scenario: stress: with every actuator on and rules steering a storm, CPU hotplug cycles, user taskset, chrt and cgroup cpuset moves race the actuators while the counter source (sbridge_pmu) and the cpufreq driver are unloaded and reloaded; then every entry allocated was freed, the user's own mask and policy stand, no other task keeps a mask or clamp, floors and capacities are as they were
 # arch: arm64
 # suite: bookworm backports
+# stock: backports
 # topology: 3b1s
 # smp: 4
 # timeout: 360

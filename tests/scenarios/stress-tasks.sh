@@ -2,6 +2,7 @@
 # scenario: stress: 50 000 live tasks: sbridge loads with half of them alive and adopts them all, tracks the other half as they start, re-matches all on a rules load, acts on a fork storm on top, and unloads with all alive, every entry freed
 # arch: arm64
 # suite: backports
+# runner: stress
 # topology: 1b3s
 # smp: 4
 # mem: 3072
