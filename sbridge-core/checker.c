@@ -24,8 +24,13 @@
  * A candidate is watched for M (checker.watch_ms, 100 ms): the paper
  * traces migrations, forks and exits during M; whatever they do, what
  * matters is whether the violation is still there at the end, so the
- * pass simply runs again then. If the same idle CPU is still left idle
- * with the same kind of violation, a report is recorded (ring of
+ * pass simply runs again then. The candidate names one task that waits
+ * and could use the idle CPU: a fork storm always has some fresh child
+ * queued behind a busy CPU for an instant, and a different task each
+ * time is churn, not a CPU left idle. If the same idle CPU is still left
+ * idle with the same kind of violation and that task is still runnable
+ * (waiting, or running beside others that wait) on another CPU, a report
+ * is recorded (ring of
  * SBRIDGE_REPORTS), SBRIDGE_EVENT_VIOLATION is multicast, and when
  * placement caused it, placement yields: the tasks get their own masks
  * back and are never steered again.
@@ -40,6 +45,8 @@
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -68,6 +75,7 @@
  * @cand_idle: its idle CPU
  * @cand_caused: it was caused by sbridge's steering
  * @cand_slower: it is a fast CPU idle while a gaining task runs slow
+ * @cand_pid: a task that waited and could use @cand_idle (not for slower)
  * @cand_ns: when it was seen (ktime_get_ns())
  * @busy: scratch: CPUs with a task on them
  * @idle: scratch: active CPUs without
@@ -91,6 +99,7 @@ struct sbridge_checker {
 	u32 cand_idle;
 	bool cand_caused;
 	bool cand_slower;
+	pid_t cand_pid;
 	u64 cand_ns;
 	cpumask_var_t busy, idle, tmp;
 	unsigned int *nwait;
@@ -119,11 +128,63 @@ static struct cpumask *sbridge_chk_mask(void *base, int cpu)
  * @idle: its idle CPU
  * @busy: its busy CPU
  * @nwait: tasks waiting on @busy
+ * @pid: one of them that could use @idle (0 for @slower)
  */
 struct sbridge_violation {
 	bool found, caused, slower, unavoidable;
 	u32 idle, busy, nwait;
+	pid_t pid;
 };
+
+/* Whether @p's mask (its own one if @caused: before steering) has @cpu. */
+static bool sbridge_checker_allows(struct task_struct *p, int cpu, bool caused)
+{
+	if (caused && sbridge_actuators_user_mask(p, sbridge_chk.tmp))
+		return cpumask_test_cpu(cpu, sbridge_chk.tmp);
+	return cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
+/* A fair task waiting on @busy that could run on @idle: its pid, or 0. */
+static pid_t sbridge_checker_waiter(int busy, int idle, bool caused)
+{
+	struct task_struct *g, *p;
+	pid_t pid = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (p == current || task_cpu(p) != busy || READ_ONCE(p->on_cpu) ||
+		    !sbridge_task_runnable(p) || !sbridge_fair_policy(p->policy) ||
+		    !sbridge_checker_allows(p, idle, caused))
+			continue;
+		pid = p->pid;
+		break;
+	}
+	rcu_read_unlock();
+	return pid;
+}
+
+/*
+ * The watched task @pid is still runnable on a CPU other than @idle that
+ * has more runnable tasks than itself (@busy and nwait of the pass just
+ * run), and could still use @idle.
+ */
+static bool sbridge_checker_still_waits(pid_t pid, int idle, bool caused)
+{
+	struct task_struct *p;
+	bool waits = false;
+	int cpu;
+
+	rcu_read_lock();
+	p = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
+	if (p && sbridge_task_runnable(p) && sbridge_fair_policy(p->policy)) {
+		cpu = task_cpu(p);
+		waits = cpu != idle && cpumask_test_cpu(cpu, sbridge_chk.busy) &&
+			sbridge_chk.nwait[cpu] > 0 &&
+			sbridge_checker_allows(p, idle, caused);
+	}
+	rcu_read_unlock();
+	return waits;
+}
 
 /*
  * @p runs on @cpu: if that is a slow CPU and @p gains from the fast type,
@@ -326,7 +387,9 @@ static void sbridge_checker_fn(struct work_struct *w)
 		sbridge_chk.watching = false;
 		sbridge_checker_scan(&v, sbridge_chk.cand_idle);
 		if (v.found && v.caused == sbridge_chk.cand_caused &&
-		    v.slower == sbridge_chk.cand_slower)
+		    v.slower == sbridge_chk.cand_slower &&
+		    (v.slower || sbridge_checker_still_waits(sbridge_chk.cand_pid,
+							     v.idle, v.caused)))
 			sbridge_checker_report(&v);
 		else
 			WRITE_ONCE(sbridge_chk.transient, sbridge_chk.transient + 1);
@@ -336,10 +399,18 @@ static void sbridge_checker_fn(struct work_struct *w)
 	sbridge_checker_scan(&v, -1);
 	if (v.found) {
 		WRITE_ONCE(sbridge_chk.candidates, sbridge_chk.candidates + 1);
+		if (!v.slower)
+			v.pid = sbridge_checker_waiter(v.busy, v.idle, v.caused);
+		/* the waiter ran or left between the two walks: nothing to watch */
+		if (!v.slower && !v.pid) {
+			WRITE_ONCE(sbridge_chk.transient, sbridge_chk.transient + 1);
+			goto out;
+		}
 		sbridge_chk.watching = true;
 		sbridge_chk.cand_idle = v.idle;
 		sbridge_chk.cand_caused = v.caused;
 		sbridge_chk.cand_slower = v.slower;
+		sbridge_chk.cand_pid = v.pid;
 		sbridge_chk.cand_ns = ktime_get_ns();
 		next = msecs_to_jiffies(READ_ONCE(sbridge_act_params.watch_ms));
 		/* the decision layer gets two periods to fix a slower one */
