@@ -181,21 +181,18 @@ static void sbridge_probe_runtime(SBRIDGE_SCHED_RUNTIME_PROTO)
  * multi-call program, as stress-ng's workers, or a named thread) runs
  * another workload than the one it inherited: it starts from what its
  * new name learned, as an exec would, if the matrix knows the name. Only
- * the task itself, IRQs off: the runtime probe writes the same model from
- * its tick. A task with windows of its own keeps them.
+ * the task itself (@t its entry, under RCU), IRQs off: the runtime probe
+ * writes the same model from its tick. A task with windows of its own
+ * keeps them.
  */
-static void sbridge_track_renamed(struct task_struct *p)
+static void sbridge_track_renamed(struct sbridge_task *t)
 {
-	struct sbridge_task *t;
 	unsigned long flags;
 
-	rcu_read_lock();
-	t = sbridge_task_lookup(p);
 	local_irq_save(flags);
-	if (t && !(t->flags & (SBRIDGE_TF_LEARNED | SBRIDGE_TF_EXEC)))
+	if (!(t->flags & (SBRIDGE_TF_LEARNED | SBRIDGE_TF_EXEC)))
 		sbridge_matrix_seed(t);
 	local_irq_restore(flags);
-	rcu_read_unlock();
 }
 
 /*
@@ -220,6 +217,8 @@ static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 	 * in the old program's scope. The entry is marked so nothing folds
 	 * until then; IRQs off, so the task's own sampling cannot interleave.
 	 * Only the task itself writes @mm_tag, so it is read here unlocked.
+	 * One lookup serves the fold, the rules and the seed: the probe's
+	 * cost is bounded per rename (docs/reliability.md, N7).
 	 */
 	rcu_read_lock();
 	t = sbridge_task_lookup(task);
@@ -232,10 +231,10 @@ static void sbridge_probe_rename(SBRIDGE_TASK_RENAME_PROTO)
 			t->flags |= SBRIDGE_TF_EXEC;
 		sbridge_matrix_unlock(flags);
 	}
+	sbridge_rules_renamed(t, task, comm);
+	if (t && task == current && !exec)
+		sbridge_track_renamed(t);
 	rcu_read_unlock();
-	sbridge_rules_renamed(task, comm);
-	if (task == current && !exec)
-		sbridge_track_renamed(task);
 }
 
 /* A move to another cgroup (v2 moves matter) re-matches rules. */

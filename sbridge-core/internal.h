@@ -666,7 +666,8 @@ void sbridge_rules_exit(void);
 void sbridge_rules_apply(struct sbridge_task *t, const char *exe);
 void sbridge_rules_exec(struct sbridge_task *t, struct task_struct *p,
 			const char *exe);
-void sbridge_rules_renamed(struct task_struct *p, const char *comm);
+void sbridge_rules_renamed(struct sbridge_task *t, struct task_struct *p,
+			   const char *comm);
 void sbridge_rules_adopted(struct sbridge_task *t, struct task_struct *p);
 struct cgroup;
 void sbridge_rules_moved(struct cgroup *dst, const char *path,

@@ -526,6 +526,7 @@ void sbridge_rules_drain(void)
 
 /**
  * sbridge_rules_renamed() - re-match a task whose comm changes
+ * @t: @p's entry, or NULL if it has none
  * @p: the task being renamed (task_lock(@p) held by the caller up to 6.12)
  * @comm: its new name; @p->comm still holds the old one
  *
@@ -533,21 +534,18 @@ void sbridge_rules_drain(void)
  * rules also match on the process's name), by the work item: the
  * probe's own work is one task's.
  *
- * Context: task_rename probe: preemption off, IRQs on, task_lock(@p) up
- *	to 6.12.
+ * Context: task_rename probe, under rcu_read_lock() (which keeps @t):
+ *	preemption off, IRQs on, task_lock(@p) up to 6.12.
  */
-void sbridge_rules_renamed(struct task_struct *p, const char *comm)
+void sbridge_rules_renamed(struct sbridge_task *t, struct task_struct *p,
+			   const char *comm)
 {
 	struct sbridge_rule_in in = { .comm = comm };
-	struct sbridge_task *t;
 
-	rcu_read_lock();
-	t = sbridge_task_lookup(p);
 	if (t)
 		sbridge_rules_eval(t, p, &in);
 	if (thread_group_leader(p) && !thread_group_empty(p))
 		sbridge_rules_defer(p, NULL);
-	rcu_read_unlock();
 }
 
 /**
