@@ -814,7 +814,11 @@ void sbridge_memrate_default(bool on_fast, u32 gain, u32 ratio,
  * the memory ratio rho both learned (a board's compute part need not
  * gain its nominal CPU factor, and what it gains beyond must not be
  * taken for the memory part's). A sample weighs (12.5 % / its relative
- * error)^2, between 1 and SBRIDGE_MEMFIT_W_MAX.
+ * error)^2, between 1 and SBRIDGE_MEMFIT_W_MAX. A speedup at either clamp
+ * (SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX) is a bound, not a value: one
+ * type's throughput starved (a vCPU the host left waiting reads 8.0 on
+ * the rig), so it is not added; every task the ratio predicts would
+ * inherit it.
  */
 void sbridge_memfit_add(struct sbridge_memfit *f, u32 share, bool on_fast,
 			const struct sbridge_est *sp)
@@ -822,7 +826,8 @@ void sbridge_memfit_add(struct sbridge_memfit *f, u32 share, bool on_fast,
 	u64 sh = share > SBRIDGE_FP_ONE ? SBRIDGE_FP_ONE : share, rel, w, x, s;
 	s64 y;
 
-	if (!sp->val || f->m >= SBRIDGE_MEMFIT_MAX)
+	if (!sp->val || sp->val >= SBRIDGE_FACTOR_MAX ||
+	    sp->val <= SBRIDGE_FACTOR_MIN || f->m >= SBRIDGE_MEMFIT_MAX)
 		return;
 	s = sh << (SBRIDGE_MEMFIT_SHIFT - SBRIDGE_FP_SHIFT);
 	x = SBRIDGE_MEMFIT_ONE - s;

@@ -704,13 +704,46 @@ static void test_memfit_error(void)
 	}
 	/* bounded: samples beyond SBRIDGE_MEMFIT_MAX are not added */
 	for (i = 0; i < SBRIDGE_MEMFIT_MAX + 10; i++) {
-		e = meas(8.0, 0.03);
+		e = meas(7.9, 0.03);
 		sbridge_memfit_add(&none, 0, true, &e);
 	}
 	CHECK(none.m == SBRIDGE_MEMFIT_MAX, "at most %u samples", SBRIDGE_MEMFIT_MAX);
 	sbridge_memfit_result(&none, true, GAIN, &r0);
 	CHECK(r0.coef <= 8 * 1024 && r0.err >= 1, "extremes stay in range (%.3f +- %.3f)",
 	      fp(r0.coef), fp(r0.err));
+}
+
+/*
+ * A speedup at the clamp is a bound (one type starved: the eval's gnugo
+ * and stress-stream read 8.0 under host lag), not a sample: it must not
+ * pull the memory ratio every prediction uses.
+ */
+static void test_memfit_censored(void)
+{
+	struct sbridge_memfit f = { 0 }, g = { 0 };
+	struct sbridge_memrate rf, rg;
+	struct sbridge_est e;
+	unsigned int i, m;
+
+	for (i = 0; i < 8; i++) {
+		double s = 0.2 + 0.1 * i;
+
+		e = meas(board(s, true, 1, 1.1), 0.05);
+		sbridge_memfit_add(&f, (u32)lround(s * 1024), true, &e);
+		sbridge_memfit_add(&g, (u32)lround(s * 1024), true, &e);
+	}
+	m = g.m;
+	for (i = 0; i < 4; i++) {
+		e = meas(8.0, 0.02);
+		sbridge_memfit_add(&g, 300, true, &e);
+		e = meas(1.0 / 8, 0.02);
+		sbridge_memfit_add(&g, 300, false, &e);
+	}
+	CHECK(g.m == m, "clamped speedups are not added (%u samples, %u before)", g.m, m);
+	sbridge_memfit_result(&f, true, GAIN, &rf);
+	sbridge_memfit_result(&g, true, GAIN, &rg);
+	CHECK(rg.coef == rf.coef && fabs(fp(rg.coef) - 1.1) < 0.1,
+	      "rho %.3f with them, %.3f without (want 1.1)", fp(rg.coef), fp(rf.coef));
 }
 
 /*
@@ -766,5 +799,6 @@ int main(void)
 	test_memfit_bandwidth();
 	test_memfit_error();
 	test_memfit_compute();
+	test_memfit_censored();
 	return TAP_DONE();
 }
