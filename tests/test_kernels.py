@@ -18,7 +18,7 @@ import re
 import pytest
 
 from conftest import record
-from sbridge_testbed import build, harness
+from sbridge_testbed import build, harness, kernels
 
 CELLS = harness.cells()
 # "# runner: own" scenarios are booted by a test of their own (test_record);
@@ -52,7 +52,7 @@ STOCK_ALL = os.environ.get("SBRIDGE_STOCK") == "all"
 def _stock(k, s):
     """Whether stock cell @k is one of the cells scenario @s's stock: names."""
     words = set(s.stock) - {"any"}
-    arches, suites = words & {"x86_64", "arm64"}, words - {"x86_64", "arm64"}
+    arches, suites = words & set(kernels.ARCHES), words - set(kernels.ARCHES)
     return (not arches or k.arch in arches) and (not suites or k.suite in suites)
 
 
