@@ -73,7 +73,10 @@ static void sbridge_task_reset_rules(struct sbridge_task *t)
 
 /*
  * Would perf refuse @p's owner its counters? For a set-id program (real
- * and effective ids differ), yes. perf also refuses a non-dumpable task;
+ * and effective ids differ), yes; for a user's program holding
+ * capabilities (file capabilities, ambient ones) too: ptrace's check
+ * wants the target's permitted set within the caller's, and the owner's
+ * own shells hold none. perf also refuses a non-dumpable task;
  * kernels from 7.x no longer export that state to modules, so a program
  * that made itself non-dumpable stays visible to its owner.
  */
@@ -84,7 +87,8 @@ static bool sbridge_task_private(struct task_struct *p)
 
 	rcu_read_lock();
 	c = __task_cred(p);
-	priv = !uid_eq(c->uid, c->euid) || !gid_eq(c->gid, c->egid);
+	priv = !uid_eq(c->uid, c->euid) || !gid_eq(c->gid, c->egid) ||
+	       (!uid_eq(c->uid, GLOBAL_ROOT_UID) && !cap_isclear(c->cap_permitted));
 	rcu_read_unlock();
 	return priv;
 }

@@ -8,7 +8,7 @@
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 S=/sys/kernel/sbridge
-plan 54
+plan 56
 
 check "sbridge_core loads" insmod $MODDIR/sbridge_core.ko
 
@@ -37,14 +37,22 @@ check "refused requests changed nothing" cmp /tmp/s0 /tmp/s1
 asuser 1000 spin 20 >/dev/null & mine=$!
 cp "$(command -v spin)" /suspin && chmod 4755 /suspin
 asuser 1000 /suspin 20 >/dev/null & suid=$!
+# and not one holding a capability his shell lacks (a file capability:
+# ptrace's rule, permitted set within the caller's)
+cp "$(command -v spin)" /tmp/capspin && chmod 755 /tmp/capspin
+check "a copy of spin gets a file capability" fcap /tmp/capspin
+asuser 1000 /tmp/capspin 20 >/dev/null & fcap=$!
 sleep 1
+diag "the capability program: $(grep -i '^cap[pe]' /proc/$fcap/status | tr '\n' ' ')"
 as_user nltest tasks > /tmp/ut
 nltest tasks > /tmp/rt
 check "user sees none of root's tasks" sh -c '! grep -q "^[0-9]* [^ ]* 0 " /tmp/ut'
 check "user sees his own task with its counter data" sh -c "grep '^$mine spin 1000 ' /tmp/ut | grep -qv ' 9999 '"
 check "user does not see his setuid-root program" sh -c "! grep -q '^$suid ' /tmp/ut"
-check "root sees every task with counter data" sh -c "grep -q '^$suid ' /tmp/rt && ! grep -q ' 9999 ' /tmp/rt"
-kill $mine $suid; wait $mine $suid 2>/dev/null
+check "user does not see his program with a file capability" sh -c "! grep -q '^$fcap ' /tmp/ut"
+check "root sees every task with counter data" \
+	sh -c "grep -q '^$suid ' /tmp/rt && grep -q '^$fcap ' /tmp/rt && ! grep -q ' 9999 ' /tmp/rt"
+kill $mine $suid $fcap; wait $mine $suid $fcap 2>/dev/null
 
 # --- malformed (as root) -----------------------------------------------
 # The steer threshold below the release one would steer and release every
