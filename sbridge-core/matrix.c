@@ -6,9 +6,11 @@
  *
  * Cells are scoped by the real uid that started the program (a set-id
  * program learns for the user who ran it): a task learns into its own
- * scope and is seeded from it, else from scope 0 (root's programs and
- * loaded cells), so no user can train what seeds root's or another user's
- * program of the same name. Unprivileged scopes hold at
+ * scope and is seeded from it, else from the cells an administrator
+ * loaded into scope 0, so no user can train what seeds root's or another
+ * user's program of the same name, nor read in his own task's seed what
+ * root's programs did (what root's tasks learned seeds root's only; a
+ * saved matrix loaded again is published). Unprivileged scopes hold at
  * most half the matrix and evict only each other's cells, never root's;
  * one workload (comm, scope) holds at most SBRIDGE_MX_PER_KEY cells, so
  * no hash chain walked with IRQs off grows with the matrix.
@@ -64,6 +66,8 @@
  *	the newest down, which a dump resumes by
  * @type: core type
  * @phase: phase index, SBRIDGE_PHASE_STARTUP for the start-up
+ * @learned: a task's windows were folded in since it was loaded (or it
+ *	was made by a fold): scope 0's seeds root's tasks only
  * @share: learned CPI_B share (fp), the mean over the windows folded in;
  *	reported and used quantised
  * @visits: stays on @type folded in (a task's visits, saturating)
@@ -85,6 +89,7 @@ struct sbridge_mx {
 	u64 id;
 	u8 type;
 	u8 phase;
+	bool learned;
 	u16 share;
 	u16 visits;
 	u32 factor;
@@ -260,8 +265,8 @@ static void sbridge_mx_estimate(const struct sbridge_mx *f,
  * workload is (comm, executable) in @t's scope: cells of the same
  * executable win; if there are none, cells of the same comm with any
  * executable are used. A scope with no cells of the comm falls back to
- * scope 0 (root's programs, loaded cells); scope 0 never looks at a
- * user's.
+ * scope 0's loaded cells (root's own tasks use its learned ones too);
+ * scope 0 never looks at a user's.
  *
  * Context: any but hard IRQ; takes sbridge_mx_lock.
  * Return: true if @t was seeded.
@@ -282,6 +287,7 @@ again:
 	hash_for_each_possible(sbridge_mx_hash, m, hnode,
 			       sbridge_mx_hashkey(t->comm, scope)) {
 		if (!sbridge_mx_is(m, t->comm, scope) ||
+		    (m->learned && scope != t->uid) ||
 		    m->phase >= SBRIDGE_MAX_PHASES ||
 		    m->type >= SBRIDGE_MAX_CORE_TYPES ||
 		    (!any_exe && m->exe != t->exe_hash))
@@ -393,6 +399,8 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 						 READ_ONCE(sbridge_params.ref_share));
 		sbridge_mx_link(m);
 	}
+	if (k || (in->tpi.n && in->k))
+		m->learned = true;
 	if (k) {
 		m->share = sbridge_model_wavg(m->share,
 					      min_t(u32, m->samples, SBRIDGE_MX_HIST),

@@ -15,7 +15,7 @@
 # memory-bound (share 204), everything else compute-bound (1024). The
 # matrix code has no kernel-version paths: the oldest kernels only (it
 # passed on 7.3 too when it was written), to keep the default suite short.
-plan 13
+plan 17
 
 core_with "sbridge_fakesrc loads" sbridge_fakesrc
 S=/sys/kernel/sbridge
@@ -65,6 +65,32 @@ check "the user's chasex is seeded from his own scope (204, the phase of most sa
 as_user nltest matrix > /tmp/umx
 check "a user's MATRIX_GET holds only his scope" \
 	sh -c "grep -q ' $U\$' /tmp/umx && ! grep -qv ' $U\$' /tmp/umx"
+
+# 2b. What root's tasks learned seeds root's programs only: a user's task
+# would show in its seed how root's program of that name ran (review 2,
+# N13). A cell root loaded seeds every user's program with none of its own.
+check "root loads a cell for chasez (share 512)" nltest matrix-load chasez 0 0 512
+cp "$(command -v chase)" /tmp/r/chasey
+cp "$(command -v chase)" /tmp/u/chasey
+cp "$(command -v chase)" /tmp/u/chasez
+/tmp/r/chasey 4 1 > /dev/null
+wait_cell "^chasey .* 204 .* 0\$"
+diag "$(nltest matrix | grep '^chase[yz] ' | tr '\n' ';')"
+nltest param learning 0
+/tmp/r/chasey 4 2 > /dev/null & r=$!
+asuser $U /tmp/u/chasey 4 2 > /dev/null & u=$!
+asuser $U /tmp/u/chasez 4 2 > /dev/null & z=$!
+sleep 1
+nltest tasks > /tmp/t
+wait $r $u $z
+nltest param learning 1
+diag "$(grep ' chase[yz] ' /tmp/t | tr '\n' ';')"
+check "root's chasey is seeded from what root's chasey learned (204)" \
+	grep -q "^$r chasey 0 [01] 204 " /tmp/t
+check "the user's chasey is not seeded from root's learned cell" \
+	sh -c "grep -q '^$u chasey $U ' /tmp/t && ! grep -q '^$u chasey $U [01] 204 ' /tmp/t"
+check "the user's chasez is seeded from root's loaded cell (512)" \
+	grep -q "^$z chasez $U [01] 512 " /tmp/t
 
 # 3. With 32 cells at most, a user filling the matrix with 40 new names
 # evicts user cells only (half the matrix at most), never root's. Root's
