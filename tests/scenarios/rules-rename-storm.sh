@@ -17,7 +17,7 @@ N=${N:-30000}
 SECS=${SECS:-40}
 MAX_US=${MAX_US:-2000}
 T=/sys/kernel/tracing
-plan 7
+plan 8
 
 # 7.x's sched_mm_cid_exit() serialises the exits of a process's threads on
 # one mutex: when the storm ends, 2 000 threads exiting at once under TCG
@@ -41,8 +41,14 @@ check "200 rules load" sbridgectl rules load /tmp/a.rules
 check "function_graph times the rename probe" sh -c "
 	echo sbridge_probe_rename > $T/set_ftrace_filter &&
 	echo sbridge_probe_rename > $T/set_graph_function &&
-	echo 1 > $T/max_graph_depth && echo 100 > $T/tracing_thresh &&
+	echo 1 > $T/max_graph_depth && echo 0 > $T/tracing_thresh &&
 	echo 8192 > $T/buffer_size_kb && echo function_graph > $T/current_tracer"
+# no call over the bound must not be a tracer that records nothing: at a
+# threshold of 0, one rename shows
+sh -c 'echo rs-probe > /proc/$$/comm'
+check "the tracer records a rename probe call" grep -q sbridge_probe_rename $T/trace
+echo 100 > $T/tracing_thresh
+echo > $T/trace
 renamestorm $N $SECS 1000 > /tmp/rs 2>&1 & r=$!
 i=0
 while ! grep -qs '^alive' /tmp/rs && [ $i -lt 1200 ]; do sleep 0.5; i=$((i + 1)); done
