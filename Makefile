@@ -110,8 +110,8 @@ test-fuzz:
 		--set FUZZ_N=100000 --timeout 5400
 
 # 30 000 threads renaming themselves while rule sets load, the rename
-# probe timed by the kernel's function_graph tracer (about 3 minutes in the
-# arm64 7.x cell; docs/reliability.md, N7).
+# probe timed by the kernel's function_graph tracer (about 5 minutes in the
+# arm64 7.x cell with the boot; docs/reliability.md, N7).
 test-rename:
 	tools/testbed/setup-host.sh
 	/usr/bin/python3 tools/testbed/harness.py rules-rename-storm --cell arm64-backports -v
