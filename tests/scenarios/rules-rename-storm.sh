@@ -11,8 +11,8 @@
 # debug: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
-# Not in the default suite (about 3 minutes): make test-rename. The debug
-# kernels have no function tracer.
+# Not in the default suite (about 5 minutes with the boot): make
+# test-rename. The debug kernels have no function tracer.
 N=${N:-30000}
 SECS=${SECS:-40}
 MAX_US=${MAX_US:-2000}
