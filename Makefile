@@ -152,12 +152,14 @@ test-trixie:
 # injection; tools/testbed/debugkernel.py), with each allocation point of
 # the module loads failed in turn (the default suite: every 20th) and 100
 # stress cycles (default: 15), then 100 000 of the fuzzer's requests there
-# (50 000 as root, 50 000 as a user: about 20 min on x86_64). The default
-# suite runs only the "# debug: sample" and "# debug: only" scenarios there.
+# (50 000 as root, 50 000 as a user: about 20 min on x86_64); timeouts are
+# 4x the debug cells' own for that. The default suite runs only the
+# "# debug: sample" and "# debug: only" scenarios there.
 DEBUG_CELLS = x86_64-debug arm64-debug
 test-debug:
 	tools/testbed/setup-host.sh
 	SBRIDGE_DEBUG=all SBRIDGE_SET="NTH_STEP=1 CYCLES=100" SBRIDGE_DEBUG_CELLS=x86_64,arm64 \
+		SBRIDGE_TIMEOUT_SCALE=4 \
 		SBRIDGE_CELLS=$(subst $(eval) ,$(comma),$(DEBUG_CELLS)) \
 		/usr/bin/python3 -m pytest tests/test_kernels.py -v -rs -p no:cacheprovider
 	SBRIDGE_DEBUG_CELLS=x86_64,arm64 /usr/bin/python3 tools/testbed/harness.py \

@@ -77,6 +77,20 @@ def test_stock_header_narrows_only_stock_cells(tmp_path, monkeypatch):
             harness.load_scenario(p)
 
 
+def test_timeout_scale_takes_whole_numbers_only(monkeypatch):
+    """SBRIDGE_TIMEOUT_SCALE (make test-debug: 4) stretches the timeouts;
+    anything but a whole number from 1 to 100 stops with its name."""
+    from sbridge_testbed import harness
+    monkeypatch.delenv("SBRIDGE_TIMEOUT_SCALE", raising=False)
+    assert harness.timeout_scale() == 1
+    monkeypatch.setenv("SBRIDGE_TIMEOUT_SCALE", "4")
+    assert harness.timeout_scale() == 4
+    for bad in ("0", "-1", "1.5", "x", "", "101"):
+        monkeypatch.setenv("SBRIDGE_TIMEOUT_SCALE", bad)
+        with pytest.raises(SystemExit, match="SBRIDGE_TIMEOUT_SCALE"):
+            harness.timeout_scale()
+
+
 def test_boot_low_clocks_start_at_the_lowest_opp():
     """cpufreq: boot-low gives each cluster's clock its lowest OPP, yes its highest."""
     from sbridge_testbed import guest

@@ -283,6 +283,19 @@ RT_CELLS = os.environ.get("SBRIDGE_RT_CELLS", "x86_64")
 DEBUG_SLOWDOWN = 4
 
 
+def timeout_scale():
+    """SBRIDGE_TIMEOUT_SCALE=N stretches every timeout N times (default 1).
+
+    make test-debug sets it: with every allocation point failed in turn
+    core-fault-inject loads sbridge_core some 1 400 times, which on the
+    x86_64 debug kernel took 25 of its 30 minutes on 2026-11-29.
+    """
+    v = os.environ.get("SBRIDGE_TIMEOUT_SCALE", "1")
+    if not v.isdigit() or not 1 <= int(v) <= 100:
+        raise SystemExit(f"SBRIDGE_TIMEOUT_SCALE={v!r}: expected a whole number from 1 to 100")
+    return int(v)
+
+
 def cells():
     """The kernel matrix; SBRIDGE_CELLS=x86_64-bookworm,arm64-trixie narrows it."""
     ks = kernels.kernels()
@@ -339,7 +352,7 @@ def run(k, s, base, echo=None):
     if s.rig:
         cmd = rig_launch().command(k, initrd, s.smp, s.topology,
                                  capacities=s.capacities, eas=s.eas)
-    slow = DEBUG_SLOWDOWN if k.flavour == "debug" else 1
+    slow = (DEBUG_SLOWDOWN if k.flavour == "debug" else 1) * timeout_scale()
     r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
     if k.flavour == "debug" and r.rc is not None and r.leaks is None and not r.kmemleak_off:
         # the leak check must not pass for want of a report
