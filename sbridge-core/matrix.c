@@ -372,6 +372,7 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 {
 	struct sbridge_mx *m = sbridge_mx_find(key, exe, scope, type, phase);
 	u32 k = in->share <= SBRIDGE_FP_ONE ? in->k : 0;
+	bool tpi = in->tpi.n && in->k;
 
 	if (m) {
 		sbridge_mx_touch(m);
@@ -399,7 +400,7 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 						 READ_ONCE(sbridge_params.ref_share));
 		sbridge_mx_link(m);
 	}
-	if (k || (in->tpi.n && in->k))
+	if (k || tpi)
 		m->learned = true;
 	if (k) {
 		m->share = sbridge_model_wavg(m->share,
@@ -411,7 +412,7 @@ static void sbridge_mx_fold(const char *key, u32 exe, u32 scope, u8 type,
 						 READ_ONCE(sbridge_params.ref_share));
 		m->samples = m->samples > U32_MAX - k ? U32_MAX : m->samples + k;
 	}
-	if (in->tpi.n && in->k) {
+	if (tpi) {
 		sbridge_acc_fold(&m->tpi, &in->tpi,
 				 min_t(u32, in->k, SBRIDGE_MX_FOLD_MAX),
 				 SBRIDGE_MX_TPI_HIST);
