@@ -91,6 +91,29 @@ def test_timeout_scale_takes_whole_numbers_only(monkeypatch):
             harness.timeout_scale()
 
 
+def test_rig_slowdown_changes_only_the_slowdown(tmp_path, monkeypatch):
+    """SBRIDGE_RIG_SLOWDOWN=N (run.py --slowdown) boots the rig from a copy
+    of rig.conf that differs in `slowdown` only, and stretches the timeout
+    by N over rig.conf's; unset, rig.conf as it is; bad values stop."""
+    from sbridge_testbed import harness, kernels
+    monkeypatch.setattr(kernels, "BUILD", tmp_path)
+    monkeypatch.delenv("SBRIDGE_RIG_SLOWDOWN", raising=False)
+    assert harness.rig_config() == (None, 1)
+    conf = (harness.TOP / "tools" / "rig" / "rig.conf").read_text()
+    base = int(re.search(r"^slowdown\s*=\s*(\d+)", conf, re.M).group(1))
+    monkeypatch.setenv("SBRIDGE_RIG_SLOWDOWN", str(base * 2 + 1))
+    path, stretch = harness.rig_config()
+    assert stretch == 3
+    new = path.read_text()
+    assert re.search(rf"^slowdown = {base * 2 + 1}$", new, re.M)
+    assert [a for a in zip(conf.splitlines(), new.splitlines()) if a[0] != a[1]] == \
+        [(f"slowdown = {base}", f"slowdown = {base * 2 + 1}")]
+    for bad in ("0", "x", "1.5", "1001"):
+        monkeypatch.setenv("SBRIDGE_RIG_SLOWDOWN", bad)
+        with pytest.raises(SystemExit, match="SBRIDGE_RIG_SLOWDOWN"):
+            harness.rig_config()
+
+
 def test_boot_low_clocks_start_at_the_lowest_opp():
     """cpufreq: boot-low gives each cluster's clock its lowest OPP, yes its highest."""
     from sbridge_testbed import guest

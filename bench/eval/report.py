@@ -44,11 +44,12 @@ NAMES = {
     "warm": "sbridge, warm (matrix from calibration inputs)",
     "scx": "scx_sbridge (sched_ext) over sbridge cold, shipped defaults",
 }
-RIG_LIMITS = ("rig: emulated cores (tools/rig), times in rig wall seconds (50 x modelled); "
+# {slow}: the rig's slowdown (rig.conf's 50 unless run.py --slowdown)
+RIG_LIMITS = ("rig: emulated cores (tools/rig), times in rig wall seconds ({slow} x modelled); "
               "clocks from the rig's cpufreq driver (rig_cpufreq), sbridge measures them with "
               "the rig's counters; energy is the rig's model, not a board's")
 # results from before the rig had clocks (bench/results of older commits)
-RIG_LIMITS_OLD = ("rig: emulated cores (tools/rig), times in rig wall seconds (50 x modelled); "
+RIG_LIMITS_OLD = ("rig: emulated cores (tools/rig), times in rig wall seconds ({slow} x modelled); "
                   "no energy is measured; EAS's OPPs do not change the emulated clock")
 X86_LIMIT = ("x86: the rig gives the guest no clocks (no cpufreq, no APERF/MPERF under TCG): "
              "sbridge's measured speedup cannot see the 2:1 clock ratio")
@@ -967,8 +968,9 @@ def summary(r, pics, out):
             if meta.get("configs") else "")
          + (f" **sbridge_core loaded with `{meta['core_args']}`, not the shipped defaults** "
             "(--core-args: a diagnosis)." if meta.get("core_args") else ""), "",
-         (f"Limits: {RIG_LIMITS}." if clocks else
-          f"Limits: {RIG_LIMITS_OLD}." + (f" **{X86_LIMIT}.**" if r["x86"] else "")), "",
+         "Limits: " + (RIG_LIMITS if clocks else RIG_LIMITS_OLD).format(
+             slow=meta.get("slowdown") or 50) + "." +
+         (f" **{X86_LIMIT}.**" if r["x86"] and not clocks else ""), "",
          "Every ratio pairs runs of one round of one boot (configurations alternated in an "
          "order rotated per round and boot); the interval is a 95 % hierarchical bootstrap "
          "(boots, then rounds). sbridge runs COLD (its matrix emptied before every block: a "
@@ -1355,7 +1357,7 @@ def headline(r):
              boots=len(r["boots"]), planned_boots=len(r["meta"].get("planned_boots", [])),
              mode=r["meta"]["mode"], seed=r["meta"]["seed"], x86=r["x86"],
              rejected=r["rejected"], nruns=r["nruns"], lag_dist=r.get("lag_dist"), comps={}, est={},
-             overhead=None, lat={})
+             overhead=None, lat={}, slowdown=r["meta"].get("slowdown") or 50)
     for (kind, base, top), m in r["comps"].items():
         h["comps"][f"{kind}/{base}/{top}"] = dict(
             stp=c3(m["stp"]), antt=c3(m["antt"]), makespan=c3(m["makespan"]),

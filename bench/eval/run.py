@@ -23,6 +23,7 @@ them to bench/results/<date>-<commit>-<board>/.
 import argparse
 import datetime
 import json
+import os
 import random
 import re
 import shutil
@@ -267,7 +268,8 @@ def run_board(board, mode, mode_name, seed, verbose):
                 date=datetime.date.today().isoformat(), lag_max=LAG_MAX,
                 plan=p, boots=[], configs=mode.get("configs"),
                 rounds=mode["rounds"] if mode.get("configs") else None,
-                phases=mode.get("phases"), core_args=mode.get("core_args"))
+                phases=mode.get("phases"), core_args=mode.get("core_args"),
+                slowdown=mode.get("slowdown"))
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
           f"the same mixes), {len(mode['boots'])} boots", flush=True)
     ok = True
@@ -338,6 +340,11 @@ def main():
                          "6.1; backports: 7.x, the only one where the scx configuration runs)")
     ap.add_argument("--core-args", help="sbridge_core module parameters for every load "
                     "(e.g. 'window_instr=125000'): a diagnosis, not the shipped defaults")
+    ap.add_argument("--slowdown", type=int,
+                    help="the rig's wall ns per modelled ns (tools/rig/rig.conf's slowdown, "
+                         "50): a host with fewer cores than the board has vCPUs lags at 50 "
+                         "and the lag gate rejects its runs; e.g. 100 keeps a 2-core host "
+                         "with the 4-vCPU boards, in twice the time")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--no-publish", action="store_true",
                     help="full mode: do not copy the report to bench/results")
@@ -369,6 +376,11 @@ def main():
         if bad or not toks:
             ap.error(f"--core-args: NAME=VALUE module parameters, not {' '.join(bad) or 'nothing'}")
         mode["core_args"] = " ".join(toks)
+    if a.slowdown is not None:
+        if not 10 <= a.slowdown <= 1000:
+            ap.error("--slowdown: 10 to 1000")
+        os.environ["SBRIDGE_RIG_SLOWDOWN"] = str(a.slowdown)
+        mode["slowdown"] = a.slowdown
     boards = a.board or mode["boards"]
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
     ok = True

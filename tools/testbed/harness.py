@@ -296,6 +296,31 @@ def timeout_scale():
     return int(v)
 
 
+def rig_config():
+    """(config, stretch) for rig boots: SBRIDGE_RIG_SLOWDOWN=N runs the rig
+    N wall ns per modelled ns instead of rig.conf's `slowdown` (a copy of
+    rig.conf in build/rig/ with that one key changed), and stretches the
+    timeout by N over rig.conf's value. A host with fewer cores than the
+    board has vCPUs cannot keep rig.conf's pace (the eval's lag gate
+    rejects the run); a larger slowdown trades run time for it.
+    (None, 1) when unset: rig.conf as it is.
+    """
+    v = os.environ.get("SBRIDGE_RIG_SLOWDOWN", "")
+    if not v:
+        return None, 1
+    if not v.isdigit() or not 1 <= int(v) <= 1000:
+        raise SystemExit(f"SBRIDGE_RIG_SLOWDOWN={v!r}: expected a whole number from 1 to 1000")
+    conf = TOP / "tools" / "rig" / "rig.conf"
+    text = conf.read_text()
+    m = re.search(r"^slowdown\s*=\s*(\d+)\s*$", text, re.M)
+    if not m:
+        raise SystemExit(f"{conf}: no 'slowdown =' line to override")
+    out = kernels.BUILD / "rig" / f"rig-slowdown-{int(v)}.conf"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text[:m.start(1)] + str(int(v)) + text[m.end(1):])
+    return out, -(-int(v) // int(m.group(1)))
+
+
 def cells():
     """The kernel matrix; SBRIDGE_CELLS=x86_64-bookworm,arm64-trixie narrows it."""
     ks = kernels.kernels()
@@ -348,11 +373,12 @@ def run(k, s, base, echo=None):
     # only scenarios that ask carry Debian programs: the others boot lean
     extra = [debpkgs.archive(k.arch, s.debs)] if s.debs else []
     guest.scenario_initramfs(base, path, initrd, extra)
-    cmd = None
+    cmd, stretch = None, 1
     if s.rig:
-        cmd = rig_launch().command(k, initrd, s.smp, s.topology,
-                                 capacities=s.capacities, eas=s.eas)
-    slow = (DEBUG_SLOWDOWN if k.flavour == "debug" else 1) * timeout_scale()
+        config, stretch = rig_config()
+        cmd = rig_launch().command(k, initrd, s.smp, s.topology, config=config,
+                                   capacities=s.capacities, eas=s.eas)
+    slow = (DEBUG_SLOWDOWN if k.flavour == "debug" else 1) * timeout_scale() * stretch
     r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
     if k.flavour == "debug" and r.rc is not None and r.leaks is None and not r.kmemleak_off:
         # the leak check must not pass for want of a report
