@@ -233,13 +233,19 @@ spec() {
 # Of sbridge's events only sbridge_decide (a few a period, read by
 # conserve.py): the others, sbridge_window above all (one per counter
 # window of every task), would be a recorder cost that the configurations
-# without sbridge never pay (issue 28).
+# without sbridge never pay (issue 28). The recorder is pinned to the
+# last slow CPU in every configuration: left to the scheduler it took
+# 10-20 % of the fast CPU's time (the contested resource) in every
+# configuration under TCG, where formatting trace_pipe text is dear
+# (2026-11-29, slowdown 100: 1.2-4.5 s of the big CPU per mix); a
+# pinned task is left alone by sbridge's placement.
 _recpid= _recf=
 rec_start() {
 	[ "$RECORD" = 1 ] || return 0
 	_recf=$O/$1.rec
 	rm -f $_recf
-	sbridgectl record -r 5 -s 256M -d 3600 --sbridge-events=decide -o $_recf \
+	taskset -c "${LITTLE##* }" \
+		sbridgectl record -r 5 -s 256M -d 3600 --sbridge-events=decide -o $_recf \
 		> /tmp/rec.out 2>&1 &
 	_recpid=$!
 	# tracing is on once the header is out (record writes it, then traces)

@@ -1239,7 +1239,8 @@ def issue29(r):
          "`sbridge_decide` gives it fast time (hint fast or a target above 0): sbridge only. "
          "Target: fast idle while a wanter waited <= 1 % of the run. Runs of every lag "
          "(the lag gate is about timing; this is about placement). The recorder is a task "
-         "on the board in every configuration: its CPU time, read from its own switches, "
+         "on the board in every configuration, pinned to the last slow CPU (since 2026-11-29; "
+         "before, it took 10-20 % of the fast CPU): its CPU time, read from its own switches, "
          "is in the last column (under TCG most of it is the kernel formatting trace_pipe "
          "text); every ratio above includes it.", "",
          "| boot | config | mixes recorded | fast CPUs idle | idle while a mix task waited on a slower "
