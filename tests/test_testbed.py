@@ -100,7 +100,9 @@ def test_rig_slowdown_changes_only_the_slowdown(tmp_path, monkeypatch):
     monkeypatch.delenv("SBRIDGE_RIG_SLOWDOWN", raising=False)
     assert harness.rig_config() == (None, 1)
     conf = (harness.TOP / "tools" / "rig" / "rig.conf").read_text()
-    base = int(re.search(r"^slowdown\s*=\s*(\d+)", conf, re.M).group(1))
+    m = re.search(r"^slowdown\s*=\s*(\d+)", conf, re.M)
+    assert m, "rig.conf has no slowdown"
+    base = int(m.group(1))
     monkeypatch.setenv("SBRIDGE_RIG_SLOWDOWN", str(base * 2 + 1))
     path, stretch = harness.rig_config()
     assert stretch == 3
