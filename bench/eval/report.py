@@ -29,7 +29,7 @@ import promise  # noqa: E402
 # A run is rejected when, on its worst CPU, the host could not keep the
 # rig's pace for more than this share of the run (the rig's lag_ns).
 LAG_MAX = 0.02
-SLOWDOWN = 50          # tools/rig/rig.conf: wall ns per modelled ns
+SLOWDOWN = 50          # tools/rig/rig.conf: wall ns per modelled ns (run.py --slowdown: meta)
 BOOTSTRAP = 4000
 STOCK = {"cap": "cap", "sym": "sym"}   # the stock configuration per boot kind
 NAMES = {
@@ -344,8 +344,9 @@ def heldout_set():
     return set(m.group(1).split()) if m else set()
 
 
-def alone_times(boots):
-    """{prog: {type: {"wall": median s, "model": median modelled s, "n": k}}}."""
+def alone_times(boots, slowdown=SLOWDOWN):
+    """{prog: {type: {"wall": median s, "model": median modelled s x @slowdown
+    (rig wall seconds had the host kept the pace), "n": k}}}."""
     acc = defaultdict(lambda: defaultdict(lambda: dict(wall=[], model=[], lag=[])))
     for b in boots:
         for r in b["alone"]:
@@ -357,7 +358,7 @@ def alone_times(boots):
             cyc = r["d_cycles"].get(cpu, 0)
             a = acc[r["prog"]][r["type"]]
             a["wall"].append(p["secs"])
-            a["model"].append(cyc / (f * 1e6) * SLOWDOWN)
+            a["model"].append(cyc / (f * 1e6) * slowdown)
             a["lag"].append(r["lag"])
     out = {}
     for prog, t in acc.items():
@@ -400,7 +401,7 @@ def analyse(d):
     held = heldout_set()
     res = dict(board=board, meta=meta, dir=d, nbig=nbig, nlit=nlit, held=sorted(held),
                x86=b["arch"] == "x86_64")
-    times = alone_times(boots)
+    times = alone_times(boots, meta.get("slowdown") or SLOWDOWN)
     res["alone"] = times
     wall = {p: {ty: v["wall"] for ty, v in t.items()} for p, t in times.items()}
 
