@@ -154,11 +154,29 @@ static void sbridge_probe_free(void *data, struct task_struct *p)
 	rcu_read_unlock();
 }
 
+/* Migrations between core types, counted on the CPU that moves the task. */
+static DEFINE_PER_CPU(u64, sbridge_pcpu_type_migrations);
+
 static void sbridge_probe_migrate(void *data, struct task_struct *p,
 				  int dest_cpu)
 {
 	if (sbridge_cpu_type(task_cpu(p)) != sbridge_cpu_type(dest_cpu))
-		atomic64_inc(&sbridge_stats.type_migrations);
+		this_cpu_inc(sbridge_pcpu_type_migrations);
+}
+
+/**
+ * sbridge_hooks_type_migrations() - migrations between core types since load
+ *
+ * Return: the per-CPU counts summed (a racy but monotonic read).
+ */
+u64 sbridge_hooks_type_migrations(void)
+{
+	u64 s = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		s += per_cpu(sbridge_pcpu_type_migrations, cpu);
+	return s;
 }
 
 static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)

@@ -310,23 +310,19 @@ static inline u16 sbridge_mm_tag(const struct mm_struct *mm)
  * @frees: task entries freed since load
  * @alloc_fail: fork/adopt allocations that failed (task untracked)
  * @matrix_hits: tasks seeded from the matrix at exec
- * @samples: model samples taken
- * @windows_cut: of them, windows a migration cut short (sample.c)
- * @phase_changes: phase changes detected
  * @rule_hits: times a task came under a rule (exec, rename, cgroup move,
  *	rules load; not inheritance at fork)
- * @type_migrations: migrations between core types
+ *
+ * What the switch and migration paths count is per CPU instead
+ * (sbridge_sample_counts(), sbridge_hooks_type_migrations()): an atomic
+ * there would bounce one cache line between every CPU.
  */
 struct sbridge_stats {
 	atomic64_t allocs;
 	atomic64_t frees;
 	atomic64_t alloc_fail;
 	atomic64_t matrix_hits;
-	atomic64_t samples;
-	atomic64_t windows_cut;
-	atomic64_t phase_changes;
 	atomic64_t rule_hits;
-	atomic64_t type_migrations;
 };
 extern struct sbridge_stats sbridge_stats;
 
@@ -390,6 +386,8 @@ void sbridge_sample_runtime(struct task_struct *p, int cpu);
 u64 sbridge_sample_runtime_reads(void);
 u64 sbridge_sample_switches(u64 *untracked);
 u64 sbridge_sample_kinds(enum sbridge_win_kind kind);
+void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases);
+u64 sbridge_hooks_type_migrations(void);
 u32 sbridge_sample_cpu_khz(unsigned int cpu);
 u32 sbridge_sample_khz(unsigned int cpu, const struct sbridge_source_ops *src,
 		       u32 *ref);

@@ -32,13 +32,13 @@
 #define SBRIDGE_HOUSEKEEPING_PERIOD	HZ
 static void sbridge_housekeeping_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sbridge_housekeeping_work, sbridge_housekeeping_fn);
-static s64 sbridge_hk_samples, sbridge_hk_phases;
+static u64 sbridge_hk_samples, sbridge_hk_phases;
 
 static void sbridge_housekeeping_fn(struct work_struct *w)
 {
-	s64 s = atomic64_read(&sbridge_stats.samples);
-	s64 p = atomic64_read(&sbridge_stats.phase_changes);
+	u64 s, p;
 
+	sbridge_sample_counts(&s, NULL, &p);
 	sbridge_matrix_refresh();
 	if (s != sbridge_hk_samples)
 		sbridge_consumers_notify(false);

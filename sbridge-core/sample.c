@@ -24,6 +24,9 @@ static DEFINE_PER_CPU(u64, sbridge_pcpu_runtime_reads);
 static DEFINE_PER_CPU(u64, sbridge_pcpu_read_ns);
 /* Windows of each kind closed on this CPU (enum sbridge_win_kind). */
 static DEFINE_PER_CPU(u64, sbridge_pcpu_kind[SBRIDGE_WIN_WARM + 1]);
+/* Of them, cut short by a migration; and phase changes seen here. */
+static DEFINE_PER_CPU(u64, sbridge_pcpu_cut);
+static DEFINE_PER_CPU(u64, sbridge_pcpu_phases);
 /*
  * The clock this CPU ran at while busy, measured: cycles over the time
  * between two reads, averaged (1/4 per busy stretch of at least
@@ -167,7 +170,7 @@ static void sbridge_sample_warm(struct sbridge_task *t, unsigned int type,
 			     READ_ONCE(sbridge_params.phase_delta),
 			     READ_ONCE(sbridge_params.phase_windows),
 			     sbridge_task_gain(sbridge_topo.ref_type, 0))) {
-		atomic64_inc(&sbridge_stats.phase_changes);
+		__this_cpu_inc(sbridge_pcpu_phases);
 		trace_sbridge_phase(t, from, t->est.ph.cur,
 				    sbridge_phase_share(&t->est.ph, t->est.ph.cur, type));
 	}
@@ -203,7 +206,6 @@ static bool sbridge_sample_window(struct sbridge_task *t, struct task_struct *p,
 	WRITE_ONCE(t->cpi_stall, sbridge_sat16(c.cpi_stall));
 	WRITE_ONCE(t->cpi_type, type);
 	t->flags |= SBRIDGE_TF_LEARNED | SBRIDGE_TF_SAMPLED(type);
-	atomic64_inc(&sbridge_stats.samples);
 	stall = ((u64)c.cpi_stall * t->win.instr) >> SBRIDGE_FP_SHIFT;
 	tpi = sbridge_window_tpi(&t->win, stall, khz, ref);
 	if (kind == SBRIDGE_WIN_WARM)
@@ -276,7 +278,7 @@ static void sbridge_sample_cut(struct sbridge_task *t, struct task_struct *p,
 	    !READ_ONCE(sbridge_params.learning))
 		return;
 	if (sbridge_sample_window(t, p, t->win_type, last, src))
-		atomic64_inc(&sbridge_stats.windows_cut);
+		__this_cpu_inc(sbridge_pcpu_cut);
 }
 
 /*
@@ -440,6 +442,34 @@ u64 sbridge_sample_switches(u64 *untracked)
 	if (untracked)
 		*untracked = u;
 	return s;
+}
+
+/**
+ * sbridge_sample_counts() - the switch path's model counters, all CPUs
+ * @samples: out, model samples taken (every kind; may be NULL)
+ * @cut: out, of them from windows a migration cut short (may be NULL)
+ * @phases: out, phase changes detected (may be NULL)
+ *
+ * Per-CPU sums: the path that counts them takes no shared cache line.
+ */
+void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases)
+{
+	u64 s = 0, c = 0, ph = 0;
+	unsigned int k;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		for (k = 0; k <= SBRIDGE_WIN_WARM; k++)
+			s += per_cpu(sbridge_pcpu_kind[k], cpu);
+		c += per_cpu(sbridge_pcpu_cut, cpu);
+		ph += per_cpu(sbridge_pcpu_phases, cpu);
+	}
+	if (samples)
+		*samples = s;
+	if (cut)
+		*cut = c;
+	if (phases)
+		*phases = ph;
 }
 
 /**
