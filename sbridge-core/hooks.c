@@ -171,12 +171,7 @@ static void sbridge_probe_migrate(void *data, struct task_struct *p,
  */
 u64 sbridge_hooks_type_migrations(void)
 {
-	u64 s = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		s += per_cpu(sbridge_pcpu_type_migrations, cpu);
-	return s;
+	return sbridge_pcpu_sum(sbridge_pcpu_type_migrations);
 }
 
 static void sbridge_probe_switch(SBRIDGE_SCHED_SWITCH_PROTO)

@@ -387,6 +387,16 @@ u64 sbridge_sample_runtime_reads(void);
 u64 sbridge_sample_switches(u64 *untracked);
 u64 sbridge_sample_kinds(enum sbridge_win_kind kind);
 void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases);
+
+/* The sum over every possible CPU of a per-CPU u64 counter (racy, monotonic). */
+#define sbridge_pcpu_sum(var) ({				\
+	u64 __sum = 0;						\
+	int __cpu;						\
+								\
+	for_each_possible_cpu(__cpu)				\
+		__sum += per_cpu(var, __cpu);			\
+	__sum;							\
+})
 u64 sbridge_hooks_type_migrations(void);
 u32 sbridge_sample_cpu_khz(unsigned int cpu);
 u32 sbridge_sample_khz(unsigned int cpu, const struct sbridge_source_ops *src,

@@ -416,12 +416,7 @@ void sbridge_sample_runtime(struct task_struct *p, int cpu)
  */
 u64 sbridge_sample_runtime_reads(void)
 {
-	u64 s = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		s += per_cpu(sbridge_pcpu_runtime_reads, cpu);
-	return s;
+	return sbridge_pcpu_sum(sbridge_pcpu_runtime_reads);
 }
 
 /**
@@ -480,14 +475,9 @@ void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases)
  */
 u64 sbridge_sample_kinds(enum sbridge_win_kind kind)
 {
-	u64 s = 0;
-	int cpu;
-
 	if (kind > SBRIDGE_WIN_WARM)
 		return 0;
-	for_each_possible_cpu(cpu)
-		s += per_cpu(sbridge_pcpu_kind[kind], cpu);
-	return s;
+	return sbridge_pcpu_sum(sbridge_pcpu_kind[kind]);
 }
 
 /**
