@@ -397,7 +397,6 @@ void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases);
 		__sum += per_cpu(var, __cpu);			\
 	__sum;							\
 })
-u64 sbridge_hooks_type_migrations(void);
 u32 sbridge_sample_cpu_khz(unsigned int cpu);
 u32 sbridge_sample_khz(unsigned int cpu, const struct sbridge_source_ops *src,
 		       u32 *ref);
@@ -408,6 +407,7 @@ void sbridge_sample_kick_arm(bool armed);
 /* ---- hooks.c ---- */
 int sbridge_hooks_init(void);
 void sbridge_hooks_exit(void);
+u64 sbridge_hooks_type_migrations(void);
 
 /* ---- params (params.c) ---- */
 /**
