@@ -314,7 +314,8 @@ static inline u16 sbridge_mm_tag(const struct mm_struct *mm)
  *	rules load; not inheritance at fork)
  *
  * What the switch and migration paths count is per CPU instead
- * (sbridge_sample_counts(), sbridge_hooks_type_migrations()): an atomic
+ * (sbridge_sample_samples() and its neighbours in sample.c,
+ * sbridge_hooks_type_migrations()): an atomic
  * there would bounce one cache line between every CPU.
  */
 struct sbridge_stats {
@@ -386,7 +387,9 @@ void sbridge_sample_runtime(struct task_struct *p, int cpu);
 u64 sbridge_sample_runtime_reads(void);
 u64 sbridge_sample_switches(u64 *untracked);
 u64 sbridge_sample_kinds(enum sbridge_win_kind kind);
-void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases);
+u64 sbridge_sample_samples(void);
+u64 sbridge_sample_windows_cut(void);
+u64 sbridge_sample_phase_changes(void);
 
 /* The sum over every possible CPU of a per-CPU u64 counter (racy, monotonic). */
 #define sbridge_pcpu_sum(var) ({				\

@@ -36,9 +36,9 @@ static u64 sbridge_hk_samples, sbridge_hk_phases;
 
 static void sbridge_housekeeping_fn(struct work_struct *w)
 {
-	u64 s, p;
+	u64 s = sbridge_sample_samples();
+	u64 p = sbridge_sample_phase_changes();
 
-	sbridge_sample_counts(&s, NULL, &p);
 	sbridge_matrix_refresh();
 	if (s != sbridge_hk_samples)
 		sbridge_consumers_notify(false);

@@ -440,31 +440,23 @@ u64 sbridge_sample_switches(u64 *untracked)
 }
 
 /**
- * sbridge_sample_counts() - the switch path's model counters, all CPUs
- * @samples: out, model samples taken (every kind; may be NULL)
- * @cut: out, of them from windows a migration cut short (may be NULL)
- * @phases: out, phase changes detected (may be NULL)
+ * sbridge_sample_windows_cut() - samples from windows a migration cut short
  *
- * Per-CPU sums: the path that counts them takes no shared cache line.
+ * Return: since load, all CPUs.
  */
-void sbridge_sample_counts(u64 *samples, u64 *cut, u64 *phases)
+u64 sbridge_sample_windows_cut(void)
 {
-	u64 s = 0, c = 0, ph = 0;
-	unsigned int k;
-	int cpu;
+	return sbridge_pcpu_sum(sbridge_pcpu_cut);
+}
 
-	for_each_possible_cpu(cpu) {
-		for (k = 0; k <= SBRIDGE_WIN_WARM; k++)
-			s += per_cpu(sbridge_pcpu_kind[k], cpu);
-		c += per_cpu(sbridge_pcpu_cut, cpu);
-		ph += per_cpu(sbridge_pcpu_phases, cpu);
-	}
-	if (samples)
-		*samples = s;
-	if (cut)
-		*cut = c;
-	if (phases)
-		*phases = ph;
+/**
+ * sbridge_sample_phase_changes() - phase changes detected since load, all CPUs
+ *
+ * Return: the count.
+ */
+u64 sbridge_sample_phase_changes(void)
+{
+	return sbridge_pcpu_sum(sbridge_pcpu_phases);
 }
 
 /**
@@ -478,6 +470,21 @@ u64 sbridge_sample_kinds(enum sbridge_win_kind kind)
 	if (kind > SBRIDGE_WIN_WARM)
 		return 0;
 	return sbridge_pcpu_sum(sbridge_pcpu_kind[kind]);
+}
+
+/**
+ * sbridge_sample_samples() - model samples taken since load, all CPUs
+ *
+ * Return: the windows of every kind.
+ */
+u64 sbridge_sample_samples(void)
+{
+	u64 s = 0;
+	unsigned int k;
+
+	for (k = 0; k <= SBRIDGE_WIN_WARM; k++)
+		s += sbridge_sample_kinds(k);
+	return s;
 }
 
 /**

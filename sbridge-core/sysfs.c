@@ -19,30 +19,6 @@ static struct kobject *sbridge_kobj;
 #define SBRIDGE_ATTR_RO(_name)						\
 	static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
-static u64 sbridge_stat_samples(void)
-{
-	u64 v;
-
-	sbridge_sample_counts(&v, NULL, NULL);
-	return v;
-}
-
-static u64 sbridge_stat_cut(void)
-{
-	u64 v;
-
-	sbridge_sample_counts(NULL, &v, NULL);
-	return v;
-}
-
-static u64 sbridge_stat_phases(void)
-{
-	u64 v;
-
-	sbridge_sample_counts(NULL, NULL, &v);
-	return v;
-}
-
 #define SBRIDGE_STAT_ATTR(_name, _expr)					\
 	static ssize_t _name##_show(struct kobject *k,			\
 				    struct kobj_attribute *a, char *buf) \
@@ -57,9 +33,9 @@ SBRIDGE_STAT_ATTR(allocs, atomic64_read(&sbridge_stats.allocs));
 SBRIDGE_STAT_ATTR(frees, atomic64_read(&sbridge_stats.frees));
 SBRIDGE_STAT_ATTR(alloc_fail, atomic64_read(&sbridge_stats.alloc_fail));
 SBRIDGE_STAT_ATTR(matrix_hits, atomic64_read(&sbridge_stats.matrix_hits));
-SBRIDGE_STAT_ATTR(samples, sbridge_stat_samples());
-SBRIDGE_STAT_ATTR(windows_cut, sbridge_stat_cut());
-SBRIDGE_STAT_ATTR(phase_changes, sbridge_stat_phases());
+SBRIDGE_STAT_ATTR(samples, sbridge_sample_samples());
+SBRIDGE_STAT_ATTR(windows_cut, sbridge_sample_windows_cut());
+SBRIDGE_STAT_ATTR(phase_changes, sbridge_sample_phase_changes());
 SBRIDGE_STAT_ATTR(rule_hits, atomic64_read(&sbridge_stats.rule_hits));
 SBRIDGE_STAT_ATTR(type_migrations, sbridge_hooks_type_migrations());
 SBRIDGE_STAT_ATTR(switches, sbridge_sample_switches(NULL));
