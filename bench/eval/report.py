@@ -400,8 +400,8 @@ def analyse(d):
     nbig, nlit = len(b["big"].split()), len(b["little"].split())
     held = heldout_set()
     res = dict(board=board, meta=meta, dir=d, nbig=nbig, nlit=nlit, held=sorted(held),
-               x86=b["arch"] == "x86_64")
-    times = alone_times(boots, meta.get("slowdown") or SLOWDOWN)
+               x86=b["arch"] == "x86_64", slowdown=meta.get("slowdown") or SLOWDOWN)
+    times = alone_times(boots, res["slowdown"])
     res["alone"] = times
     wall = {p: {ty: v["wall"] for ty, v in t.items()} for p, t in times.items()}
 
@@ -981,7 +981,7 @@ def summary(r, pics, out):
          + (f" **sbridge_core loaded with `{meta['core_args']}`, not the shipped defaults** "
             "(--core-args: a diagnosis)." if meta.get("core_args") else ""), "",
          "Limits: " + (RIG_LIMITS if clocks else RIG_LIMITS_OLD).format(
-             slow=meta.get("slowdown") or 50) + "." +
+             slow=r["slowdown"]) + "." +
          (f" **{X86_LIMIT}.**" if r["x86"] and not clocks else ""), "",
          "Every ratio pairs runs of one round of one boot (configurations alternated in an "
          "order rotated per round and boot); the interval is a 95 % hierarchical bootstrap "
@@ -1380,7 +1380,7 @@ def headline(r):
              boots=len(r["boots"]), planned_boots=len(r["meta"].get("planned_boots", [])),
              mode=r["meta"]["mode"], seed=r["meta"]["seed"], x86=r["x86"],
              rejected=r["rejected"], nruns=r["nruns"], lag_dist=r.get("lag_dist"), comps={}, est={},
-             overhead=None, lat={}, slowdown=r["meta"].get("slowdown") or 50)
+             overhead=None, lat={}, slowdown=r["slowdown"])
     for (kind, base, top), m in r["comps"].items():
         h["comps"][f"{kind}/{base}/{top}"] = dict(
             stp=c3(m["stp"]), antt=c3(m["antt"]), makespan=c3(m["makespan"]),
