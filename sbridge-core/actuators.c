@@ -60,24 +60,6 @@ static u64 sbridge_act_kicks;
 /* sbridge-aware BPF schedulers attached (kfuncs.c): 0 or 1 in practice */
 static atomic_t sbridge_act_bpf_scheds = ATOMIC_INIT(0);
 
-/*
- * The decision work runs on a CPU of the slowest type (type 0) where one
- * is online: each pass is time the fast cores would otherwise give the
- * tasks that gain there (in the eval's mixes, sbridge's kworker took
- * about 1 % of the big CPU, stock's 0.1 %). The types' CPUs are fixed at
- * load; one that went offline since the pick only makes the workqueue run
- * the work on another CPU (queue_work_on()).
- */
-static int sbridge_act_cpu(void)
-{
-	unsigned int cpu;
-
-	if (sbridge_topo.ntypes < 2)
-		return WORK_CPU_UNBOUND;
-	cpu = cpumask_any_and(&sbridge_topo.type_mask[0], cpu_online_mask);
-	return cpu < nr_cpu_ids ? cpu : WORK_CPU_UNBOUND;
-}
-
 /* From sample.c's switch probe, in hard IRQ context: re-decide soon. */
 static void sbridge_act_kick_fn(struct irq_work *w)
 {
@@ -102,8 +84,7 @@ void sbridge_actuators_kick(void)
 	if (READ_ONCE(sbr.stopped))
 		return;
 	WRITE_ONCE(sbridge_act_kicks, sbridge_act_kicks + 1);
-	mod_delayed_work_on(sbridge_act_cpu(), system_wq, &sbridge_act_work,
-			    since >= gap ? 0 : gap - since);
+	sbridge_topo_house_kick(&sbridge_act_work, since >= gap ? 0 : gap - since);
 }
 
 static bool sbridge_act_on(unsigned int i)
@@ -180,8 +161,8 @@ static void sbridge_act_fn(struct work_struct *w)
 	}
 	WRITE_ONCE(sbr.runs, sbr.runs + 1);
 	/* a kick may have queued the next run sooner: that one stands */
-	queue_delayed_work_on(sbridge_act_cpu(), system_wq, &sbridge_act_work,
-			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
+	sbridge_topo_house_queue(&sbridge_act_work,
+				 msecs_to_jiffies(READ_ONCE(sbridge_act_params.period_ms)));
 out:
 	mutex_unlock(&sbr.lock);
 }
@@ -374,7 +355,7 @@ int sbridge_actuators_init(void)
 			goto err;
 	}
 	sbr.stopped = false;
-	queue_delayed_work_on(sbridge_act_cpu(), system_wq, &sbridge_act_work, 0);
+	sbridge_topo_house_queue(&sbridge_act_work, 0);
 	sbridge_sample_kick_set(&sbridge_act_kick);
 	return 0;
 err:

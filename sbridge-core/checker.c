@@ -246,7 +246,7 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 
 	/*
 	 * Our own CPU, judged as if we were not there (the work runs on a
-	 * bound kworker of system_wq, so this is the CPU of the whole pass):
+	 * bound kworker, so this is the CPU of the whole pass):
 	 * idle if nothing waits there, else one waiting task is the one we
 	 * displaced and counts as running.
 	 */
@@ -421,7 +421,7 @@ static void sbridge_checker_fn(struct work_struct *w)
 		WRITE_ONCE(sbridge_chk.unavoidable, sbridge_chk.unavoidable + 1);
 	}
 out:
-	schedule_delayed_work(&sbridge_checker_work, next ?: 1);
+	sbridge_topo_house_queue(&sbridge_checker_work, next ?: 1);
 }
 
 /**
@@ -478,8 +478,8 @@ int sbridge_checker_init(void)
 	sbridge_chk.gain = kvcalloc(nr_cpu_ids, cpumask_size(), GFP_KERNEL);
 	if (!sbridge_chk.nwait || !sbridge_chk.any || !sbridge_chk.user || !sbridge_chk.gain)
 		goto nomem;
-	schedule_delayed_work(&sbridge_checker_work,
-			      msecs_to_jiffies(READ_ONCE(sbridge_act_params.check_period_ms)));
+	sbridge_topo_house_queue(&sbridge_checker_work,
+				 msecs_to_jiffies(READ_ONCE(sbridge_act_params.check_period_ms)));
 	return 0;
 nomem:
 	sbridge_checker_exit();

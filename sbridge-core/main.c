@@ -46,7 +46,7 @@ static void sbridge_housekeeping_fn(struct work_struct *w)
 		sbridge_event_post(SBRIDGE_EVENT_PHASE, "phase change");
 	sbridge_hk_samples = s;
 	sbridge_hk_phases = p;
-	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
+	sbridge_topo_house_queue(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
 }
 
 static int __init sbridge_init(void)
@@ -106,7 +106,7 @@ static int __init sbridge_init(void)
 		goto err_actuators;
 	/* last: a BPF program may call them once they are registered */
 	sbridge_kfuncs_init();
-	schedule_delayed_work(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
+	sbridge_topo_house_queue(&sbridge_housekeeping_work, SBRIDGE_HOUSEKEEPING_PERIOD);
 	pr_info("version %s loaded: %u core type(s), API %u\n", SBRIDGE_VERSION,
 		sbridge_topo.ntypes, SBRIDGE_API_VERSION);
 	return 0;

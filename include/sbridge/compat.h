@@ -23,6 +23,19 @@
 #endif
 
 /*
+ * sbridge_percpu_wq: the per-CPU system workqueue that
+ * queue_delayed_work_on() is given. system_wq up to 6.16 (6.1, 6.12);
+ * 6.17 (7.x) adds system_percpu_wq for it and warns at every work
+ * queued on system_wq ("enqueued on deprecated workqueue").
+ */
+#include <linux/workqueue.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define sbridge_percpu_wq	system_percpu_wq
+#else
+#define sbridge_percpu_wq	system_wq
+#endif
+
+/*
  * sbridge_rdmsr_safe(): rdmsrl_safe() up to 6.15 (6.1, 6.12), renamed
  * rdmsrq_safe() in 6.16 (7.x) by the x86/msr rename series.
  */
