@@ -23,8 +23,9 @@
  *    hardware maximum; it stays exactly 1024 when nothing keeps it.
  *  - cpufreq's current frequency (what the driver set).
  * cpufreq_quick_get() and friends take cpufreq locks and must not be called
- * with IRQs off, so a delayed work samples them every
- * SBRIDGE_PMU_SAMPLE_MS into a per-CPU cache that effective_khz() reads.
+ * with IRQs off, so a delayed work samples them into a per-CPU cache that
+ * effective_khz() reads: every SBRIDGE_PMU_SAMPLE_MS while a CPU has no
+ * counter that measures its clock, else once a second.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,6 +57,7 @@
 
 
 #define SBRIDGE_PMU_SAMPLE_MS	100
+#define SBRIDGE_PMU_SAMPLE_SLOW_MS	1000
 #define SBRIDGE_PMU_MSR_NS	(4 * NSEC_PER_MSEC)
 /* Fewer reference ticks than this (mostly idle) says too little: keep the old value. */
 #define SBRIDGE_PMU_MIN_MPERF	10000
@@ -111,11 +113,66 @@ static void sbridge_pmu_sample_cpufreq(void)
 	}
 }
 
+/*
+ * The sample runs on an online CPU of the lowest capacity, the first of
+ * them, as sbridge_core's own works do (sbridge_topo_house_cpu()): up
+ * to ten times a second on the CPU that loaded the module, often a big
+ * one, it preempted the task that gains most there. Any CPU if all are
+ * alike.
+ */
+static int sbridge_pmu_house_cpu(void)
+{
+	unsigned long cap, low = ULONG_MAX, high = 0;
+	int cpu, best = WORK_CPU_UNBOUND;
+
+	for_each_online_cpu(cpu) {
+		cap = sbridge_cpu_capacity(cpu);
+		if (cap < low) {
+			low = cap;
+			best = cpu;
+		}
+		high = max(high, cap);
+	}
+	return low < high ? best : WORK_CPU_UNBOUND;
+}
+
+/*
+ * cpufreq's current frequency is the clock only of a CPU whose clock no
+ * counter measures (APERF/MPERF, the rig's pair): every
+ * SBRIDGE_PMU_SAMPLE_MS while one such CPU is online, else once a second
+ * for the hardware maximum and a driver that came since. Each sample is
+ * a wakeup of the CPU it runs on and a preemption of what runs there.
+ */
+static unsigned int sbridge_pmu_sample_ms(void)
+{
+	unsigned int cpu;
+
+	if (sbridge_pmu_have_aperfmperf)
+		return SBRIDGE_PMU_SAMPLE_SLOW_MS;
+	for_each_online_cpu(cpu)
+		if (!READ_ONCE(per_cpu_ptr(&sbridge_pmu_freq, cpu)->cyc_ev))
+			return SBRIDGE_PMU_SAMPLE_MS;
+	return SBRIDGE_PMU_SAMPLE_SLOW_MS;
+}
+
+/*
+ * (Re)arms the sample. The pick and the timer's add with preemption off:
+ * that holds off stop_machine, so the CPU cannot leave cpu_online_mask in
+ * between, and a timer on an offline CPU would not fire until it came
+ * back (queue_delayed_work_on()).
+ */
+static void sbridge_pmu_sample_arm(unsigned int ms)
+{
+	preempt_disable();
+	queue_delayed_work_on(sbridge_pmu_house_cpu(), sbridge_percpu_wq,
+			      &sbridge_pmu_sample_work, msecs_to_jiffies(ms));
+	preempt_enable();
+}
+
 static void sbridge_pmu_sample_fn(struct work_struct *work)
 {
 	sbridge_pmu_sample_cpufreq();
-	schedule_delayed_work(&sbridge_pmu_sample_work,
-			      msecs_to_jiffies(SBRIDGE_PMU_SAMPLE_MS));
+	sbridge_pmu_sample_arm(sbridge_pmu_sample_ms());
 }
 
 /*
@@ -375,8 +432,7 @@ int sbridge_pmu_freq_init(void)
 		sbridge_pmu_freq_hp = ret;
 	}
 	sbridge_pmu_sample_cpufreq();
-	schedule_delayed_work(&sbridge_pmu_sample_work,
-			      msecs_to_jiffies(SBRIDGE_PMU_SAMPLE_MS));
+	sbridge_pmu_sample_arm(SBRIDGE_PMU_SAMPLE_MS);
 	return 0;
 }
 
