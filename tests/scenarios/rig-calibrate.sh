@@ -6,6 +6,7 @@
 # smp: 2
 # timeout: 300
 # rig: yes
+# debug: no
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 
 # The truth, from the rig's own configuration (tools/rig/rig.conf, which
