@@ -9,6 +9,7 @@ TALLY: collections.defaultdict[str, collections.Counter[str]] = \
 THROTTLE: collections.Counter[str] = collections.Counter()  # host throttling mode -> boots
 # cell -> seconds its tests took (builds and boots): where the suite's hour goes
 SECONDS: collections.Counter[str] = collections.Counter()
+RETRIES: list[str] = []  # boots thrown away for never reaching init (harness.run)
 
 
 def record(cell, result):
@@ -19,6 +20,8 @@ def record(cell, result):
     t["skip"] += len(result.skipped)
     if result.throttle:
         THROTTLE[result.throttle] += 1
+    if result.boot_retry:
+        RETRIES.append(f"{cell}: {result.boot_retry}")
 
 
 def pytest_configure(config):
@@ -69,6 +72,8 @@ def pytest_terminal_summary(terminalreporter):
                       f"not ok {t['not ok']:3}  skip {t['skip']:3}{took}")
     for mode, n in sorted(THROTTLE.items()):
         tr.write_line(f"little vCPUs throttled with {mode}: {n} boots")
+    for line in RETRIES:
+        tr.write_line(f"boot retried, {line}")
     from sbridge_testbed import kernels, reliability
     tr.section("reliability (tools/testbed/reliability.py; docs/testing.md)")
     rows = [r for r in reliability.cell_rows(kernels.BUILD / "cells") if r[0] in TALLY]

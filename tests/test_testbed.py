@@ -152,3 +152,68 @@ def test_reliability_leaves_out_scenarios_a_cell_no_longer_runs(tmp_path, monkey
     assert rows["arm64-debug"][3] == ["kept: stray move"]
     assert rows["arm64-bookworm"][2]["runs"] == 2
     assert sorted(rows["arm64-bookworm"][3]) == ["gone: stray move", "kept: stray move"]
+
+
+def test_reliability_names_the_tree_of_each_cell_and_merges_directories(
+        tmp_path, monkeypatch, capsys):
+    """Each row says which sbridge its consoles ran (the module's own
+    version line); --cells merges several build directories."""
+    from sbridge_testbed import reliability
+    scen = tmp_path / "scenarios"
+    scen.mkdir()
+    monkeypatch.setattr(reliability, "SCENARIOS", scen)
+    (scen / "a.sh").write_text("#!/bin/sh\n# scenario: a\n")
+    con = ("@@SB-BEGIN 6.1.192 2cpu\n1..1\nok 1 - fine\n@@SB-RC 0\n@@SB-DMESG\n"
+           "[    1.0] sbridge_core: version {v} loaded: 2 core type(s), API 5\n@@SB-END\n")
+    for d, cell, v in (("one", "x86_64-debug", "0.2.0-1-gaaaaaaa"),
+                       ("one", "x86_64-bookworm", "0.2.0-1-gaaaaaaa"),
+                       ("two", "x86_64-debug", "0.2.0-2-gbbbbbbb")):
+        (tmp_path / d / cell).mkdir(parents=True)
+        (tmp_path / d / cell / "a.console").write_text(con.format(v=v))
+    rows = {r[0]: r for r in reliability.cell_rows(tmp_path / "one")}
+    assert rows["x86_64-debug"][5] == ["0.2.0-1-gaaaaaaa"]
+    assert "| x86_64-debug | 6.1.192 | 0.2.0-1-gaaaaaaa | 1 |" in reliability.table(list(rows.values()))
+    monkeypatch.setattr("sys.argv", ["reliability.py", "--cells", str(tmp_path / "one"),
+                                     "--cells", str(tmp_path / "two")])
+    assert reliability.main() == 0
+    out = capsys.readouterr().out
+    # the later directory's debug cell, the first one's bookworm cell
+    assert "| x86_64-debug | 6.1.192 | 0.2.0-2-gbbbbbbb |" in out
+    assert "| x86_64-bookworm | 6.1.192 | 0.2.0-1-gaaaaaaa |" in out
+
+
+def test_a_boot_that_never_reached_init_is_retried_once_and_said(tmp_path, monkeypatch):
+    """harness.run boots again when the kernel never ran init (no
+    @@SB-BEGIN: nothing of sbridge's had loaded), says so in the result,
+    on the console and in the reliability table; a scenario that timed out
+    after init is not retried."""
+    from sbridge_testbed import guest, harness, kernels, reliability, vm
+    monkeypatch.setattr(kernels, "BUILD", tmp_path)
+    monkeypatch.setattr(guest, "scenario_initramfs", lambda *a, **kw: None)
+    scen = tmp_path / "scenarios"
+    scen.mkdir()
+    path = scen / "hang.sh"
+    path.write_text("#!/bin/sh\n# scenario: hang\n")
+    monkeypatch.setattr(reliability, "SCENARIOS", scen)
+    s = harness.load_scenario(path)
+    k = kernels.Kernel("x86_64", "bookworm", "6.1.192", "", "")
+    done = "@@SB-BEGIN 6.1.192 2cpu\n1..1\nok 1 - fine\n@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n"
+    hung = vm.Result(console="SeaBIOS\nBooting from ROM..\n", timed_out=True, wall=330.0,
+                     stuck="vCPU program counters ffffffff81000000")
+    late = vm.Result(console="@@SB-BEGIN 6.1.192 2cpu\n1..2\nok 1 - a\n", timed_out=True)
+    for first, retried in ((hung, True), (late, False)):
+        boots = [first, vm.parse(done, False)]
+        monkeypatch.setattr(vm, "boot", lambda *a, b=boots, **kw: b.pop(0))
+        r = harness.run(k, s, tmp_path)
+        if not retried:
+            assert r is late and not r.boot_retry and len(boots) == 1
+            assert r.problems[0] == "timed out"
+            continue
+        assert not boots and not r.problems
+        assert "never reached init in 330 s (vCPU program counters ffffffff81000000)" \
+            in r.boot_retry
+        console = harness.console_log(k, s).read_text()
+        assert console.startswith("@@SB-RETRY ") and vm.parse(console, False).passed == ["fine"]
+        rows = reliability.cell_rows(tmp_path / "cells")
+        assert rows[0][3] == ["hang: first boot never reached init (booted again)"]
+    assert hung.problems[0] == "timed out before init (vCPU program counters ffffffff81000000)"

@@ -380,6 +380,16 @@ def run(k, s, base, echo=None):
                                    capacities=s.capacities, eas=s.eas)
     slow = (DEBUG_SLOWDOWN if k.flavour == "debug" else 1) * timeout_scale() * stretch
     r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
+    if r.timed_out and "@@SB-BEGIN" not in r.console:
+        # The kernel never ran init, which says so before anything of
+        # sbridge's loads: an emulator hang (seen with x86 multi-threaded
+        # TCG on a 2-core host), not the scenario's. Boot once more, and
+        # keep the reason in the result and on top of the console.
+        why = (f"the first boot never reached init in {r.wall:.0f} s "
+               f"({r.stuck}); booted again")
+        r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
+        r.boot_retry = why
+        r.console = f"@@SB-RETRY {why}\n{r.console}"
     if k.flavour == "debug" and r.rc is not None and r.leaks is None and not r.kmemleak_off:
         # the leak check must not pass for want of a report
         r.kmemleak_off = "the debug kernel made no kmemleak report"
@@ -457,6 +467,8 @@ def main():
         print(f"{k.cell} ({k.release}): {s.name}: {verdict} "
               f"{len(r.passed)} ok, {len(r.failed)} not ok, {len(r.skipped)} skip, "
               f"{r.wall:.1f}s")
+        if r.boot_retry:
+            print("    boot retried:", r.boot_retry)
         for p in r.problems:
             print("   ", p)
         if r.problems:

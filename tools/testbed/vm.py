@@ -64,13 +64,15 @@ class Result:
     kmemleak_off: str = ""  # why a debug kernel made no kmemleak report
     taint: list = field(default_factory=list)  # TAINT_BAD flags set at the end
     fault_warnings: dict = field(default_factory=dict)  # FAULT_WARNINGS site -> count
+    stuck: str = ""  # where the vCPUs were when a boot that never reached init was killed
+    boot_retry: str = ""  # harness.run: why the first boot was thrown away
 
     @property
     def problems(self):
         """Every reason this run is not a pass, in words."""
         p = []
         if self.timed_out:
-            p.append("timed out")
+            p.append(f"timed out before init ({self.stuck})" if self.stuck else "timed out")
         if self.rc is None and not self.timed_out:
             p.append("guest never reported the scenario's exit status")
         elif self.rc not in (None, 0):
@@ -314,6 +316,8 @@ class QMP:
                 if time.time() > end:
                     raise
                 time.sleep(0.05)
+        # no QMP answer is waited for longer than a connection is
+        self.s.settimeout(max(deadline, 1))
         self.f = self.s.makefile("rw")
         json.loads(self.f.readline())  # greeting
         self.cmd("qmp_capabilities")
@@ -329,6 +333,9 @@ class QMP:
                 raise RuntimeError(f"QMP {name}: {msg['error']}")
 
     def close(self):
+        # the file holds the connection open too: QEMU takes the next
+        # client (vcpu_pcs()) only once both are closed
+        self.f.close()
         self.s.close()
 
 
@@ -417,18 +424,22 @@ LOG_BUF = "log_buf_len=4M"
 TAINT_BAD = {5: "B (bad page)", 7: "D (oops)", 9: "W (warning)", 14: "L (soft lockup)"}
 
 
+# loglevel=5, not quiet: a boot that hangs before init (the harness boots
+# again, harness.run) leaves its warnings and oopses on the console (they
+# print at KERN_DEFAULT, which quiet hides); init turns the console down
+# to emergencies before the scenario.
 def qemu_cmd(arch, kernel, initrd, smp, topology, mem=None, icount=False, append="",
              extra=(), cpufreq=False):
     if arch == "x86_64":
         cmd = ["qemu-system-x86_64", "-m", str(mem or 512), "-smp", str(smp),
-               "-cpu", "max", "-append", f"console=ttyS0 quiet panic=-1 {LOG_BUF} {append}"]
+               "-cpu", "max", "-append", f"console=ttyS0 loglevel=5 panic=-1 {LOG_BUF} {append}"]
     else:
         mem = mem or 1024
         cpu = "cortex-a57"
         cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", cpu, "-smp", str(smp),
                "-m", str(mem),
                "-append",
-               f"console=ttyAMA0 quiet panic=-1 sched_verbose {LOG_BUF} {append}"]
+               f"console=ttyAMA0 loglevel=5 panic=-1 sched_verbose {LOG_BUF} {append}"]
         if topology not in ("smp", "sym") or cpufreq:
             cmd += ["-dtb", str(guest.dtb(topology, smp, cpu, mem, cpufreq=cpufreq))]
         if icount:
@@ -490,6 +501,7 @@ def _boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
         thr = None
         chunks = []
         timed_out = False
+        stuck = ""
         try:
             try:
                 q = QMP(qmp_path)
@@ -525,6 +537,8 @@ def _boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
                     chunks.append(data)
                     if echo:
                         echo(data.decode(errors="replace"))
+            if timed_out and b"@@SB-BEGIN" not in b"".join(chunks):
+                stuck = vcpu_pcs(qmp_path)
         finally:
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
@@ -534,4 +548,23 @@ def _boot(k, s, initrd, cmd=None, echo=None, slowdown=1):
         console = b"".join(chunks).decode(errors="replace").replace("\r", "")
         r = parse(console, timed_out, time.time() - t0, s.injects)
         r.throttle = thr.mode if thr else ""
+        r.stuck = stuck
         return r
+
+
+def vcpu_pcs(qmp_path):
+    """Where each vCPU of the guest at @qmp_path is (its program counter,
+    from the monitor), in words: a boot that hangs before init without a
+    warning or oops on the console leaves nothing else to go on."""
+    try:
+        q = QMP(qmp_path, deadline=2)
+        try:
+            regs = q.cmd("human-monitor-command", **{"command-line": "info registers -a"})
+        finally:
+            q.close()
+    except (OSError, ValueError, RuntimeError) as e:
+        return f"vCPUs not readable: {e}"
+    # x86: RIP (EIP in real mode) and whether the vCPU is halted; arm64: PC
+    pcs = [pc + (" (halted)" if hlt == "1" else "")
+           for pc, hlt in re.findall(r"\b(?:RIP|EIP|PC)=([0-9a-f]+)(?:.*HLT=(\d))?", regs)]
+    return "vCPU program counters " + ", ".join(pcs) if pcs else "no vCPU program counters"
