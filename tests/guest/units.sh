@@ -16,6 +16,10 @@
 # defaults are 102 and 1000); /etc/sbridge/rules.d/90-pkgtest.rules adds
 # one rule to the shipped ones.
 exec > /dev/ttyS0 2>&1
+# Kernel messages would interleave with TAP on the one console (the guest
+# boots with loglevel=5): only emergencies there, as tests/guest/init
+# does; the whole log follows the TAP anyway.
+echo 1 > /proc/sys/kernel/printk
 echo "@@SB-BEGIN $(uname -r) $(nproc)cpu"
 (
 . /sbridge/lib.sh

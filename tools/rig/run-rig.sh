@@ -17,7 +17,7 @@
 #                      and a dynamic-power-coefficient per cluster, so
 #                      cpufreq-dt registers an energy model (EAS); adds
 #                      sched_verbose to the default command line
-#   --append STR       kernel command line (default: console=... quiet panic=-1)
+#   --append STR       kernel command line (default: console=... loglevel=5 panic=-1)
 #   --mem MB           guest memory (default 1024)
 #   --pace MODE        always | guest | off (overrides the config's pace=)
 #   --stats FILE       also write the plugin's exit report to FILE
@@ -91,11 +91,11 @@ arm64|aarch64)
 	qemu=qemu-system-aarch64
 	mach=virt cpu=cortex-a57,pmu=off
 	# sched_verbose: the kernel logs when EAS starts and stops
-	[ -n "$append" ] || append="console=ttyAMA0 quiet panic=-1 log_buf_len=4M${energy:+ sched_verbose}" ;;
+	[ -n "$append" ] || append="console=ttyAMA0 loglevel=5 panic=-1 log_buf_len=4M${energy:+ sched_verbose}" ;;
 x86_64|amd64)
 	qemu=qemu-system-x86_64
 	mach=pc cpu=qemu64
-	[ -n "$append" ] || append="console=ttyS0 quiet panic=-1 log_buf_len=4M" ;;
+	[ -n "$append" ] || append="console=ttyS0 loglevel=5 panic=-1 log_buf_len=4M" ;;
 *) die "--arch must be arm64 or x86_64" ;;
 esac
 command -v $qemu >/dev/null || die "$qemu not installed"
