@@ -164,6 +164,37 @@ def test_configs_narrow_a_diagnosis_to_the_named_configurations():
     assert re.search(r"observe\) sb_load \|\| return 1.*\n.*act\.observe 1", guest)
 
 
+def test_sbeas_is_sbridge_over_eas_and_only_where_eas_runs(tmp_path):
+    # named with --configs only: not one of a mode's default configurations
+    assert "sbeas" not in run.CONFIGS_CAP and "sbeas" in run.CONFIGS_EXTRA
+    mode = dict(run.MODES["quick"], configs=["eas", "sbeas"], rounds=1)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, run.plan("1b3s", mode, 5), 0)
+    assert "CONFIGS='eas sbeas'" in text
+    path = tmp_path / "eval.sh"
+    path.write_text(text)
+    assert harness.load_scenario(path).eas      # the board boots with an energy model
+    # sbeas alone still sets the board up for EAS
+    mode = dict(mode, configs=["cap", "sbeas"])
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, run.plan("1b3s", mode, 5), 0)
+    path.write_text(text)
+    assert "CONFIGS='cap sbeas'" in text and harness.load_scenario(path).eas
+    # x86 has no energy model here: dropped, as eas is
+    x86 = [b for b, v in run.BOARDS.items() if v["arch"] != "arm64"]
+    if x86:
+        text = run.scenario(x86[0], run.BOARDS[x86[0]], mode,
+                            run.plan(x86[0], mode, 5), 0)
+        m = re.search(r"CONFIGS='([^']*)'", text)
+        assert m and "sbeas" not in m.group(1)
+    # the guest: EAS on (schedutil, switch taken) before sbridge loads, and
+    # sbridge's placement checked in force as for sbridge
+    guest = (run.HERE / "guest.sh").read_text()
+    m = re.search(r"\n\teas \| sbeas\)(.*?);;", guest, re.S)
+    assert m, "guest.sh has no eas | sbeas case"
+    case = m.group(1)
+    assert case.index("eas_set 1") < case.index("eas_active") < case.index("sb_load")
+    assert re.search(r"sbridge \| sbeas \|.*\n\t\tsbridgectl status.*placement", guest)
+
+
 def test_scx_runs_on_the_suite_asked_and_only_under_sched_ext(tmp_path):
     # the cell: bookworm's by default, the 7.x one with --suite backports
     assert run.cell("arm64", "bookworm") == "arm64-bookworm"
@@ -201,6 +232,15 @@ def test_scx_runs_on_the_suite_asked_and_only_under_sched_ext(tmp_path):
     bad = subprocess.run([str(run.HERE / "run.py"), "--suite", "sid", "--report-only"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--suite" in bad.stderr
+
+
+def test_module_arguments_are_name_value_pairs_or_refused():
+    """--core-args and --pmu-args: NAME=VALUE only, refused before any boot."""
+    for opt in ("--core-args", "--pmu-args"):
+        for val in ("kernel", "kernel=1;reboot", " "):
+            bad = subprocess.run([str(run.HERE / "run.py"), opt, val, "--report-only"],
+                                 capture_output=True, text=True)
+            assert bad.returncode == 2 and f"{opt}: NAME=VALUE" in bad.stderr, (opt, val)
 
 
 def test_report_shows_scx_where_it_ran_and_why_not_elsewhere(tmp_path):
@@ -442,6 +482,11 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert r["est"]["metrics"][(2.0, "pred+mix", "all")]["n"] == 2
     # overhead: on is +5 M of 4 G cycles summed over 4 CPUs
     assert r["overhead"]["on"]["short_cycles"][0] == pytest.approx(5e6 * 4 / 4e9)
+    # the mixes' share, per kind of event; the periods' again at a board's clock
+    parts = r["overhead"]["mix_parts"]
+    assert sum(parts[k] for k in ("switch", "process", "period")) == \
+        pytest.approx(r["overhead"]["mix_share"][0], rel=0.5)
+    assert parts["period_board"] == pytest.approx(parts["period"] / r["slowdown"])
     assert r["evidence"]["cap"]["overutilized"] == pytest.approx(0.9)
     assert r["evidence"]["eas"]["failed"] == 1
     assert r["lat"]["cap"]["p99"] == 20 and r["lat"]["sbridge"]["p50"] == 10
@@ -449,6 +494,9 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert "STP ratio" in text and "R|pmtn|Cmax" in text and "Leave one program out" in text
     assert "held out" in text.lower() and "**missed**" in text
     assert "Modelled energy per mix" in text and "Frequency sweep" in text
+    # latencies are in rig wall time: the run's own slowdown, not rig.conf's
+    assert f"the guest runs {r['slowdown']}x slower" in text
+    assert "at a board's clock it would cost" in text
     for f in ("units.csv", "alone.csv", "estimation.csv", "comparisons.csv", "summary.json",
               "ratios.png", "estimation.png"):
         assert (d / f).exists() and (d / f).stat().st_size > 100, f
@@ -548,8 +596,13 @@ def test_conservation_replays_waits_idle_fast_time_and_wanters(tmp_path):
     # a wanter: only C, from its decision at 100 until it ran at 300
     assert res.idle_wanter == 200 * MS and res.share_wanter == pytest.approx(0.2)
     assert res.decisions == 2 and res.ncpu == 3 and res.recorder == 0
+    # the kworker ran on cpu2 (little) 500-600: its CPU time, none on fast CPUs
+    assert (res.kworker, res.kworker_fast) == (100 * MS, 0)
+    assert res.share_all(res.kworker) == pytest.approx(100 / 3000)
     assert res.owner == {101: 101, 102: 102, 103: 103, 105: 101}
     assert res.root_fast(103) == 100 * MS and res.root_fast(101) == 0
+    # A ran on cpu1 throughout, its fork D on cpu2 800-1000; C on cpu0 300-400
+    assert res.root_run(101) == 1200 * MS and res.root_run(103) == 100 * MS
     # every task but the idle one: the kworker's wait overlaps B's, no more lost
     assert conserve.analyse(rec).idle_any == 700 * MS
     # a window

@@ -59,6 +59,8 @@ class Conservation:
     ncpu: int = 0
     recorder: int = 0  # ns the recorder (comm sbridgectl) ran, all CPUs
     recorder_fast: int = 0  # ... on fast CPUs
+    kworker: int = 0  # ns kernel workers ran, all CPUs (sbridge's works among them)
+    kworker_fast: int = 0  # ... on fast CPUs
     # the sbridge events the record holds: "decide", "none", ...; "all" in
     # files before --sbridge-events (version 2) where sbridge was loaded
     sbridge_events: str = ""
@@ -84,15 +86,23 @@ class Conservation:
     def share_idle(self) -> float:
         return self.share(self.fast_idle)
 
+    def share_all(self, ns: int) -> float:
+        """@ns of CPU time as a share of all the CPUs' time in the window."""
+        cap = self.ncpu * self.span
+        return ns / cap if cap else float("nan")
+
     @property
     def recorder_share(self) -> float:
         """The recorder's CPU time as a share of all the CPUs' in the window."""
-        cap = self.ncpu * self.span
-        return self.recorder / cap if cap else float("nan")
+        return self.share_all(self.recorder)
 
     def root_fast(self, root: int) -> int:
         """ns the process @root and its forks ran on fast CPUs."""
         return sum(self.fast_run.get(p, 0) for p, r in self.owner.items() if r == root)
+
+    def root_run(self, root: int) -> int:
+        """ns the process @root and its forks ran on any CPU."""
+        return sum(self.run.get(p, 0) for p, r in self.owner.items() if r == root)
 
 
 def recorded_events(rec: record.Record) -> str:
@@ -128,6 +138,10 @@ def _wants_fast(e: record.Event) -> bool:
 
 # the recorder's name: its own CPU time is in the file (what it costs)
 RECORDER = "sbridgectl"
+# kernel workers: every configuration has some; sbridge's periodic works
+# (decision, checker, matrix, clocks) run in them, so the difference
+# between configurations is what those cost and where they ran
+KWORKER = "kworker/"
 
 # the order of records with one time stamp: decisions and migrations
 # before the wakeups and switches they explain
@@ -171,6 +185,7 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
                        ncpu=len(rec.cpus), sbridge_events=recorded_events(rec))
     names = rec.comms()
     recorder = {p for p, n in names.items() if n == RECORDER}
+    kworker = {p for p, n in names.items() if n.startswith(KWORKER)}
     # a CPU runs the prev of its first switch until then; a CPU without
     # any switch ran one task throughout or nothing: its samples say which
     running: dict[int, int] = {}
@@ -201,6 +216,9 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
             if p in recorder:
                 res.recorder += dt
                 res.recorder_fast += dt if c in fast else 0
+            elif p in kworker:
+                res.kworker += dt
+                res.kworker_fast += dt if c in fast else 0
             if mine(p):
                 res.run[p] = res.run.get(p, 0) + dt
                 if c in fast:

@@ -36,6 +36,7 @@ NAMES = {
     "cap": "stock, capacity-aware (asymmetric capacities: misfit, capacity-aware wakeup)",
     "sym": "stock, symmetric kernel (no capacities: the paper's CFS)",
     "eas": "EAS (energy model + schedutil; see its overutilized share)",
+    "sbeas": "sbridge, cold, shipped defaults, over EAS (see its overutilized share)",
     "hmp": "ARM HMP (user-space daemon: up 700 / down 512 load thresholds)",
     "nomargin": "sbridge choosing on any difference (act.margin 0: no ties left to stock, ablation)",
     "nomodel": "sbridge without the model (act.model 0, ablation)",
@@ -498,6 +499,17 @@ def analyse(d):
                     prom["fast"][c] = [cons.root_fast(p["pid"]) / (p["secs"] * 1e9)
                                        if p["secs"] > 0 else float("nan")
                                        for p in sorted(r["procs"], key=lambda p: p["slot"])]
+            # CPU time per unit of work: each program's fast and slow CPU
+            # time over its alone times on those types (1: what it took
+            # alone; above: the same work cost more CPU time, whatever the
+            # placement; the recorder's and sbridge's work in its context
+            # count, waiting does not)
+            cw = []
+            for p in (r["procs"] if cons is not None else ()):
+                a = wall.get(p["prog"], {})
+                ff, aa = cons.root_fast(p["pid"]), cons.root_run(p["pid"])
+                if a.get("big") and a.get("little") and aa > 0:
+                    cw.append((ff / a["big"] + (aa - ff) / a["little"]) / 1e9)
             busy = r["busy"]
             bigc = [int(x) for x in b["big"].split()]
             bb = sum(busy[c2][0] for c2 in bigc if c2 in busy)
@@ -526,6 +538,9 @@ def analyse(d):
                 idle_wanter=cons.share_wanter if cons else float("nan"),
                 recorder=cons.recorder_share if cons else float("nan"),
                 recorder_fast=cons.share(cons.recorder_fast) if cons else float("nan"),
+                kworker=cons.share_all(cons.kworker) if cons else float("nan"),
+                kworker_fast=cons.share(cons.kworker_fast) if cons else float("nan"),
+                cpu_work=statistics.median(cw) if cw else float("nan"),
                 rec_events=cons.sbridge_events if cons else "",
                 decisions=cons.decisions if cons else 0))
         if pm is not None or prom["stp"]:
@@ -595,7 +610,8 @@ def analyse(d):
     for kind in ("cap", "sym"):
         stock = STOCK[kind]
         for base in ("cap", "sym", "eas", "hmp", "nomargin", "nomodel", "observe", "warm"):
-            for top in ("sbridge",) + (("warm", "observe") if base == "cap" else ()):
+            for top in ("sbridge",) + (("warm", "observe") if base == "cap" else ()) + \
+                    (("sbeas",) if base in ("cap", "eas") else ()):
                 if base == top:
                     continue
                 pp = pairs("main", base, top, (kind,))
@@ -712,7 +728,8 @@ def analyse(d):
             if r["kind"].startswith("ovh-"):
                 ov[r["kind"]][r["config"]].append(r)
     res["overhead"] = overhead(ov, units=[u for u in unit_rows if u["phase"] == "main"
-                                          and u["config"] == "sbridge" and u["ok"]])
+                                          and u["config"] == "sbridge" and u["ok"]],
+                               slowdown=res["slowdown"])
 
     # evidence per configuration
     res["evidence"] = evidence(boots, unit_rows)
@@ -729,9 +746,11 @@ def _pct(v, q):
     return s[min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))]
 
 
-def overhead(ov, units):
+def overhead(ov, units, slowdown=SLOWDOWN):
     """Per test: instructions and cycles on (and core) over off, per round;
-    per-event costs; the estimated share of the mixes' cycles."""
+    per-event costs; the estimated share of the mixes' cycles, per kind of
+    event, and the periods' share again at a board's clock (@slowdown:
+    the rig's wall ns per modelled ns)."""
     out = {}
     for test, by in ov.items():
         t = {}
@@ -758,7 +777,9 @@ def overhead(ov, units):
             spin_instr=delta("ovh-spin", c, "instr"), spin_cycles=delta("ovh-spin", c, "cycles"),
             per_proc_cycles=per_event("ovh-short", c, "cycles", "procs"),
             per_switch_cycles=per_event("ovh-pp", c, "cycles", "ctxt"))
-    # per period: extra cycles of the spin test over its periods (200 ms)
+    # per period: extra cycles of the spin test (few switches, no forks)
+    # over its 200 ms periods: what runs by the clock, the decision and
+    # the counter reads at ticks (tick_ms) alike
     sp = out.get("ovh-spin", {})
     res["on"]["per_period_cycles"] = [(b["cycles"] - a["cycles"]) / max(1.0, a["secs"] / 0.2)
                                       for a, b in zip(sp.get("off", []), sp.get("on", []))]
@@ -767,9 +788,16 @@ def overhead(ov, units):
         cs = statistics.median(res["on"]["per_switch_cycles"])
         cp = statistics.median(res["on"]["per_proc_cycles"])
         cper = statistics.median(res["on"]["per_period_cycles"]) if res["on"]["per_period_cycles"] else 0
-        shares = [(cs * u["ctxt"] + cp * u["forks"] + cper * u["makespan"] / 0.2) / u["cycles"]
-                  for u in units if u["cycles"]]
+        us = [u for u in units if u["cycles"]]
+        # a period is 200 ms of the guest's clock, which on the rig runs at
+        # wall speed: @slowdown times as many per modelled cycle as on a board
+        parts = {k: [f(u) / u["cycles"] for u in us] for k, f in (
+            ("switch", lambda u: cs * u["ctxt"]), ("process", lambda u: cp * u["forks"]),
+            ("period", lambda u: cper * u["makespan"] / 0.2),
+            ("period_board", lambda u: cper * u["makespan"] / slowdown / 0.2))}
+        shares = [a + b + c for a, b, c in zip(parts["switch"], parts["process"], parts["period"])]
         res["mix_share"] = (statistics.median(shares), max(shares)) if shares else None
+        res["mix_parts"] = {k: statistics.median(v) for k, v in parts.items() if v}
     return res
 
 
@@ -979,7 +1007,9 @@ def summary(r, pics, out):
                else "") + "** (--configs)."
             if meta.get("configs") else "")
          + (f" **sbridge_core loaded with `{meta['core_args']}`, not the shipped defaults** "
-            "(--core-args: a diagnosis)." if meta.get("core_args") else ""), "",
+            "(--core-args: a diagnosis)." if meta.get("core_args") else "")
+         + (f" **sbridge_pmu loaded with `{meta['pmu_args']}`, not the shipped defaults** "
+            "(--pmu-args: a diagnosis)." if meta.get("pmu_args") else ""), "",
          "Limits: " + (RIG_LIMITS if clocks else RIG_LIMITS_OLD).format(
              slow=r["slowdown"]) + "." +
          (f" **{X86_LIMIT}.**" if r["x86"] and not clocks else ""), "",
@@ -1004,9 +1034,11 @@ def summary(r, pics, out):
           "per-program (geo. mean) | worst program (p05) | headroom captured | units (boots) |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (kind, base, top), m in sorted(r["comps"].items()):
-        if top != "sbridge":
+        if top not in ("sbridge", "sbeas"):
             continue
-        L.append(f"| {kind} | {NAMES.get(base, base)} | {ci(m['stp'])} | {ci(m['antt'])} | "
+        who = NAMES.get(base, base) + (" (**sbeas**: sbridge over EAS against it)"
+                                       if top == "sbeas" else "")
+        L.append(f"| {kind} | {who} | {ci(m['stp'])} | {ci(m['antt'])} | "
                  f"{ci(m['makespan'])} | {ci(m['per_program'])} | {fmt(m['worst'])} ({fmt(m['p05'])}) | "
                  f"{ci(m['headroom'], 2)} | {m['n_units']} ({m['n_boots']}) |")
     for (kind, base, _top), m in sorted(r.get("comps_nolag", {}).items()):
@@ -1184,6 +1216,16 @@ def summary(r, pics, out):
         if ov.get("mix_share"):
             L.append(f"- In the mixes (sbridge runs): per-event costs x their counts / all cycles: "
                      f"median {ov['mix_share'][0] * 100:.2f} %, worst {ov['mix_share'][1] * 100:.2f} %.")
+            mp = ov.get("mix_parts")
+            if mp:
+                L.append(f"- Of it (medians): context switches {mp['switch'] * 100:.2f} %, processes "
+                         f"{mp['process'] * 100:.2f} %, work by the clock {mp['period'] * 100:.2f} % "
+                         "(the spin test's extra cycles per 200 ms: the decision, the counter reads "
+                         "at ticks). That work follows the guest's clock, which on the rig runs at "
+                         f"wall speed, {r['slowdown']}x its modelled cycles: at a board's clock it "
+                         f"would cost {mp['period_board'] * 100:.3f} % (the switches' count, set "
+                         "by the tick and the programs, is not scaled: the rig's tick is in wall "
+                         "time too, so it reads them high by an amount not measured here).")
     if r["mt"]:
         cfgs = sorted({c for v in r["mt"].values() for c in v if c != "_secs"})
         L += ["", "## Multithreaded and multi-process programs (time / sbridge's time)", "",
@@ -1192,7 +1234,8 @@ def summary(r, pics, out):
             L.append(f"| {p} | {fmt(v.get('_secs'), 2)} | " + " | ".join(fmt(v.get(c)) for c in cfgs) + " |")
     if r["lat"]:
         L += ["", "## Wakeup latency (cyclictest -v, SCHED_OTHER, one thread per CPU, beside a CPU-bound mix)", "",
-              "Latencies in rig wall microseconds (the guest runs 50x slower than its clock).", "",
+              f"Latencies in rig wall microseconds (the guest runs {r['slowdown']}x slower than "
+              "its clock).", "",
               "| config | p50 us | p99 us | samples | over 100 ms |", "| --- | --- | --- | --- | --- |"]
         for c, v in sorted(r["lat"].items()):
             L.append(f"| {c} | {fmt(v['p50'], 0)} | {fmt(v['p99'], 0)} | {v['n']} | {v['over']} |")
@@ -1264,11 +1307,18 @@ def issue29(r):
          "on the board in every configuration, pinned to the last slow CPU (since 2026-11-29; "
          "before, it took 10-20 % of the fast CPU): its CPU time, read from its own switches, "
          "is in the last column (under TCG most of it is the kernel formatting trace_pipe "
-         "text); every ratio above includes it.", "",
+         "text); every ratio above includes it. Kernel workers (`kworker/*`) run in every "
+         "configuration; sbridge's periodic works run in them, placed on a CPU of the slowest "
+         "type: their share against stock's is what those works cost, and where. *CPU time per "
+         "work*: each program's CPU time on fast and slow CPUs over its alone times there (1: "
+         "its work took what it took alone; above 1, more CPU time for the same work, whatever "
+         "the placement: what runs in its context, watching among it), the median program of "
+         "a mix, mean over mixes.", "",
          "| boot | config | mixes recorded | fast CPUs idle | idle while a mix task waited on a slower "
          "CPU: mean (worst) | idle while a wanter waited: mean (worst) | mixes over 1 % (wanter) | "
-         "the recorder's CPU: of the board, of the fast CPUs (mean) |",
-         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+         "the recorder's CPU: of the board, of the fast CPUs (mean) | kworkers' CPU: of the "
+         "board, of the fast CPUs (mean) | CPU time per work |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     by = defaultdict(list)
     for u in us:
         if u["recorded"]:
@@ -1277,14 +1327,19 @@ def issue29(r):
         def mw(k, v=v):
             xs = [u[k] for u in v if math.isfinite(u[k])]
             return f"{_pctf(statistics.mean(xs))} ({_pctf(max(xs))})" if xs else "n/a"
-        sb = c in ("sbridge", "nomargin", "nomodel", "warm") or c.startswith("p")
+
+        def mean_of(k, v=v):
+            xs = [u[k] for u in v if math.isfinite(u[k])]
+            return fmt(statistics.mean(xs)) if xs else "n/a"
+        sb = c in ("sbridge", "sbeas", "nomargin", "nomodel", "warm") or c.startswith("p")
         over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
         L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
                  f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "
                  f"{over if sb else '-'} | {mw('recorder').split(' (')[0]}, "
-                 f"{mw('recorder_fast').split(' (')[0]} |")
+                 f"{mw('recorder_fast').split(' (')[0]} | {mw('kworker').split(' (')[0]}, "
+                 f"{mw('kworker_fast').split(' (')[0]} | {mean_of('cpu_work')} |")
     if not by:
-        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | |")
+        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | | | |")
     else:
         # issue 28: records before --sbridge-events held every sbridge event
         # where it was loaded (sbridge_window: a recorder cost stock never had)

@@ -69,6 +69,12 @@ SUITES = ["bookworm", "trixie", "backports"]
 # backports); elsewhere the guest drops it and the report says why it did
 # not run.
 CONFIGS_CAP = ["cap", "eas", "hmp", "nomargin", "nomodel", "observe", "sbridge", "warm", "scx"]
+# Named with --configs only: sbridge, shipped defaults, over EAS (schedutil,
+# the energy model): whether the tasks sbridge keeps on slow cores hold up
+# the root domain's overutilized state, which turns EAS off for everyone.
+CONFIGS_EXTRA = ["sbeas"]
+# configurations that need the kernel's EAS (arm64 boots with capacities)
+CONFIGS_EAS = ("eas", "sbeas")
 CONFIGS_SYM = ["sym", "sbridge", "scx"]
 PERIODS = [50, 100, 200, 400]
 
@@ -185,10 +191,10 @@ def scenario(board, b, mode, p, boot):
     if len(mode["boots"][boot]) > 2:   # a boot that runs fewer (time)
         configs = mode["boots"][boot][2]
     if mode.get("configs"):            # --configs: a diagnosis of a few
-        configs = [c for c in mode["configs"] if c in (CONFIGS_CAP if kind == "cap"
-                                                         else CONFIGS_SYM)]
+        configs = [c for c in mode["configs"] if c in (CONFIGS_CAP + CONFIGS_EXTRA
+                                                         if kind == "cap" else CONFIGS_SYM)]
     if not arm or kind == "sym":
-        configs = [c for c in configs if c != "eas"]
+        configs = [c for c in configs if c not in CONFIGS_EAS]
     rounds = mode["rounds"] if kind == "cap" else mode["sym_rounds"]
     settings = {
         "BOARD": board, "BIG": b["big"], "LITTLE": b["little"], "BOOTKIND": kind,
@@ -205,6 +211,7 @@ def scenario(board, b, mode, p, boot):
         "OVH_N": mode["ovh_n"], "OVH_SPIN": mode["ovh_spin"], "PP_TRIPS": mode["pp_trips"],
         "CPU_TYPES": b.get("cpu_types", ""),
         "EXTRA_CORE_ARGS": mode.get("core_args", ""),
+        "PMU_ARGS": mode.get("pmu_args", ""),
         "RECORD": int(mode.get("record", True)),
         # only the programs of this boot's mixes alone (smoke mode)
         "ALONE_PROGS": " ".join(sorted({x for ms in p["mixes"].get(boot, {}).values()
@@ -222,7 +229,7 @@ def scenario(board, b, mode, p, boot):
         f"# debs: {' '.join(w['WL_DEBS'])}",
         "# runner: own",
     ]
-    if kind == "cap" and arm and "eas" in configs:
+    if kind == "cap" and arm and set(configs) & set(CONFIGS_EAS):
         head.append("# eas: yes")
     if kind == "sym" and arm:
         head.append("# capacities: no")
@@ -269,6 +276,7 @@ def run_board(board, mode, mode_name, seed, verbose):
                 plan=p, boots=[], configs=mode.get("configs"),
                 rounds=mode["rounds"] if mode.get("configs") else None,
                 phases=mode.get("phases"), core_args=mode.get("core_args"),
+                pmu_args=mode.get("pmu_args"),
                 slowdown=mode.get("slowdown"))
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
           f"the same mixes), {len(mode['boots'])} boots", flush=True)
@@ -340,6 +348,8 @@ def main():
                          "6.1; backports: 7.x, the only one where the scx configuration runs)")
     ap.add_argument("--core-args", help="sbridge_core module parameters for every load "
                     "(e.g. 'window_instr=125000'): a diagnosis, not the shipped defaults")
+    ap.add_argument("--pmu-args", help="sbridge_pmu module parameters for every load "
+                    "(e.g. 'kernel=1'): a diagnosis, not the shipped defaults")
     ap.add_argument("--slowdown", type=int,
                     help="the rig's wall ns per modelled ns (tools/rig/rig.conf's slowdown, "
                          "50): a host with fewer cores than the board has vCPUs lags at 50 "
@@ -356,9 +366,11 @@ def main():
     name = "smoke" if a.smoke else "quick" if a.quick else "full"
     mode = dict(MODES[name], record=not a.no_record, suite=a.suite)
     if a.configs:
-        bad = [c for c in a.configs if c not in CONFIGS_CAP + CONFIGS_SYM]
+        known = CONFIGS_CAP + CONFIGS_EXTRA + CONFIGS_SYM
+        bad = [c for c in a.configs if c not in known]
         if bad or not a.configs:
-            ap.error(f"--configs: unknown {', '.join(bad)} (of {', '.join(CONFIGS_CAP)})")
+            ap.error(f"--configs: unknown {', '.join(bad)} "
+                     f"(of {', '.join(dict.fromkeys(known))})")
         mode["configs"] = a.configs
     if a.rounds is not None:
         if not 1 <= a.rounds <= 20:
@@ -370,12 +382,15 @@ def main():
             ap.error(f"--phases: of {' '.join(known)}")
         mode["boots"] = [(b[0], a.phases) + tuple(b[2:]) for b in mode["boots"]]
         mode["phases"] = a.phases
-    if a.core_args is not None:
-        toks = a.core_args.split()
+    for opt, key in (("--core-args", "core_args"), ("--pmu-args", "pmu_args")):
+        val = getattr(a, key)
+        if val is None:
+            continue
+        toks = val.split()
         bad = [t for t in toks if not re.fullmatch(r"[a-z_][a-z0-9_]*=[A-Za-z0-9_.,:-]+", t)]
         if bad or not toks:
-            ap.error(f"--core-args: NAME=VALUE module parameters, not {' '.join(bad) or 'nothing'}")
-        mode["core_args"] = " ".join(toks)
+            ap.error(f"{opt}: NAME=VALUE module parameters, not {' '.join(bad) or 'nothing'}")
+        mode[key] = " ".join(toks)
     if a.slowdown is not None:
         if not 10 <= a.slowdown <= 1000:
             ap.error("--slowdown: 10 to 1000")
