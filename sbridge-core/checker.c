@@ -245,17 +245,22 @@ static void sbridge_checker_scan(struct sbridge_violation *v, int want_idle)
 	rcu_read_unlock();
 
 	/*
-	 * Our own CPU, judged as if we were not there (the work runs on a
-	 * bound kworker, so this is the CPU of the whole pass):
-	 * idle if nothing waits there, else one waiting task is the one we
-	 * displaced and counts as running.
+	 * Our own CPU is judged as if we were not there (the work runs on a
+	 * bound kworker, so this is the CPU of the whole pass), and so is
+	 * every CPU where the walk saw nothing running: idle if nothing
+	 * waits there, else one waiting task is the one it runs. The walk
+	 * is no snapshot: a task seen asleep early in it may run by the
+	 * time its CPU's waiters are seen, and a CPU with a queued task is
+	 * at most switching to it, never idle.
 	 */
 	self = raw_smp_processor_id();
-	if (sbridge_chk.nwait[self]) {
-		cpumask_set_cpu(self, sbridge_chk.busy);
-		sbridge_chk.nwait[self]--;
-	} else {
-		cpumask_clear_cpu(self, sbridge_chk.busy);
+	cpumask_clear_cpu(self, sbridge_chk.busy);
+	for_each_cpu(cpu, cpu_active_mask) {
+		if (cpumask_test_cpu(cpu, sbridge_chk.busy) ||
+		    !sbridge_chk.nwait[cpu])
+			continue;
+		cpumask_set_cpu(cpu, sbridge_chk.busy);
+		sbridge_chk.nwait[cpu]--;
 	}
 	cpumask_andnot(sbridge_chk.idle, cpu_active_mask, sbridge_chk.busy);
 	for_each_cpu(b, sbridge_chk.busy) {
