@@ -89,7 +89,7 @@ struct sbridge_clamp {
  * the kernel's makes it refuse, and the caller keeps its entry and
  * retries.
  */
-static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
+static int sbridge_clamp_set(struct task_struct *p, u32 min, u32 max)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
@@ -100,8 +100,6 @@ static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
 	};
 	int policy = READ_ONCE(p->policy);
 
-	if (sbridge_ledger_fail(SBRIDGE_FAIL_WRITE))
-		return -EINVAL;
 	if (policy == SCHED_FIFO || policy == SCHED_RR) {
 		attr.sched_priority = READ_ONCE(p->rt_priority);
 	} else if (policy == SCHED_DEADLINE) {
@@ -110,6 +108,39 @@ static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
 		attr.sched_period = READ_ONCE(p->dl.dl_period);
 	}
 	return sched_setattr_nocheck(p, &attr);
+}
+
+static int sbridge_clamp_write(struct task_struct *p, u32 min, u32 max)
+{
+	if (sbridge_ledger_fail(SBRIDGE_FAIL_WRITE))
+		return -EINVAL;
+	return sbridge_clamp_set(p, min, max);
+}
+
+/*
+ * The first clamp write of a boot enables the kernel's uclamp static key
+ * (uclamp_validate()) and so patches code on every CPU: milliseconds on
+ * a board, far more under emulation, spent after the kernel has read the
+ * task's reset-on-fork flag and before it takes the task's lock (the
+ * SETPARAM_POLICY race, docs/reliability.md). A program that set the
+ * flag in that window lost it (act-fork-audit). Once per load, before
+ * the first task is clamped, a write of "unset" on the worker running
+ * the actuators takes that cost out of every task's window. It changes
+ * nothing of the worker, and a worker that chose a clamp itself is left
+ * alone: its clamp enabled the key already.
+ */
+static void sbridge_clamp_warm(void)
+{
+	static bool warm;
+
+	if (warm)
+		return;
+	warm = true;
+	if (current->uclamp_req[UCLAMP_MIN].user_defined ||
+	    current->uclamp_req[UCLAMP_MAX].user_defined)
+		return;
+	if (sbridge_clamp_set(current, SBRIDGE_CLAMP_RESET, SBRIDGE_CLAMP_RESET))
+		warm = false;
 }
 
 /* The clamp request @p holds now (an "unset" one reads as its default). */
@@ -308,6 +339,7 @@ static void sbridge_clamp_apply(const struct sbridge_decision *d)
 {
 	unsigned int i;
 
+	sbridge_clamp_warm();
 	sbridge_ledger_begin(&sbridge_clamps);
 	for (i = 0; i < d->n; i++)
 		sbridge_clamp_one(&d->task[i]);
