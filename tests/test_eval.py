@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import conserve
+import estwin
 import promise
 import report
 import run
@@ -708,3 +709,45 @@ def test_report_shows_conservation_starvation_and_the_promise(tmp_path):
         "sbridge all." in s
     h = json.loads((d / "summary.json").read_text())
     assert h["issue29"]["cap/sbridge"]["idle_any"] == pytest.approx(0.4)
+
+
+def test_estwin_says_where_a_measured_speedup_came_from(tmp_path):
+    """est-*.rec (run.py --est-record) beside the truth and what sbridge
+    reported: warm windows only, per process and pooled, and the little
+    windows no core-type difference explains."""
+    d = _board(tmp_path)
+
+    def win(ts, pid, ty, kind, tpi, comm):
+        return (f"event {ts} 0 sbridge_window pid={pid} cpu={0 if ty else 1} type={ty} cpi=1000 "
+                f"stall=0 share=1000 khz=1600000 phase=0 kind={kind} tpi={tpi} comm={comm}")
+    rows = [win(i, 101, 1, "warm", 1000, "a") for i in range(3)]
+    rows += [win(10 + i, 101, 0, "warm", 2000, "a") for i in range(3)]
+    rows += [win(20, 101, 0, "cold", 99999, "a")]
+    # b: a process the checkpoints never named, placed by its comm
+    rows += [win(30 + i, 102, 1, "warm", 1000, "b") for i in range(2)]
+    rows += [win(40 + i, 777, 0, "warm", t, "b") for i, t in enumerate((1100, 1100, 5000))]
+    head = ["sbridge-record 2", "meta kernel 6.1.0-56-arm64", "meta start 1 0", "meta rate_hz 5",
+            "meta sbridge loaded", "meta wakeups no"]
+    head += [f"meta cpu {c} {int(c == 0)} {1024 if c == 0 else 512} 1600000" for c in range(2)]
+    end = (f"end 1000 signal events={len(rows)} samples=0 switches=0 dropped=0 wakeups=0 "
+           "migrations=0")
+    (d / "boot0-cap" / "est-g1-eq3.rec").write_text("\n".join(head + rows + [end]) + "\n")
+    by = {r["prog"]: r for r in estwin.rows(d)}
+    a, b = by["a"], by["b"]
+    assert a["truth"] == pytest.approx(2.0) and a["meas"] == pytest.approx(1.8)
+    assert a["pooled"] == pytest.approx(2.0) and a["per"] == [pytest.approx(2.0)]
+    assert (a["nbig"], a["nlittle"]) == (3, 3) and a["unwarm"]["little"] == pytest.approx(0.25)
+    assert a["odd"] == 0
+    assert b["truth"] == pytest.approx(1.1) and b["meas"] is None
+    assert b["pooled"] == pytest.approx((1100 * 1100 * 5000) ** (1 / 3) / 1000)
+    assert b["per"] == [] and b["odd"] == pytest.approx(1 / 3)
+    assert "| a | 2.00 | 1.80 | 2.00 | 2.00 [2.00, 2.00] (1) | 3 / 3 |" in _out(estwin.main, [str(d)])
+
+
+def _out(fn, *args):
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        fn(*args)
+    return buf.getvalue()

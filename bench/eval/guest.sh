@@ -34,6 +34,11 @@
 #                      (rec-CONFIG-ROUND-MIX.rec: switches, wakeups, sbridge's
 #                      decisions only, the one event of sbridge's that
 #                      bench/eval/conserve.py reads)
+#   EST_RECORD         1: `sbridgectl record` of sbridge_window around every
+#                      estimation group (est-GROUP-VARIANT.rec, read by
+#                      bench/eval/estwin.py): where a measured speedup came
+#                      from, window by window (a diagnosis: the recorder
+#                      takes a little CPU's time)
 . /sbridge/lib.sh
 WL=/sbridge/eval/workloads.sh
 . $WL
@@ -233,6 +238,8 @@ spec() {
 # rec_start NAME / rec_stop: sbridgectl record into $O/NAME.rec around a
 # main-phase mix (RECORD=1), at 5 samples a second (the wakeups and
 # switches are what is analysed); the file is handed to the host at once.
+# A third argument names the events (default: decide) and drops the
+# switches (est_record).
 # Of sbridge's events only sbridge_decide (a few a period, read by
 # conserve.py): the others, sbridge_window above all (one per counter
 # window of every task), would be a recorder cost that the configurations
@@ -244,12 +251,12 @@ spec() {
 # pinned task is left alone by sbridge's placement.
 _recpid= _recf=
 rec_start() {
-	[ "$RECORD" = 1 ] || return 0
+	[ "$RECORD" = 1 ] || [ -n "$2" ] || return 0
 	_recf=$O/$1.rec
 	rm -f $_recf
 	taskset -c "${LITTLE##* }" \
-		sbridgectl record -r 5 -s 256M -d 3600 --sbridge-events=decide -o $_recf \
-		> /tmp/rec.out 2>&1 &
+		sbridgectl record -r 5 -s 256M -d 3600 --sbridge-events=${2:-decide} \
+		${2:+--no-switches} -o $_recf > /tmp/rec.out 2>&1 &
 	_recpid=$!
 	# tracing is on once the header is out (record writes it, then traces)
 	_w=0
@@ -409,8 +416,10 @@ case " $PHASES " in *" est "*)
 		fi
 		spec $S/est.spec cmd - $(echo ${g#*:} | tr ',' ' ')
 		echo "group ${g%%:*} ${g#*:} $v" >> $O/est.txt
+		[ "$EST_RECORD" = 1 ] && rec_start "est-${g%%:*}-$v" window
 		/sbridge/bin/evalrun -d $D -L $EST_SECS -t $EST_AT -o /tmp/est.out \
 			-x "{ echo \"tasks \$EVALRUN_T\"; sbridgectl tasks --json; echo; echo endtasks; } >> $O/est-tasks.txt" $S/est.spec
+		rec_stop
 		cat /tmp/est.out >> $O/est.txt
 		cat $O/est-tasks.txt >> $O/est.txt 2>/dev/null
 		rm -f $O/est-tasks.txt

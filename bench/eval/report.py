@@ -1009,7 +1009,10 @@ def summary(r, pics, out):
          + (f" **sbridge_core loaded with `{meta['core_args']}`, not the shipped defaults** "
             "(--core-args: a diagnosis)." if meta.get("core_args") else "")
          + (f" **sbridge_pmu loaded with `{meta['pmu_args']}`, not the shipped defaults** "
-            "(--pmu-args: a diagnosis)." if meta.get("pmu_args") else ""), "",
+            "(--pmu-args: a diagnosis)." if meta.get("pmu_args") else "")
+         + (" **The estimation groups ran under `sbridgectl record`** (--est-record: "
+            "a diagnosis; the recorder took a little CPU's time)."
+            if meta.get("est_record") else ""), "",
          "Limits: " + (RIG_LIMITS if clocks else RIG_LIMITS_OLD).format(
              slow=r["slowdown"]) + "." +
          (f" **{X86_LIMIT}.**" if r["x86"] and not clocks else ""), "",

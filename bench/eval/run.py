@@ -213,6 +213,7 @@ def scenario(board, b, mode, p, boot):
         "EXTRA_CORE_ARGS": mode.get("core_args", ""),
         "PMU_ARGS": mode.get("pmu_args", ""),
         "RECORD": int(mode.get("record", True)),
+        "EST_RECORD": int(mode.get("est_record", False)),
         # only the programs of this boot's mixes alone (smoke mode)
         "ALONE_PROGS": " ".join(sorted({x for ms in p["mixes"].get(boot, {}).values()
                                         for _, progs in ms for x in progs}))
@@ -276,7 +277,7 @@ def run_board(board, mode, mode_name, seed, verbose):
                 plan=p, boots=[], configs=mode.get("configs"),
                 rounds=mode["rounds"] if mode.get("configs") else None,
                 phases=mode.get("phases"), core_args=mode.get("core_args"),
-                pmu_args=mode.get("pmu_args"),
+                pmu_args=mode.get("pmu_args"), est_record=mode.get("est_record"),
                 slowdown=mode.get("slowdown"))
     print(f"eval: board {board}: mode {mode_name}, seed {seed} (--seed {seed} draws "
           f"the same mixes), {len(mode['boots'])} boots", flush=True)
@@ -334,6 +335,10 @@ def main():
                          "cap and sbridge (~6 min; checks the pipeline)")
     ap.add_argument("--board", action="append", choices=list(BOARDS))
     ap.add_argument("--seed", type=int, help="seed of the random mixes (default: fresh)")
+    ap.add_argument("--est-record", action="store_true",
+                    help="sbridgectl record of sbridge_window around every estimation "
+                         "group, for bench/eval/estwin.py: a diagnosis (the recorder "
+                         "takes a little CPU's time)")
     ap.add_argument("--no-record", action="store_true",
                     help="no sbridgectl record around the main mixes (no work-conservation "
                          "numbers; the recorder's CPU time out of the ratios)")
@@ -364,7 +369,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="echo the guest console")
     a = ap.parse_args()
     name = "smoke" if a.smoke else "quick" if a.quick else "full"
-    mode = dict(MODES[name], record=not a.no_record, suite=a.suite)
+    mode = dict(MODES[name], record=not a.no_record, est_record=a.est_record,
+                suite=a.suite)
     if a.configs:
         known = CONFIGS_CAP + CONFIGS_EXTRA + CONFIGS_SYM
         bad = [c for c in a.configs if c not in known]

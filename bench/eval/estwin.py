@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Where a measured speedup came from: the estimation groups' windows.
+
+    bench/eval/estwin.py [build/eval/1b3s ...]
+
+Reads a `make eval` run made with `run.py --est-record` (est-GROUP-VARIANT.rec
+in its boots: sbridge_window of every task while the estimation groups ran)
+and, per program, sets what the windows say beside the truth (alone, the
+rig's modelled time) and what sbridge reported (the median of the processes'
+measured speedups at the last checkpoint):
+
+- warm windows on each type and the share of cold and start-up ones;
+- pooled: the ratio of the geometric mean time per instruction of every
+  warm window on the little type over the big one, over all processes;
+- per process: the same ratio for each process with at least MIN_WIN warm
+  windows on both types (sbridge measures per process), median [min, max];
+- the share of the program's warm little-core windows whose time per
+  instruction is more than twice the median of its big-core ones
+  times the truth: windows no core-type difference explains.
+
+A diagnosis for issue 27 (docs/estimate.md), not a benchmark: the recorder
+runs on a little CPU beside the programs.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+for _p in (HERE, HERE.parents[1] / "tools"):  # report.py; the reader, tools/sbridgeplot
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+import report  # noqa: E402
+from sbridgeplot import record  # noqa: E402
+
+MIN_WIN = 2  # SBRIDGE_EST_MIN_WIN: windows per type before a phase compares
+
+
+def gmean(xs):
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def prog_of_pids(groups):
+    """{comm: prog} from the PIDs the checkpoints named (est.txt)."""
+    byname = {}
+    for g in groups:
+        for plist in g["pids"].values():
+            for _slot, prog, pid, kids in plist:
+                for p in [pid, *kids]:
+                    byname[p] = prog
+    return byname
+
+
+def windows(rec, pid_prog):
+    """{prog: {"big"|"little": {pid: [(kind, tpi)]}}} of one record; a PID
+    the checkpoints did not name is placed by its comm, where one named
+    PID of that comm says which program it is."""
+    comm_prog: dict[str, str] = {}
+    evs = rec.named("sbridge_window")
+    for e in evs:
+        if e.f["pid"] in pid_prog:
+            comm_prog.setdefault(e.f["comm"], pid_prog[e.f["pid"]])
+    out: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for e in evs:
+        prog = pid_prog.get(e.f["pid"]) or comm_prog.get(e.f["comm"])
+        ty = rec.type_name(e.f["type"])
+        if prog and ty in ("big", "little"):
+            out[prog][ty][e.f["pid"]].append((e.f["kind"], e.f["tpi"]))
+    return out
+
+
+def measured(groups):
+    """{prog: median measured speedup at the last checkpoint} (default predictor)."""
+    last = defaultdict(list)
+    for g in groups:
+        if g.get("variant", "eq3") != "eq3" or not g["pids"]:
+            continue
+        t = max(g["pids"])
+        tasks = {x.get("pid"): x for x in g["tasks"].get(t, [])}
+        for _slot, prog, pid, kids in g["pids"][t]:
+            cand = [tasks[k] for k in kids if k in tasks] or ([tasks[pid]] if pid in tasks else [])
+            if cand:
+                x = max(cand, key=lambda y: y.get("runtime_ns", 0))
+                if "speedup_meas" in x:
+                    last[prog].append(float(x["speedup_meas"]))
+    return {p: statistics.median(v) for p, v in last.items() if v}
+
+
+def rows(d):
+    meta, boots = report.load_board(d)
+    slow = meta.get("slowdown") or report.SLOWDOWN
+    times = report.alone_times(boots, slow)
+    truth = {p: t["little"]["model"] / t["big"]["model"] for p, t in times.items()
+             if t["big"]["model"] > 0}
+    acc: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    groups: list = []
+    for b in boots:
+        groups += b["est"]
+        pid_prog = prog_of_pids(b["est"])
+        for f in sorted(b["dir"].glob("est-*-eq3.rec")):
+            for prog, by in windows(record.parse(f), pid_prog).items():
+                for ty, pids in by.items():
+                    for pid, ws in pids.items():
+                        acc[prog][ty][(f.name, pid)] += ws
+    meas = measured(groups)
+    out = []
+    for prog in sorted(acc):
+        by = acc[prog]
+        warm = {ty: [t for ws in by[ty].values() for k, t in ws if k == "warm" and t > 0]
+                for ty in ("big", "little")}
+        nall = {ty: sum(len(ws) for ws in by[ty].values()) for ty in ("big", "little")}
+        pooled = gmean(warm["little"]) / gmean(warm["big"]) if warm["big"] and warm["little"] \
+            else float("nan")
+        per = []
+        for key in set(by["big"]) & set(by["little"]):
+            wb = [t for k, t in by["big"][key] if k == "warm" and t > 0]
+            wl = [t for k, t in by["little"][key] if k == "warm" and t > 0]
+            if len(wb) >= MIN_WIN and len(wl) >= MIN_WIN:
+                per.append(gmean(wl) / gmean(wb))
+        tr = truth.get(prog)
+        odd = float("nan")
+        if tr and warm["big"] and warm["little"]:
+            lim = 2 * statistics.median(warm["big"]) * tr
+            odd = sum(t > lim for t in warm["little"]) / len(warm["little"])
+        out.append(dict(prog=prog, truth=tr, meas=meas.get(prog), pooled=pooled,
+                        per=per, nbig=len(warm["big"]), nlittle=len(warm["little"]),
+                        unwarm={ty: 1 - len(warm[ty]) / nall[ty] if nall[ty] else float("nan")
+                                for ty in ("big", "little")}, odd=odd))
+    return out
+
+
+def fmt(x, d=2):
+    return "n/a" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{d}f}"
+
+
+def main(dirs):
+    for d in dirs:
+        print(f"## {d}\n")
+        print("| program | truth | sbridge measured | pooled windows | per process: median "
+              "[min, max] (n) | warm windows big / little | not warm big / little "
+              "| little windows > 2x |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows(Path(d)):
+            per = r["per"]
+            ps = (f"{fmt(statistics.median(per))} [{fmt(min(per))}, {fmt(max(per))}] "
+                  f"({len(per)})" if per else "n/a (0)")
+            print(f"| {r['prog']} | {fmt(r['truth'])} | {fmt(r['meas'])} | {fmt(r['pooled'])} "
+                  f"| {ps} | {r['nbig']} / {r['nlittle']} | {fmt(r['unwarm']['big'])} / "
+                  f"{fmt(r['unwarm']['little'])} | {fmt(r['odd'])} |")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or [str(report.TOP / "build" / "eval" / "1b3s")]))
