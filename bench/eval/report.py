@@ -25,6 +25,7 @@ if str(TOP / "bench" / "eval") not in sys.path:  # python3 bench/eval/report.py
 
 import conserve  # noqa: E402
 import promise  # noqa: E402
+from boards import BOARDS  # noqa: E402
 
 # A run is rejected when, on its worst CPU, the host could not keep the
 # rig's pace for more than this share of the run (the rig's lag_ns).
@@ -396,8 +397,7 @@ def board_cpus(meta):
 def analyse(d):
     meta, boots = load_board(d)
     board = meta["board"]
-    import run as runpy  # bench/eval/, the script's own directory
-    b = runpy.BOARDS[board]
+    b = BOARDS[board]
     nbig, nlit = len(b["big"].split()), len(b["little"].split())
     held = heldout_set()
     res = dict(board=board, meta=meta, dir=d, nbig=nbig, nlit=nlit, held=sorted(held),

@@ -39,22 +39,12 @@ if "sbridge_testbed" not in sys.modules:  # python3 bench/eval/run.py
     sys.path.insert(0, str(TOP / "tools"))  # the testbed package's import root
 
 import report  # noqa: E402
+from boards import BOARDS  # noqa: E402
 from sbridge_testbed import harness  # noqa: E402
 
 OUT = TOP / "build" / "eval"
 RESULTS = TOP / "bench" / "results"
 
-# The boards: the rig's topologies (tools/rig/rig.conf). On x86 the core
-# types differ only in clock and the kernel sees one capacity, so sbridge
-# is told the types (cpu_types=) as on such a machine: every x86 boot is
-# a "sym" boot.
-BOARDS: dict[str, dict[str, str]] = {
-    "1b1s": dict(arch="arm64", topology="1b1s", big="0", little="1"),
-    "1b3s": dict(arch="arm64", topology="1b3s", big="0", little="1 2 3"),
-    "3b1s": dict(arch="arm64", topology="3b1s", big="0 1 2", little="3"),
-    "x86-2f2s": dict(arch="x86_64", topology="2f2s", big="0 1", little="2 3",
-                     cpu_types="0-1:1024;2-3:512"),
-}
 CELL = {"arm64": "arm64-bookworm", "x86_64": "x86_64-bookworm"}
 # --suite: the Debian suite whose kernel the boards boot (the cell)
 SUITES = ["bookworm", "trixie", "backports"]
