@@ -751,3 +751,20 @@ def _out(fn, *args):
     with contextlib.redirect_stdout(buf):
         fn(*args)
     return buf.getvalue()
+
+
+def test_order_gap_and_the_order_these_truths_allow():
+    tr = [1.0, 1.05, 2.0, 4.0]
+    es = [1.1, 1.0, 2.5, 3.0]            # the close pair (5 % apart) swapped
+    assert report.order_accuracy(tr, es) == pytest.approx(5 / 6)
+    assert report.order_accuracy(tr, es, 0.10) == 1.0
+    # no error orders every pair; a huge one, half of them
+    assert report.order_ceiling(tr, 1e-6) == pytest.approx(1.0)
+    assert report.order_ceiling(tr, 100.0) == pytest.approx(0.5, abs=0.01)
+    # the closed form against a simulation of unbiased lognormal estimates
+    rng = random.Random(3)
+    truths = [1.5 + 0.05 * i for i in range(12)]
+    sim = [report.order_accuracy(truths, [t * math.exp(rng.gauss(0, 0.1)) for t in truths])
+           for _ in range(2000)]
+    assert sum(sim) / len(sim) == pytest.approx(report.order_ceiling(truths, 0.1), abs=0.01)
+    assert report.order_ceiling(truths, 0.1, 0.10) > report.order_ceiling(truths, 0.1)

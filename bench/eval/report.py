@@ -32,6 +32,11 @@ from boards import BOARDS  # noqa: E402
 LAG_MAX = 0.02
 SLOWDOWN = 50          # tools/rig/rig.conf: wall ns per modelled ns (run.py --slowdown: meta)
 BOOTSTRAP = 4000
+# The estimation benchmark's second order: of the pairs whose truths differ
+# by at least this much (closer ones the decision layer takes as ties:
+# act.margin, docs/policy.md)
+ORDER_GAP = 0.10
+ORDER_ERRS = (0.05, 0.10, 0.20)
 STOCK = {"cap": "cap", "sym": "sym"}   # the stock configuration per boot kind
 NAMES = {
     "cap": "stock, capacity-aware (asymmetric capacities: misfit, capacity-aware wakeup)",
@@ -235,16 +240,32 @@ def spearman(a, b):
         else float(spearmanr(a, b)[0])
 
 
-def order_accuracy(truth, est):
+def order_accuracy(truth, est, gap=0.0):
     """Share of pairs ordered as the truth orders them (ties in the
-    estimate count half; pairs the truth ties are left out)."""
+    estimate count half; pairs the truth ties are left out, and with @gap
+    those whose truths differ by less than that relative gap)."""
     good = tot = 0.0
     for i, j in itertools.combinations(range(len(truth)), 2):
-        if truth[i] == truth[j]:
+        if truth[i] == truth[j] or max(truth[i], truth[j]) < min(truth[i], truth[j]) * (1 + gap):
             continue
         tot += 1
         d = (est[i] - est[j]) * (truth[i] - truth[j])
         good += 1 if d > 0 else 0.5 if d == 0 else 0
+    return good / tot if tot else float("nan")
+
+
+def order_ceiling(truth, err, gap=0.0):
+    """The pairwise order (order_accuracy()) an unbiased estimate with
+    relative error @err (lognormal, independent per program) reaches in
+    expectation on @truth: a pair whose truths differ by the factor r is
+    ordered right with probability Phi(ln r / (err x sqrt 2))."""
+    good = tot = 0.0
+    for a, b in itertools.combinations(truth, 2):
+        r = max(a, b) / min(a, b)
+        if a == b or r < 1 + gap:
+            continue
+        tot += 1
+        good += 0.5 * (1 + math.erf(math.log(r) / (err * 2)))
     return good / tot if tot else float("nan")
 
 
@@ -888,7 +909,8 @@ def estimation(boots, times, held):
             err = [abs(e / x - 1) for e, x in zip(es, tr)]
             m = dict(n=len(sel), mae=statistics.mean(err), worst=max(err),
                      worst_prog=sel[err.index(max(err))], spearman=spearman(tr, es),
-                     order=order_accuracy(tr, es), missing=len(truth) - len(sel)
+                     order=order_accuracy(tr, es), order10=order_accuracy(tr, es, ORDER_GAP),
+                     missing=len(truth) - len(sel)
                      if subset == "all" else None)
             if subset == "all":
                 loo = []
@@ -1166,15 +1188,22 @@ def summary(r, pics, out):
             L.append(f"| {kind} | {mhz} | {ci(v['stp'])} | {ci(v['makespan'])} | {v['n']} |")
     # estimation
     em = r["est"]["metrics"]
+    tv = list(r["est"]["truth"].values())
     if em:
         L += ["", "## Estimation benchmark (cold; issue 27 item 4)", "",
               "Truth: each program's speedup alone (little / big time from the rig's modelled "
               "cycles, median over boots). Estimate: sbridge's, for the program's current process, "
               "while its group runs as loops of fresh processes, t seconds after sbridge was loaded "
               "cold. Held-out programs (never tuned on): " + ", ".join(r["held"]) + ".", "",
+              "How much order these truths allow: an unbiased estimate with a relative error of "
+              + ", ".join(f"{int(e * 100)} %" for e in ORDER_ERRS) + " per program would order "
+              + ", ".join(fmt(order_ceiling(tv, e), 2) for e in ORDER_ERRS) + " of the pairs ("
+              + ", ".join(fmt(order_ceiling(tv, e, ORDER_GAP), 2) for e in ORDER_ERRS)
+              + f" of those at least {int(ORDER_GAP * 100)} % apart), in expectation.", "",
               "| t (s) | estimate | programs | MAE | worst (program) | Spearman | pairwise order | "
+              f"order, pairs {int(ORDER_GAP * 100)} % apart | "
               "held-out MAE / order | leave-one-out MAE / Spearman / order (min-max) |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for (t, k, sub), m in sorted(em.items()):
             if sub != "all":
                 continue
@@ -1182,7 +1211,7 @@ def summary(r, pics, out):
             lo = m.get("loo", [(float("nan"),) * 2] * 3)
             L.append(f"| {t:g} | {k} | {m['n']} | {fmt(m['mae'] * 100, 1)} % | "
                      f"{fmt(m['worst'] * 100, 1)} % ({m['worst_prog']}) | {fmt(m['spearman'], 2)} | "
-                     f"{fmt(m['order'], 2)} | {fmt(h['mae'] * 100, 1) + ' % / ' + fmt(h['order'], 2) if h else 'n/a'} | "  # noqa: E501
+                     f"{fmt(m['order'], 2)} | {fmt(m.get('order10'), 2)} | {fmt(h['mae'] * 100, 1) + ' % / ' + fmt(h['order'], 2) if h else 'n/a'} | "  # noqa: E501
                      f"{fmt(lo[0][0] * 100, 1)}-{fmt(lo[0][1] * 100, 1)} % / {fmt(lo[1][0], 2)}-{fmt(lo[1][1], 2)} / "
                      f"{fmt(lo[2][0], 2)}-{fmt(lo[2][1], 2)} |")
         ts = sorted({x["t"] for x in r["est"]["rows"]})
@@ -1446,7 +1475,8 @@ def headline(r):
             units=m["n_units"], boots=m["n_boots"])
     for (t, k, sub), m in r["est"]["metrics"].items():
         h["est"][f"{t:g}/{k}/{sub}"] = dict(mae=m["mae"], worst=m["worst"], spearman=m["spearman"],
-                                            order=m["order"], n=m["n"])
+                                            order=m["order"], order10=m.get("order10"),
+                                            n=m["n"])
     on = r["overhead"].get("on")
     if on and on.get("short_cycles"):
         h["overhead"] = dict(short_cycles=on["short_cycles"], short_instr=on["short_instr"],
