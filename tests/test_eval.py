@@ -742,6 +742,14 @@ def test_estwin_says_where_a_measured_speedup_came_from(tmp_path):
     assert b["pooled"] == pytest.approx((1100 * 1100 * 5000) ** (1 / 3) / 1000)
     assert b["per"] == [] and b["odd"] == pytest.approx(1 / 3)
     assert "| a | 2.00 | 1.80 | 2.00 | 2.00 [2.00, 2.00] (1) | 3 / 3 |" in _out(estwin.main, [str(d)])
+    # replayed per process and phase: only a has both types in one process
+    _t, _m, acc = estwin.collect(d)
+    assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
+    # a phase seen on one type only is not compared: the same 2.0
+    acc["a"]["little"][("est-g1-eq3.rec", 101)] += [("warm", 9000, 1)] * 2
+    assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
+    # one program scored: too few for an order
+    assert estwin.variants(d) == []
 
 
 def _out(fn, *args):

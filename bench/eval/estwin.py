@@ -18,6 +18,11 @@ measured speedups at the last checkpoint):
   instruction is more than twice the median of its big-core ones
   times the truth: windows no core-type difference explains.
 
+Then the measurement replayed on the same windows with other statistics
+in place of the mean of logs (per process and phase, as sbridge
+measures): an estimator change judged on one set of windows, without
+the spread between runs (docs/estimate.md, "How much one run says").
+
 A diagnosis for issue 27 (docs/estimate.md), not a benchmark: the recorder
 runs on a little CPU beside the programs.
 """
@@ -46,7 +51,7 @@ def gmean(xs):
 
 
 def prog_of_pids(groups):
-    """{comm: prog} from the PIDs the checkpoints named (est.txt)."""
+    """{pid: prog} from the PIDs the checkpoints named (est.txt)."""
     byname = {}
     for g in groups:
         for plist in g["pids"].values():
@@ -57,7 +62,7 @@ def prog_of_pids(groups):
 
 
 def windows(rec, pid_prog):
-    """{prog: {"big"|"little": {pid: [(kind, tpi)]}}} of one record; a PID
+    """{prog: {"big"|"little": {pid: [(kind, tpi, phase)]}}} of one record; a PID
     the checkpoints did not name is placed by its comm, where one named
     PID of that comm says which program it is."""
     comm_prog: dict[str, str] = {}
@@ -70,7 +75,7 @@ def windows(rec, pid_prog):
         prog = pid_prog.get(e.f["pid"]) or comm_prog.get(e.f["comm"])
         ty = rec.type_name(e.f["type"])
         if prog and ty in ("big", "little"):
-            out[prog][ty][e.f["pid"]].append((e.f["kind"], e.f["tpi"]))
+            out[prog][ty][e.f["pid"]].append((e.f["kind"], e.f["tpi"], e.f["phase"]))
     return out
 
 
@@ -91,7 +96,9 @@ def measured(groups):
     return {p: statistics.median(v) for p, v in last.items() if v}
 
 
-def rows(d):
+def collect(d):
+    """(truth, measured, windows) of run directory @d: windows as
+    {prog: {type: {(file, pid): [(kind, tpi, phase)]}}}."""
     meta, boots = report.load_board(d)
     slow = meta.get("slowdown") or report.SLOWDOWN
     times = report.alone_times(boots, slow)
@@ -107,19 +114,23 @@ def rows(d):
                 for ty, pids in by.items():
                     for pid, ws in pids.items():
                         acc[prog][ty][(f.name, pid)] += ws
-    meas = measured(groups)
+    return truth, measured(groups), acc
+
+
+def rows(d):
+    truth, meas, acc = collect(d)
     out = []
     for prog in sorted(acc):
         by = acc[prog]
-        warm = {ty: [t for ws in by[ty].values() for k, t in ws if k == "warm" and t > 0]
+        warm = {ty: [t for ws in by[ty].values() for k, t, _ in ws if k == "warm" and t > 0]
                 for ty in ("big", "little")}
         nall = {ty: sum(len(ws) for ws in by[ty].values()) for ty in ("big", "little")}
         pooled = gmean(warm["little"]) / gmean(warm["big"]) if warm["big"] and warm["little"] \
             else float("nan")
         per = []
         for key in set(by["big"]) & set(by["little"]):
-            wb = [t for k, t in by["big"][key] if k == "warm" and t > 0]
-            wl = [t for k, t in by["little"][key] if k == "warm" and t > 0]
+            wb = [t for k, t, _ in by["big"][key] if k == "warm" and t > 0]
+            wl = [t for k, t, _ in by["little"][key] if k == "warm" and t > 0]
             if len(wb) >= MIN_WIN and len(wl) >= MIN_WIN:
                 per.append(gmean(wl) / gmean(wb))
         tr = truth.get(prog)
@@ -131,6 +142,66 @@ def rows(d):
                         per=per, nbig=len(warm["big"]), nlittle=len(warm["little"]),
                         unwarm={ty: 1 - len(warm[ty]) / nall[ty] if nall[ty] else float("nan")
                                 for ty in ("big", "little")}, odd=odd))
+    return out
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+# what a phase's windows on one type are summed up by: sbridge's (its
+# accumulators keep the mean of log2 times per instruction), and robust ones
+AGGS = {
+    "mean of logs (sbridge's)": gmean,
+    "median": statistics.median,
+    "25th percentile": lambda xs: quantile(xs, 0.25),
+}
+
+
+def replay(acc, agg):
+    """{prog: estimate}: the measurement replayed on recorded windows with
+    @agg for each side: per process and phase, @agg of the warm little
+    windows' times per instruction over the big ones' where each side has
+    MIN_WIN, the phases weighted by the smaller count (sbridge's extra
+    weight of the current phase left out), the median over processes."""
+    est = defaultdict(list)
+    for prog, by in acc.items():
+        for key in set(by["big"]) & set(by["little"]):
+            side: dict = {}
+            for ty in ("big", "little"):
+                side[ty] = defaultdict(list)
+                for k, t, ph in by[ty][key]:
+                    if k == "warm" and t > 0:
+                        side[ty][ph].append(t)
+            num = den = 0.0
+            for ph in set(side["big"]) & set(side["little"]):
+                b, lt = side["big"][ph], side["little"][ph]
+                if len(b) >= MIN_WIN and len(lt) >= MIN_WIN:
+                    w = min(len(b), len(lt))
+                    num += w * math.log(agg(lt) / agg(b))
+                    den += w
+            if den:
+                est[prog].append(math.exp(num / den))
+    return {p: statistics.median(v) for p, v in est.items()}
+
+
+def variants(d):
+    """Each statistic of AGGS replayed on @d's windows, scored as the
+    report scores sbridge's estimates (report.estimation())."""
+    truth, _meas, acc = collect(d)
+    out = []
+    for name, agg in AGGS.items():
+        est = replay(acc, agg)
+        ps = sorted(p for p in est if p in truth)
+        if len(ps) < 2:
+            continue
+        tr, es = [truth[p] for p in ps], [est[p] for p in ps]
+        err = [abs(e / t - 1) for e, t in zip(es, tr)]
+        out.append(dict(name=name, n=len(ps), mae=statistics.mean(err), worst=max(err),
+                        worst_prog=ps[err.index(max(err))],
+                        order=report.order_accuracy(tr, es),
+                        order10=report.order_accuracy(tr, es, report.ORDER_GAP)))
     return out
 
 
@@ -152,6 +223,15 @@ def main(dirs):
             print(f"| {r['prog']} | {fmt(r['truth'])} | {fmt(r['meas'])} | {fmt(r['pooled'])} "
                   f"| {ps} | {r['nbig']} / {r['nlittle']} | {fmt(r['unwarm']['big'])} / "
                   f"{fmt(r['unwarm']['little'])} | {fmt(r['odd'])} |")
+        print(f"\nReplayed on these windows (per process and phase, >= {MIN_WIN} warm "
+              "windows a side):\n")
+        print(f"| statistic | programs | MAE | worst (program) | pairwise order | order, pairs "
+              f"{int(report.ORDER_GAP * 100)} % apart |")
+        print("|---|---|---|---|---|---|")
+        for v in variants(Path(d)):
+            print(f"| {v['name']} | {v['n']} | {fmt(v['mae'] * 100, 1)} % | "
+                  f"{fmt(v['worst'] * 100, 0)} % ({v['worst_prog']}) | {fmt(v['order'])} | "
+                  f"{fmt(v['order10'])} |")
         print()
     return 0
 
