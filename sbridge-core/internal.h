@@ -445,6 +445,9 @@ u64 sbridge_hooks_type_migrations(void);
  * @window_us: the task's CPU time (us) a model window spans at most,
  *	measured in cycles at the CPU's clock over the scheduler's time; 0
  *	closes windows by @window_instr only
+ * @tpi_shift: learn.tpi_shift, thousandths of a task's spread of log time
+ *	per instruction on a core type taken off each phase's mean there
+ *	before types are compared (sbridge_est_accs()); 0 compares means
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -466,6 +469,7 @@ struct sbridge_params {
 	u32 mem_latency_ns;
 	u32 mem_ratio;
 	u32 window_us;
+	u32 tpi_shift;
 };
 extern struct sbridge_params sbridge_params;
 /**

@@ -496,7 +496,7 @@ void sbridge_matrix_learn_locked(struct sbridge_task *t)
 		kv = sbridge_mx_new(&t->est.visits[type], &t->visits_folded[type]);
 		if (!kw)
 			continue;
-		sbridge_est_accs(&t->est, type, acc);
+		sbridge_est_accs(&t->est, type, READ_ONCE(sbridge_params.tpi_shift), acc);
 		for (p = 0; p < np && p < SBRIDGE_MAX_PHASES; p++) {
 			if (!(phases & BIT(p)))
 				continue;

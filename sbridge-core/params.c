@@ -36,6 +36,7 @@ struct sbridge_params sbridge_params = {
 	.mem_latency_ns = 0,	/* the counter source's */
 	.mem_ratio = 0,		/* none: learned from the matrix */
 	.window_us = 4000,	/* a tick at HZ=250 */
+	.tpi_shift = 0,		/* the mean (docs/estimate.md, "Window by window") */
 };
 
 struct sbridge_act_params sbridge_act_params = {
@@ -95,6 +96,7 @@ enum {
 	SBRIDGE_P_ACT_MARGIN,
 	SBRIDGE_P_MODEL_MEM_RATIO,
 	SBRIDGE_P_WINDOW_US,
+	SBRIDGE_P_LEARN_TPI_SHIFT,
 };
 
 static struct sbridge_param_desc sbridge_param_tab[] = {
@@ -128,6 +130,7 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_ACT_MARGIN] = { "act.margin", &sbridge_act_params.margin, 0, SBRIDGE_FP_ONE * 4 },
 	[SBRIDGE_P_MODEL_MEM_RATIO] = { "model.mem_ratio", &sbridge_params.mem_ratio, 0, SBRIDGE_FACTOR_MAX },
 	[SBRIDGE_P_WINDOW_US] = { "window_us", &sbridge_params.window_us, 0, 1000000 },
+	[SBRIDGE_P_LEARN_TPI_SHIFT] = { "learn.tpi_shift", &sbridge_params.tpi_shift, 0, 3000 },
 };
 
 /* The actuators' switches, collected at load (sbridge_params_add()). */
@@ -351,6 +354,8 @@ module_param_cb(model_mem_ratio, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_
 MODULE_PARM_DESC(model_mem_ratio, "memory-bound time on the slowest type over the reference type's before one is learned (1024 = 1.0; 0 = none: the CPU factor, widely doubted)");
 module_param_cb(window_us, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_WINDOW_US], 0644);
 MODULE_PARM_DESC(window_us, "the task's CPU time (us) a model window spans at most, whatever its instructions (0: window_instr only)");
+module_param_cb(learn_tpi_shift, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_TPI_SHIFT], 0644);
+MODULE_PARM_DESC(learn_tpi_shift, "thousandths of a task's spread of log time per instruction taken off each phase's mean before core types are compared (0: the mean; 845: about the 25th percentile)");
 
 /**
  * sbridge_param_get() - read the @i-th tunable

@@ -472,16 +472,29 @@ bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
  * sbridge_est_accs() - a task's accumulators on one core type
  * @st: its estimator state
  * @type: core type (< SBRIDGE_MAX_CORE_TYPES)
+ * @shift: thousandths of the type's spread taken off each phase's mean
+ *	(learn.tpi_shift; 0: the mean)
  * @a: out, one per phase; each cell is read whole
+ *
+ * What shares a CPU's caches and memory with a task only ever slows its
+ * windows, so their mean log time per instruction sits above what the
+ * core type does for the task by part of their spread. @shift moves it
+ * down by that much, towards the faster windows (845: the 25th
+ * percentile, for normally spread logs whose mean absolute deviation
+ * the spread is). The spread is the type's, over its phases.
  */
 void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
-		      struct sbridge_acc *a)
+		      u32 shift, struct sbridge_acc *a)
 {
 	u8 dev = READ_ONCE(st->dev[type]);
+	u32 off = (u32)dev * shift / 1000;
 	unsigned int p;
 
-	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
+	for (p = 0; p < SBRIDGE_MAX_PHASES; p++) {
 		sbridge_tcell_get(READ_ONCE(st->cell[type][p]), dev, &a[p]);
+		if (a[p].n > 1)
+			a[p].lg = a[p].lg > off ? a[p].lg - off : 0;
+	}
 }
 
 /**
@@ -489,13 +502,14 @@ void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
  * @st: its estimator state
  * @fast: the faster core type
  * @slow: the slower core type
+ * @shift: as sbridge_est_accs()
  * @out: the measurement, its current phase weighing most
  *
  * Return: 0, or -1 (@out zeroed) if no phase was measured on both types
  *	in SBRIDGE_EST_MIN_WIN warm windows each.
  */
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
-		    unsigned int slow, struct sbridge_est *out)
+		    unsigned int slow, u32 shift, struct sbridge_est *out)
 {
 	struct sbridge_acc f[SBRIDGE_MAX_PHASES], s[SBRIDGE_MAX_PHASES];
 	unsigned int p;
@@ -504,8 +518,8 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 	memset(out, 0, sizeof(*out));
 	if (fast >= SBRIDGE_MAX_CORE_TYPES || slow >= SBRIDGE_MAX_CORE_TYPES)
 		return -1;
-	sbridge_est_accs(st, fast, f);
-	sbridge_est_accs(st, slow, s);
+	sbridge_est_accs(st, fast, shift, f);
+	sbridge_est_accs(st, slow, shift, s);
 	/* a phase with too few windows on a side is not compared */
 	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
 		if (f[p].n < SBRIDGE_EST_MIN_WIN || s[p].n < SBRIDGE_EST_MIN_WIN)

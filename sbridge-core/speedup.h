@@ -186,9 +186,9 @@ enum sbridge_win_kind sbridge_est_classify(struct sbridge_est_state *st,
 bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
 		      u32 share_q, u64 tpi, u32 delta, u32 nwin, u32 gain);
 void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
-		      struct sbridge_acc *a);
+		      u32 shift, struct sbridge_acc *a);
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
-		    unsigned int slow, struct sbridge_est *out);
+		    unsigned int slow, u32 shift, struct sbridge_est *out);
 int sbridge_est_measure(const struct sbridge_acc *fast,
 			const struct sbridge_acc *slow, unsigned int nph,
 			unsigned int cur, u32 visits, struct sbridge_est *out);

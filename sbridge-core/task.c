@@ -557,7 +557,7 @@ void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 		return;
 	}
 	src = sbridge_task_predict(t, fast, slow, &e->pred, &e->pred_kind);
-	sbridge_est_own(&t->est, fast, slow, &e->own);
+	sbridge_est_own(&t->est, fast, slow, READ_ONCE(sbridge_params.tpi_shift), &e->own);
 	sbridge_task_bound(&e->own, fast, slow,
 			   min(READ_ONCE(t->est.visits[fast]),
 			       READ_ONCE(t->est.visits[slow])));

@@ -343,12 +343,12 @@ static void test_bias_startup(void)
 	for (i = 0; i < 4; i++)	/* start-up on little, 1.5x its steady CPI */
 		feed(&st, 0, 2100, 3000, 819, true);
 	stay(&st, 1, 40, 1000, 921, &nt);	/* then it holds big */
-	CHECK(sbridge_est_own(&st, 1, 0, &e) == -1,
+	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1,
 	      "start-up windows measure nothing (old: 2.10 for 1.40)");
 	/* a sampling swap: a short warm stay on little, then back to big */
 	stay(&st, 0, 8, 1400, 819, &nt);
 	stay(&st, 1, 6, 1000, 921, &nt);
-	CHECK(!sbridge_est_own(&st, 1, 0, &e) && relerr(fp(e.val), 1.4) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 1.4) < 0.03,
 	      "after a swap: 1.40 within 3 %% (got %.3f +- %.3f)", fp(e.val), fp(e.err));
 	CHECK(fp(e.err) / fp(e.val) > 0.1, "one visit to little: still uncertain (%.3f)",
 	      fp(e.err) / fp(e.val));
@@ -375,14 +375,14 @@ static void test_bias_refill(void)
 		naive_big += 2.25 + 1.3;
 		n += 2;
 	}
-	CHECK(sbridge_est_own(&st, 1, 0, &e) == -1,
+	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1,
 	      "2-window visits are all warm-up: no measurement (old: x%.2f)",
 	      1.0 / (naive_big / n));
 	for (v = 0; v < 3; v++) {
 		stay(&st, 1, 6, 1000, 921, &nt);	/* longer visits */
 		stay(&st, 0, 10, 2000, 819, &nt);
 	}
-	CHECK(!sbridge_est_own(&st, 1, 0, &e) && relerr(fp(e.val), 2.0) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 2.0) < 0.03,
 	      "longer visits: 2.0 within 3 %% (got %.3f)", fp(e.val));
 	CHECK(fp(e.err) / fp(e.val) < 0.1, "3 visits agree: error < 10 %% (%.3f)",
 	      fp(e.err) / fp(e.val));
@@ -405,9 +405,9 @@ static void test_bias_trust(void)
 	stay(&st, 0, 30, 1300, 819, &nt);
 	sbridge_est_arrive(&st, true, 0);
 	feed(&st, 1, 1000, 2000, 921, false);	/* one big window */
-	CHECK(sbridge_est_own(&st, 1, 0, &e) == -1, "one window: no measurement");
+	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1, "one window: no measurement");
 	feed(&st, 1, 1000, 2000, 921, false);	/* and a second */
-	sbridge_est_own(&st, 1, 0, &e);
+	sbridge_est_own(&st, 1, 0, 0, &e);
 	sbridge_est_combine(&pred, &e, &b);
 	CHECK(fp(e.err) / fp(e.val) > 0.15, "two windows, one visit: error > 15 %% (%.3f)",
 	      fp(e.err) / fp(e.val));
@@ -433,7 +433,7 @@ static void test_bias_phase(void)
 	/* B (memory-bound) starts on little: a new phase */
 	stay(&st, 0, 30, 6000, 102, &nt);
 	stay(&st, 1, 20, 1000, 1024, &nt);	/* back in A on big */
-	CHECK(!sbridge_est_own(&st, 1, 0, &e) && relerr(fp(e.val), 2.0) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 2.0) < 0.03,
 	      "A's own ratio, not big-A over little-B (got %.3f, cross-phase %.1f)",
 	      fp(e.val), 6.0);
 	EQ(st.ph.nphases, 2, "two phases");
@@ -460,11 +460,11 @@ static void test_bias_phase_migrate(void)
 	sbridge_est_reset(&st, 2 * WIN);
 	stay(&st, 1, 5, 5000, 0, &nt);		/* two warm windows on big: all stall */
 	stay(&st, 0, 12, 2700, 819, &nt);	/* computing on little */
-	CHECK(sbridge_est_own(&st, 1, 0, &e) == -1,
+	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1,
 	      "little's compute is not big's clearing (old: %.2f)", 2.7 / 5.0);
 	EQ(st.ph.nphases, 2, "the little windows make a phase of their own");
 	stay(&st, 1, 8, 1500, 614, &nt);	/* computing on big: 0.6 */
-	CHECK(!sbridge_est_own(&st, 1, 0, &e) && relerr(fp(e.val), 1.8) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 1.8) < 0.03,
 	      "the compute phase's own ratio: 1.80 within 3 %% (got %.3f)", fp(e.val));
 }
 
@@ -473,6 +473,32 @@ static void test_bias_phase_migrate(void)
  * or far beyond the gain) is doubted, not clamped: its error widens with
  * its distance from [lo, hi], less so as stays agree.
  */
+/*
+ * Company: a little core shared with others slows a third of the task's
+ * windows there threefold (2 ns becomes 6), the big core's run alone. The
+ * mean of logs reads 2.9 for a speedup of 2.0; learn.tpi_shift takes
+ * part of the little side's spread off its mean, towards the faster
+ * windows, and leaves a side without spread as it is.
+ */
+static void test_shift_company(void)
+{
+	struct sbridge_est_state st;
+	struct sbridge_est e0, e1;
+	unsigned int i;
+
+	sbridge_est_reset(&st, 0);
+	for (i = 0; i < 12; i++)
+		feed(&st, 1, 1000, 2000, 819, false);
+	sbridge_est_arrive(&st, true, 0);
+	for (i = 0; i < 12; i++)
+		feed(&st, 0, i % 3 == 2 ? 6000 : 2000, 2000, 819, false);
+	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e0) && fp(e0.val) > 2.5,
+	      "the mean of logs with company: %.2f for 2.0", fp(e0.val));
+	CHECK(!sbridge_est_own(&st, 1, 0, 845, &e1) && fp(e1.val) < fp(e0.val) - 0.3 &&
+	      fp(e1.val) > 1.8, "shifted: %.2f, nearer 2.0 than %.2f", fp(e1.val), fp(e0.val));
+	EQ(st.dev[1], 0, "the big side had no spread");
+}
+
 static void test_bound(void)
 {
 	struct sbridge_est e = { .val = 405, .err = 50, .n = 1 }, b;
@@ -792,6 +818,7 @@ int main(void)
 	test_bias_trust();
 	test_bias_phase();
 	test_bias_phase_migrate();
+	test_shift_company();
 	test_bound();
 	test_memrate_eq3();
 	test_memrate_unlearned();
