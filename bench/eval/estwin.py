@@ -150,10 +150,21 @@ def quantile(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def shifted(c):
+    """The mean of logs less @c of their mean absolute deviation
+    (learn.tpi_shift = 1000 @c, with the phase's own spread)."""
+    def agg(xs):
+        ls = [math.log(x) for x in xs]
+        m = sum(ls) / len(ls)
+        return math.exp(m - c * sum(abs(v - m) for v in ls) / len(ls))
+    return agg
+
+
 # what a phase's windows on one type are summed up by: sbridge's (its
 # accumulators keep the mean of log2 times per instruction), and robust ones
 AGGS = {
     "mean of logs (sbridge's)": gmean,
+    "mean less 0.845 spread (learn.tpi_shift=845)": shifted(0.845),
     "median": statistics.median,
     "25th percentile": lambda xs: quantile(xs, 0.25),
 }
