@@ -746,8 +746,12 @@ def test_estwin_says_where_a_measured_speedup_came_from(tmp_path):
     _t, _m, acc = estwin.collect(d)
     assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
     # a phase seen on one type only is not compared: the same 2.0
-    acc["a"]["little"][("est-g1-eq3.rec", 101)] += [("warm", 9000, 1)] * 2
+    acc["a"]["little"][("est-g1-eq3.rec", 101)] += [("warm", 9000, 1, 1.0)] * 2
     assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
+    # big windows far more compute-bound than the little ones can be: no phase
+    acc["a"]["little"][("est-g1-eq3.rec", 101)] = [("warm", 2000, 0, 0.2)] * 3
+    assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
+    assert estwin.replay(acc, estwin.gmean, 0.3) == {}
     # one program scored: too few for an order
     assert estwin.variants(d) == []
 

@@ -62,7 +62,7 @@ def prog_of_pids(groups):
 
 
 def windows(rec, pid_prog):
-    """{prog: {"big"|"little": {pid: [(kind, tpi, phase)]}}} of one record; a PID
+    """{prog: {"big"|"little": {pid: [(kind, tpi, phase, share)]}}} of one record; a PID
     the checkpoints did not name is placed by its comm, where one named
     PID of that comm says which program it is."""
     comm_prog: dict[str, str] = {}
@@ -75,7 +75,8 @@ def windows(rec, pid_prog):
         prog = pid_prog.get(e.f["pid"]) or comm_prog.get(e.f["comm"])
         ty = rec.type_name(e.f["type"])
         if prog and ty in ("big", "little"):
-            out[prog][ty][e.f["pid"]].append((e.f["kind"], e.f["tpi"], e.f["phase"]))
+            out[prog][ty][e.f["pid"]].append((e.f["kind"], e.f["tpi"], e.f["phase"],
+                                              e.f["share"] / 1000))
     return out
 
 
@@ -98,7 +99,7 @@ def measured(groups):
 
 def collect(d):
     """(truth, measured, windows) of run directory @d: windows as
-    {prog: {type: {(file, pid): [(kind, tpi, phase)]}}}."""
+    {prog: {type: {(file, pid): [(kind, tpi, phase, share)]}}}."""
     meta, boots = report.load_board(d)
     slow = meta.get("slowdown") or report.SLOWDOWN
     times = report.alone_times(boots, slow)
@@ -122,15 +123,15 @@ def rows(d):
     out = []
     for prog in sorted(acc):
         by = acc[prog]
-        warm = {ty: [t for ws in by[ty].values() for k, t, _ in ws if k == "warm" and t > 0]
+        warm = {ty: [t for ws in by[ty].values() for k, t, *_ in ws if k == "warm" and t > 0]
                 for ty in ("big", "little")}
         nall = {ty: sum(len(ws) for ws in by[ty].values()) for ty in ("big", "little")}
         pooled = gmean(warm["little"]) / gmean(warm["big"]) if warm["big"] and warm["little"] \
             else float("nan")
         per = []
         for key in set(by["big"]) & set(by["little"]):
-            wb = [t for k, t, _ in by["big"][key] if k == "warm" and t > 0]
-            wl = [t for k, t, _ in by["little"][key] if k == "warm" and t > 0]
+            wb = [t for k, t, *_ in by["big"][key] if k == "warm" and t > 0]
+            wl = [t for k, t, *_ in by["little"][key] if k == "warm" and t > 0]
             if len(wb) >= MIN_WIN and len(wl) >= MIN_WIN:
                 per.append(gmean(wl) / gmean(wb))
         tr = truth.get(prog)
@@ -160,34 +161,55 @@ def shifted(c):
     return agg
 
 
+def share_on_fast(s, gain=1.0):
+    """sbridge_share_on_fast(): a little-type CPI_B share @s as the same
+    code shows it on a type whose non-stalled cycles are 1 + @gain faster
+    (the rig's boards: 2x)."""
+    return s / (s + (1 + gain) * (1 - s)) if s < 1 else 1.0
+
+
 # what a phase's windows on one type are summed up by: sbridge's (its
-# accumulators keep the mean of log2 times per instruction), and robust ones
+# accumulators keep the mean of log2 times per instruction), and robust
+# ones; and a phase compared only where its two types' shares can be one
+# code (the big windows' mean share at most SHARE_TOL above what the
+# little windows' mean share becomes on the big type)
+SHARE_TOL = 0.3
 AGGS = {
-    "mean of logs (sbridge's)": gmean,
-    "mean less 0.845 spread (learn.tpi_shift=845)": shifted(0.845),
-    "median": statistics.median,
-    "25th percentile": lambda xs: quantile(xs, 0.25),
+    "mean of logs (sbridge's)": (gmean, None),
+    "mean less 0.845 spread (learn.tpi_shift=845)": (shifted(0.845), None),
+    "median": (statistics.median, None),
+    "25th percentile": (lambda xs: quantile(xs, 0.25), None),
+    f"mean of logs, phases whose shares disagree by > {SHARE_TOL} left out": (gmean, SHARE_TOL),
 }
 
 
-def replay(acc, agg):
+def replay(acc, agg, share_tol=None):
     """{prog: estimate}: the measurement replayed on recorded windows with
     @agg for each side: per process and phase, @agg of the warm little
     windows' times per instruction over the big ones' where each side has
     MIN_WIN, the phases weighted by the smaller count (sbridge's extra
-    weight of the current phase left out), the median over processes."""
+    weight of the current phase left out), the median over processes.
+    With @share_tol a phase whose big windows' mean share exceeds
+    share_on_fast() of its little ones' by more is left out (different
+    code the phase tracker put together)."""
     est = defaultdict(list)
     for prog, by in acc.items():
         for key in set(by["big"]) & set(by["little"]):
             side: dict = {}
+            shares: dict = {}
             for ty in ("big", "little"):
                 side[ty] = defaultdict(list)
-                for k, t, ph in by[ty][key]:
+                shares[ty] = defaultdict(list)
+                for k, t, ph, sh in by[ty][key]:
                     if k == "warm" and t > 0:
                         side[ty][ph].append(t)
+                        shares[ty][ph].append(sh)
             num = den = 0.0
             for ph in set(side["big"]) & set(side["little"]):
                 b, lt = side["big"][ph], side["little"][ph]
+                if share_tol is not None and (statistics.mean(shares["big"][ph]) - share_on_fast(
+                        statistics.mean(shares["little"][ph])) > share_tol):
+                    continue
                 if len(b) >= MIN_WIN and len(lt) >= MIN_WIN:
                     w = min(len(b), len(lt))
                     num += w * math.log(agg(lt) / agg(b))
@@ -202,8 +224,8 @@ def variants(d):
     report scores sbridge's estimates (report.estimation())."""
     truth, _meas, acc = collect(d)
     out = []
-    for name, agg in AGGS.items():
-        est = replay(acc, agg)
+    for name, (agg, tol) in AGGS.items():
+        est = replay(acc, agg, tol)
         ps = sorted(p for p in est if p in truth)
         if len(ps) < 2:
             continue
