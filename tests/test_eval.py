@@ -711,7 +711,7 @@ def test_report_shows_conservation_starvation_and_the_promise(tmp_path):
     assert h["issue29"]["cap/sbridge"]["idle_any"] == pytest.approx(0.4)
 
 
-def test_estwin_says_where_a_measured_speedup_came_from(tmp_path):
+def test_estwin_says_where_a_measured_speedup_came_from(tmp_path, capsys):
     """est-*.rec (run.py --est-record) beside the truth and what sbridge
     reported: warm windows only, per process and pooled, and the little
     windows no core-type difference explains."""
@@ -732,7 +732,7 @@ def test_estwin_says_where_a_measured_speedup_came_from(tmp_path):
     end = (f"end 1000 signal events={len(rows)} samples=0 switches=0 dropped=0 wakeups=0 "
            "migrations=0")
     (d / "boot0-cap" / "est-g1-eq3.rec").write_text("\n".join(head + rows + [end]) + "\n")
-    by = {r["prog"]: r for r in estwin.rows(d)}
+    by = {r["prog"]: r for r in estwin.rows(estwin.collect(d))}
     a, b = by["a"], by["b"]
     assert a["truth"] == pytest.approx(2.0) and a["meas"] == pytest.approx(1.8)
     assert a["pooled"] == pytest.approx(2.0) and a["per"] == [pytest.approx(2.0)]
@@ -741,28 +741,22 @@ def test_estwin_says_where_a_measured_speedup_came_from(tmp_path):
     assert b["truth"] == pytest.approx(1.1) and b["meas"] is None
     assert b["pooled"] == pytest.approx((1100 * 1100 * 5000) ** (1 / 3) / 1000)
     assert b["per"] == [] and b["odd"] == pytest.approx(1 / 3)
-    assert "| a | 2.00 | 1.80 | 2.00 | 2.00 [2.00, 2.00] (1) | 3 / 3 |" in _out(estwin.main, [str(d)])
+    estwin.main([str(d)])
+    assert "| a | 2.00 | 1.80 | 2.00 | 2.00 [2.00, 2.00] (1) | 3 / 3 |" in capsys.readouterr().out
     # replayed per process and phase: only a has both types in one process
-    _t, _m, acc = estwin.collect(d)
-    assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
+    data = estwin.collect(d)
+    acc = data[2]
+    assert estwin.replay(acc, report.gmean) == {"a": pytest.approx(2.0)}
     # a phase seen on one type only is not compared: the same 2.0
     acc["a"]["little"][("est-g1-eq3.rec", 101)] += [("warm", 9000, 1, 1.0)] * 2
-    assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
+    assert estwin.replay(acc, report.gmean) == {"a": pytest.approx(2.0)}
     # big windows far more compute-bound than the little ones can be: no phase
     acc["a"]["little"][("est-g1-eq3.rec", 101)] = [("warm", 2000, 0, 0.2)] * 3
-    assert estwin.replay(acc, estwin.gmean) == {"a": pytest.approx(2.0)}
-    assert estwin.replay(acc, estwin.gmean, 0.3) == {}
+    assert estwin.replay(acc, report.gmean) == {"a": pytest.approx(2.0)}
+    assert estwin.replay(acc, report.gmean, 0.3) == {}
     # one program scored: too few for an order
-    assert estwin.variants(d) == []
+    assert estwin.variants(data) == []
 
-
-def _out(fn, *args):
-    import contextlib
-    import io
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        fn(*args)
-    return buf.getvalue()
 
 
 def test_order_gap_and_the_order_these_truths_allow():

@@ -40,14 +40,10 @@ for _p in (HERE, HERE.parents[1] / "tools"):  # report.py; the reader, tools/sbr
         sys.path.insert(0, str(_p))
 
 import report  # noqa: E402
+from report import gmean  # noqa: E402
 from sbridgeplot import record  # noqa: E402
 
 MIN_WIN = 2  # SBRIDGE_EST_MIN_WIN: windows per type before a phase compares
-
-
-def gmean(xs):
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def prog_of_pids(groups):
@@ -118,8 +114,9 @@ def collect(d):
     return truth, measured(groups), acc
 
 
-def rows(d):
-    truth, meas, acc = collect(d)
+def rows(data):
+    """Per program, what the windows say; @data is collect()'s."""
+    truth, meas, acc = data
     out = []
     for prog in sorted(acc):
         by = acc[prog]
@@ -219,10 +216,11 @@ def replay(acc, agg, share_tol=None):
     return {p: statistics.median(v) for p, v in est.items()}
 
 
-def variants(d):
-    """Each statistic of AGGS replayed on @d's windows, scored as the
-    report scores sbridge's estimates (report.estimation())."""
-    truth, _meas, acc = collect(d)
+def variants(data):
+    """Each statistic of AGGS replayed on the windows of @data
+    (collect()'s), scored as the report scores sbridge's estimates
+    (report.estimation())."""
+    truth, _meas, acc = data
     out = []
     for name, (agg, tol) in AGGS.items():
         est = replay(acc, agg, tol)
@@ -249,7 +247,8 @@ def main(dirs):
               "[min, max] (n) | warm windows big / little | not warm big / little "
               "| little windows > 2x |")
         print("|---|---|---|---|---|---|---|---|")
-        for r in rows(Path(d)):
+        data = collect(Path(d))
+        for r in rows(data):
             per = r["per"]
             ps = (f"{fmt(statistics.median(per))} [{fmt(min(per))}, {fmt(max(per))}] "
                   f"({len(per)})" if per else "n/a (0)")
@@ -261,7 +260,7 @@ def main(dirs):
         print(f"| statistic | programs | MAE | worst (program) | pairwise order | order, pairs "
               f"{int(report.ORDER_GAP * 100)} % apart |")
         print("|---|---|---|---|---|---|")
-        for v in variants(Path(d)):
+        for v in variants(data):
             print(f"| {v['name']} | {v['n']} | {fmt(v['mae'] * 100, 1)} % | "
                   f"{fmt(v['worst'] * 100, 0)} % ({v['worst_prog']}) | {fmt(v['order'])} | "
                   f"{fmt(v['order10'])} |")
