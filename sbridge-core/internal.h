@@ -448,6 +448,9 @@ u64 sbridge_hooks_type_migrations(void);
  * @tpi_shift: learn.tpi_shift, thousandths of a task's spread of log time
  *	per instruction on a core type taken off each phase's mean there
  *	before types are compared (sbridge_est_accs()); 0 compares means
+ * @share_tol: learn.share_tol, thousandths of a share a phase's share on
+ *	the faster type may exceed what its share on the slower one becomes
+ *	there before the phase is not compared (sbridge_shares_agree())
  *
  * Each is one aligned word written with WRITE_ONCE() under
  * sbridge_param_lock and read with READ_ONCE() anywhere.
@@ -470,6 +473,7 @@ struct sbridge_params {
 	u32 mem_ratio;
 	u32 window_us;
 	u32 tpi_shift;
+	u32 share_tol;
 };
 extern struct sbridge_params sbridge_params;
 /**

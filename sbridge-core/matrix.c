@@ -244,7 +244,10 @@ static void sbridge_mx_estimate(const struct sbridge_mx *f,
 
 	memset(e, 0, sizeof(*e));
 	if (!f || !s || f->tpi.n < SBRIDGE_EST_MIN_WIN ||
-	    s->tpi.n < SBRIDGE_EST_MIN_WIN)
+	    s->tpi.n < SBRIDGE_EST_MIN_WIN ||
+	    !sbridge_shares_agree(f->share, s->share,
+				  sbridge_task_gain(f->type, s->type),
+				  READ_ONCE(sbridge_params.share_tol)))
 		return;
 	af = f->tpi;
 	as = s->tpi;

@@ -37,6 +37,7 @@ struct sbridge_params sbridge_params = {
 	.mem_ratio = 0,		/* none: learned from the matrix */
 	.window_us = 4000,	/* a tick at HZ=250 */
 	.tpi_shift = 0,		/* the mean (docs/estimate.md, "Window by window") */
+	.share_tol = 300,	/* docs/estimate.md, "Shares that cannot be one code" */
 };
 
 struct sbridge_act_params sbridge_act_params = {
@@ -97,6 +98,7 @@ enum {
 	SBRIDGE_P_MODEL_MEM_RATIO,
 	SBRIDGE_P_WINDOW_US,
 	SBRIDGE_P_LEARN_TPI_SHIFT,
+	SBRIDGE_P_LEARN_SHARE_TOL,
 };
 
 static struct sbridge_param_desc sbridge_param_tab[] = {
@@ -131,6 +133,7 @@ static struct sbridge_param_desc sbridge_param_tab[] = {
 	[SBRIDGE_P_MODEL_MEM_RATIO] = { "model.mem_ratio", &sbridge_params.mem_ratio, 0, SBRIDGE_FACTOR_MAX },
 	[SBRIDGE_P_WINDOW_US] = { "window_us", &sbridge_params.window_us, 0, 1000000 },
 	[SBRIDGE_P_LEARN_TPI_SHIFT] = { "learn.tpi_shift", &sbridge_params.tpi_shift, 0, 3000 },
+	[SBRIDGE_P_LEARN_SHARE_TOL] = { "learn.share_tol", &sbridge_params.share_tol, 0, 1000 },
 };
 
 /* The actuators' switches, collected at load (sbridge_params_add()). */
@@ -356,6 +359,8 @@ module_param_cb(window_us, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_WIND
 MODULE_PARM_DESC(window_us, "the task's CPU time (us) a model window spans at most, whatever its instructions (0: window_instr only)");
 module_param_cb(learn_tpi_shift, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_TPI_SHIFT], 0644);
 MODULE_PARM_DESC(learn_tpi_shift, "thousandths of a task's spread of log time per instruction taken off each phase's mean before core types are compared (0: the mean; 845: about the 25th percentile)");
+module_param_cb(learn_share_tol, &sbridge_param_ops, &sbridge_param_tab[SBRIDGE_P_LEARN_SHARE_TOL], 0644);
+MODULE_PARM_DESC(learn_share_tol, "thousandths of a CPI_B share a phase's share on the faster type may exceed what its share on the slower type becomes there before the two are not compared (1000: always compared)");
 
 /**
  * sbridge_param_get() - read the @i-th tunable

@@ -498,18 +498,53 @@ void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
 }
 
 /**
+ * sbridge_shares_agree() - can a phase's shares on two types be one code?
+ * @fast: its CPI_B share on the faster type (fp, or SBRIDGE_SHARE_UNKNOWN)
+ * @slow: on the slower type
+ * @gain: as for sbridge_est_predict()
+ * @tol: how far @fast may exceed what @slow becomes on the faster type
+ *	(thousandths of a share; learn.share_tol)
+ *
+ * The phase tracker lets a phase's share on the faster type rise without
+ * bound (a larger cache removes stalls, sbridge_phase_update()), so a
+ * memory-bound stage warm on one type and compute-bound code on the
+ * other can be one phase: gnugo's was 0.2 on little and 0.85 on big,
+ * and the ratio of their times per instruction (39x) no speedup. A
+ * larger cache explains a rise by part of the stalls, not all of them.
+ *
+ * Return: false if both shares are known and @fast exceeds
+ *	sbridge_share_on_fast(@slow, @gain) by more than @tol.
+ */
+bool sbridge_shares_agree(u32 fast, u32 slow, u32 gain, u32 tol)
+{
+	u64 lim;
+
+	if (fast == SBRIDGE_SHARE_UNKNOWN || slow == SBRIDGE_SHARE_UNKNOWN)
+		return true;
+	lim = sbridge_share_on_fast(slow, gain) +
+	      SBRIDGE_DIV64((u64)tol * SBRIDGE_FP_ONE, 1000);
+	return fast <= lim;
+}
+
+/**
  * sbridge_est_own() - what a task measured of its speedup of @fast over @slow
  * @st: its estimator state
  * @fast: the faster core type
  * @slow: the slower core type
- * @shift: as sbridge_est_accs()
+ * @how: how to compare the types (learn.tpi_shift, learn.share_tol and
+ *	the gain of @fast over @slow)
  * @out: the measurement, its current phase weighing most
+ *
+ * A phase is compared only where it has SBRIDGE_EST_MIN_WIN warm windows
+ * on each type and its shares there can be one code
+ * (sbridge_shares_agree()).
  *
  * Return: 0, or -1 (@out zeroed) if no phase was measured on both types
  *	in SBRIDGE_EST_MIN_WIN warm windows each.
  */
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
-		    unsigned int slow, u32 shift, struct sbridge_est *out)
+		    unsigned int slow, const struct sbridge_est_how *how,
+		    struct sbridge_est *out)
 {
 	struct sbridge_acc f[SBRIDGE_MAX_PHASES], s[SBRIDGE_MAX_PHASES];
 	unsigned int p;
@@ -518,11 +553,13 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 	memset(out, 0, sizeof(*out));
 	if (fast >= SBRIDGE_MAX_CORE_TYPES || slow >= SBRIDGE_MAX_CORE_TYPES)
 		return -1;
-	sbridge_est_accs(st, fast, shift, f);
-	sbridge_est_accs(st, slow, shift, s);
-	/* a phase with too few windows on a side is not compared */
+	sbridge_est_accs(st, fast, how->shift, f);
+	sbridge_est_accs(st, slow, how->shift, s);
 	for (p = 0; p < SBRIDGE_MAX_PHASES; p++)
-		if (f[p].n < SBRIDGE_EST_MIN_WIN || s[p].n < SBRIDGE_EST_MIN_WIN)
+		if (f[p].n < SBRIDGE_EST_MIN_WIN || s[p].n < SBRIDGE_EST_MIN_WIN ||
+		    !sbridge_shares_agree(sbridge_phase_share(&st->ph, p, fast),
+					  sbridge_phase_share(&st->ph, p, slow),
+					  how->gain, how->share_tol))
 			f[p].n = 0;
 	vf = READ_ONCE(st->visits[fast]);
 	vs = READ_ONCE(st->visits[slow]);

@@ -159,6 +159,20 @@ struct sbridge_est {
 	u32 n;
 };
 
+/**
+ * struct sbridge_est_how - how a task's two core types are compared
+ * @shift: learn.tpi_shift (sbridge_est_accs())
+ * @share_tol: learn.share_tol (sbridge_shares_agree())
+ * @gain: what a non-stalled cycle gains on the fast type, minus 1 (fp)
+ *
+ * A plain value: no locking.
+ */
+struct sbridge_est_how {
+	u32 shift;
+	u32 share_tol;
+	u32 gain;
+};
+
 u32 sbridge_lg(u64 x);
 u64 sbridge_lg_exp(u32 lg);
 u32 sbridge_lg_ratio(u32 lg_num, u32 lg_den);
@@ -187,8 +201,10 @@ bool sbridge_est_warm(struct sbridge_est_state *st, unsigned int type,
 		      u32 share_q, u64 tpi, u32 delta, u32 nwin, u32 gain);
 void sbridge_est_accs(const struct sbridge_est_state *st, unsigned int type,
 		      u32 shift, struct sbridge_acc *a);
+bool sbridge_shares_agree(u32 fast, u32 slow, u32 gain, u32 tol);
 int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
-		    unsigned int slow, u32 shift, struct sbridge_est *out);
+		    unsigned int slow, const struct sbridge_est_how *how,
+		    struct sbridge_est *out);
 int sbridge_est_measure(const struct sbridge_acc *fast,
 			const struct sbridge_acc *slow, unsigned int nph,
 			unsigned int cur, u32 visits, struct sbridge_est *out);

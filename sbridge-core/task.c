@@ -546,6 +546,7 @@ static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
 void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 			   unsigned int slow, struct sbridge_task_est *e)
 {
+	struct sbridge_est_how how;
 	u64 wp, wm;
 	u8 src;
 
@@ -557,7 +558,10 @@ void sbridge_task_estimate(const struct sbridge_task *t, unsigned int fast,
 		return;
 	}
 	src = sbridge_task_predict(t, fast, slow, &e->pred, &e->pred_kind);
-	sbridge_est_own(&t->est, fast, slow, READ_ONCE(sbridge_params.tpi_shift), &e->own);
+	how.shift = READ_ONCE(sbridge_params.tpi_shift);
+	how.share_tol = READ_ONCE(sbridge_params.share_tol);
+	how.gain = sbridge_task_gain(fast, slow);
+	sbridge_est_own(&t->est, fast, slow, &how, &e->own);
 	sbridge_task_bound(&e->own, fast, slow,
 			   min(READ_ONCE(t->est.visits[fast]),
 			       READ_ONCE(t->est.visits[slow])));

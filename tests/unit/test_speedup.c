@@ -288,6 +288,8 @@ static void test_predict(void)
 #define NWIN	3
 /* the rig's and the tests' big core: a non-stalled cycle gains 2x */
 #define GAIN	1024
+/* the defaults: means compared, phases whose shares agree within 0.3 */
+static const struct sbridge_est_how HOW = { .shift = 0, .share_tol = 300, .gain = GAIN };
 
 /*
  * One window of @cpi_milli cycles per thousand instructions at 1 GHz (so
@@ -343,12 +345,12 @@ static void test_bias_startup(void)
 	for (i = 0; i < 4; i++)	/* start-up on little, 1.5x its steady CPI */
 		feed(&st, 0, 2100, 3000, 819, true);
 	stay(&st, 1, 40, 1000, 921, &nt);	/* then it holds big */
-	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1,
+	CHECK(sbridge_est_own(&st, 1, 0, &HOW, &e) == -1,
 	      "start-up windows measure nothing (old: 2.10 for 1.40)");
 	/* a sampling swap: a short warm stay on little, then back to big */
 	stay(&st, 0, 8, 1400, 819, &nt);
 	stay(&st, 1, 6, 1000, 921, &nt);
-	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 1.4) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, &HOW, &e) && relerr(fp(e.val), 1.4) < 0.03,
 	      "after a swap: 1.40 within 3 %% (got %.3f +- %.3f)", fp(e.val), fp(e.err));
 	CHECK(fp(e.err) / fp(e.val) > 0.1, "one visit to little: still uncertain (%.3f)",
 	      fp(e.err) / fp(e.val));
@@ -375,14 +377,14 @@ static void test_bias_refill(void)
 		naive_big += 2.25 + 1.3;
 		n += 2;
 	}
-	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1,
+	CHECK(sbridge_est_own(&st, 1, 0, &HOW, &e) == -1,
 	      "2-window visits are all warm-up: no measurement (old: x%.2f)",
 	      1.0 / (naive_big / n));
 	for (v = 0; v < 3; v++) {
 		stay(&st, 1, 6, 1000, 921, &nt);	/* longer visits */
 		stay(&st, 0, 10, 2000, 819, &nt);
 	}
-	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 2.0) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, &HOW, &e) && relerr(fp(e.val), 2.0) < 0.03,
 	      "longer visits: 2.0 within 3 %% (got %.3f)", fp(e.val));
 	CHECK(fp(e.err) / fp(e.val) < 0.1, "3 visits agree: error < 10 %% (%.3f)",
 	      fp(e.err) / fp(e.val));
@@ -405,9 +407,9 @@ static void test_bias_trust(void)
 	stay(&st, 0, 30, 1300, 819, &nt);
 	sbridge_est_arrive(&st, true, 0);
 	feed(&st, 1, 1000, 2000, 921, false);	/* one big window */
-	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1, "one window: no measurement");
+	CHECK(sbridge_est_own(&st, 1, 0, &HOW, &e) == -1, "one window: no measurement");
 	feed(&st, 1, 1000, 2000, 921, false);	/* and a second */
-	sbridge_est_own(&st, 1, 0, 0, &e);
+	sbridge_est_own(&st, 1, 0, &HOW, &e);
 	sbridge_est_combine(&pred, &e, &b);
 	CHECK(fp(e.err) / fp(e.val) > 0.15, "two windows, one visit: error > 15 %% (%.3f)",
 	      fp(e.err) / fp(e.val));
@@ -433,7 +435,7 @@ static void test_bias_phase(void)
 	/* B (memory-bound) starts on little: a new phase */
 	stay(&st, 0, 30, 6000, 102, &nt);
 	stay(&st, 1, 20, 1000, 1024, &nt);	/* back in A on big */
-	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 2.0) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, &HOW, &e) && relerr(fp(e.val), 2.0) < 0.03,
 	      "A's own ratio, not big-A over little-B (got %.3f, cross-phase %.1f)",
 	      fp(e.val), 6.0);
 	EQ(st.ph.nphases, 2, "two phases");
@@ -460,11 +462,11 @@ static void test_bias_phase_migrate(void)
 	sbridge_est_reset(&st, 2 * WIN);
 	stay(&st, 1, 5, 5000, 0, &nt);		/* two warm windows on big: all stall */
 	stay(&st, 0, 12, 2700, 819, &nt);	/* computing on little */
-	CHECK(sbridge_est_own(&st, 1, 0, 0, &e) == -1,
+	CHECK(sbridge_est_own(&st, 1, 0, &HOW, &e) == -1,
 	      "little's compute is not big's clearing (old: %.2f)", 2.7 / 5.0);
 	EQ(st.ph.nphases, 2, "the little windows make a phase of their own");
 	stay(&st, 1, 8, 1500, 614, &nt);	/* computing on big: 0.6 */
-	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e) && relerr(fp(e.val), 1.8) < 0.03,
+	CHECK(!sbridge_est_own(&st, 1, 0, &HOW, &e) && relerr(fp(e.val), 1.8) < 0.03,
 	      "the compute phase's own ratio: 1.80 within 3 %% (got %.3f)", fp(e.val));
 }
 
@@ -483,6 +485,7 @@ static void test_bias_phase_migrate(void)
 static void test_shift_company(void)
 {
 	struct sbridge_est_state st;
+	struct sbridge_est_how shifted = { .shift = 845, .share_tol = 300, .gain = GAIN };
 	struct sbridge_est e0, e1;
 	unsigned int i;
 
@@ -492,11 +495,46 @@ static void test_shift_company(void)
 	sbridge_est_arrive(&st, true, 0);
 	for (i = 0; i < 12; i++)
 		feed(&st, 0, i % 3 == 2 ? 6000 : 2000, 2000, 819, false);
-	CHECK(!sbridge_est_own(&st, 1, 0, 0, &e0) && fp(e0.val) > 2.5,
+	CHECK(!sbridge_est_own(&st, 1, 0, &HOW, &e0) && fp(e0.val) > 2.5,
 	      "the mean of logs with company: %.2f for 2.0", fp(e0.val));
-	CHECK(!sbridge_est_own(&st, 1, 0, 845, &e1) && fp(e1.val) < fp(e0.val) - 0.3 &&
+	CHECK(!sbridge_est_own(&st, 1, 0, &shifted, &e1) && fp(e1.val) < fp(e0.val) - 0.3 &&
 	      fp(e1.val) > 1.8, "shifted: %.2f, nearer 2.0 than %.2f", fp(e1.val), fp(e0.val));
 	EQ(st.dev[1], 0, "the big side had no spread");
+}
+
+/*
+ * Eval 1b3s, gnugo 8.0 (issue 27): a memory-bound stage warm on little
+ * (share 0.2, 19.7 ns an instruction) and other code warm on big (share
+ * 0.85, 0.5 ns) were one phase: a faster type's share may rise, as a
+ * larger cache removes stalls. Their ratio, 39x, read as the speedup.
+ * 0.2 on little is 0.11 on big with no stall removed; 0.85 needs nearly
+ * all of them gone: not one code (learn.share_tol 0.3). The phase seen
+ * alike on both types is what is measured; share_tol 1000 compares all.
+ */
+static void test_share_guard(void)
+{
+	struct sbridge_est_how all = { .shift = 0, .share_tol = 1000, .gain = GAIN };
+	struct sbridge_est_state st;
+	struct sbridge_est e;
+	bool nt = false;
+
+	sbridge_est_reset(&st, 2 * WIN);
+	stay(&st, 0, 12, 19700, 205, &nt);	/* the memory-bound stage on little */
+	stay(&st, 1, 12, 500, 870, &nt);	/* other code on big */
+	EQ(st.ph.nphases, 1, "the tracker takes them for one phase");
+	CHECK(!sbridge_est_own(&st, 1, 0, &all, &e) && fp(e.val) > 5,
+	      "compared anyway: %.1f (39x, clamped)", fp(e.val));
+	CHECK(sbridge_est_own(&st, 1, 0, &HOW, &e) == -1,
+	      "shares 0.2 and 0.85 are not compared (got %.2f)", fp(e.val));
+	stay(&st, 1, 12, 1000, 614, &nt);	/* compute on big: 0.6 */
+	stay(&st, 0, 12, 1900, 768, &nt);	/* the same on little: 0.75 */
+	CHECK(!sbridge_est_own(&st, 1, 0, &HOW, &e) && relerr(fp(e.val), 1.9) < 0.03,
+	      "the phase seen alike on both: 1.90 within 3 %% (got %.3f)", fp(e.val));
+	CHECK(sbridge_shares_agree(SBRIDGE_SHARE_UNKNOWN, 205, GAIN, 0) &&
+	      sbridge_shares_agree(113, 205, GAIN, 0) &&
+	      !sbridge_shares_agree(450, 205, GAIN, 300) &&
+	      sbridge_shares_agree(400, 205, GAIN, 300),
+	      "0.2 on little is 0.11 on big; 0.3 above it is the limit");
 }
 
 static void test_bound(void)
@@ -819,6 +857,7 @@ int main(void)
 	test_bias_phase();
 	test_bias_phase_migrate();
 	test_shift_company();
+	test_share_guard();
 	test_bound();
 	test_memrate_eq3();
 	test_memrate_unlearned();
