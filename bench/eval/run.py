@@ -62,7 +62,9 @@ CONFIGS_CAP = ["cap", "eas", "hmp", "nomargin", "nomodel", "observe", "sbridge",
 # Named with --configs only: sbridge, shipped defaults, over EAS (schedutil,
 # the energy model): whether the tasks sbridge keeps on slow cores hold up
 # the root domain's overutilized state, which turns EAS off for everyone.
-CONFIGS_EXTRA = ["sbeas"]
+# And sbridge without sampling swaps (act.sample_pct 0): what the visits
+# that measure a task's other core type cost or give.
+CONFIGS_EXTRA = ["sbeas", "nosample"]
 # configurations that need the kernel's EAS (arm64 boots with capacities)
 CONFIGS_EAS = ("eas", "sbeas")
 CONFIGS_SYM = ["sym", "sbridge", "scx"]
