@@ -192,6 +192,8 @@ cfg() {
 		sbridgectl set param act.model 0 > /dev/null || return 1 ;;
 	nosample) sb_load || return 1	# no visits to measure the other type
 		sbridgectl set param act.sample_pct 0 > /dev/null || return 1 ;;
+	nofair) sb_load || return 1	# no fairness floors: no turns owed
+		sbridgectl set param act.fair 0 > /dev/null || return 1 ;;
 	nomargin) sb_load || return 1	# choose on any difference, errors or not
 		sbridgectl set param act.margin 0 > /dev/null || return 1 ;;
 	observe) sb_load || return 1	# hooks and counters, no lever: their cost
@@ -220,7 +222,7 @@ cfg() {
 		[ "$_caps" -gt 1 ] || return 1
 	fi
 	case $1 in
-	sbridge | sbeas | nomargin | nomodel | nosample | warm | p[0-9]*)
+	sbridge | sbeas | nomargin | nomodel | nosample | nofair | warm | p[0-9]*)
 		sbridgectl status | grep -q '^in force:.*placement.* on' || {
 			diag "$1: sbridge's placement not in force: $(sbridgectl status | grep -e 'in force' -e note)"
 			return 1; } ;;

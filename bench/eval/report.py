@@ -47,6 +47,7 @@ NAMES = {
     "nomargin": "sbridge choosing on any difference (act.margin 0: no ties left to stock, ablation)",
     "nomodel": "sbridge without the model (act.model 0, ablation)",
     "nosample": "sbridge without sampling swaps (act.sample_pct 0, ablation)",
+    "nofair": "sbridge without fairness floors (act.fair 0: no turns owed, ablation)",
     "observe": "sbridge observing only (act.observe 1: hooks, counters, matrix; no lever; ablation)",
     "sbridge": "sbridge, cold, shipped defaults",
     "warm": "sbridge, warm (matrix from calibration inputs)",
@@ -632,7 +633,7 @@ def analyse(d):
     for kind in ("cap", "sym"):
         stock = STOCK[kind]
         for base in ("cap", "sym", "eas", "hmp", "nomargin", "nomodel", "observe", "warm"):
-            for top in ("sbridge",) + (("warm", "observe", "nosample") if base == "cap" else ()) + \
+            for top in ("sbridge",) + (("warm", "observe", "nosample", "nofair") if base == "cap" else ()) + \
                     (("sbeas",) if base in ("cap", "eas") else ()):
                 if base == top:
                     continue
@@ -1364,8 +1365,8 @@ def issue29(r):
         def mean_of(k, v=v):
             xs = [u[k] for u in v if math.isfinite(u[k])]
             return fmt(statistics.mean(xs)) if xs else "n/a"
-        sb = c in ("sbridge", "sbeas", "nomargin", "nomodel", "nosample", "warm") or \
-            c.startswith("p")
+        sb = c in ("sbridge", "sbeas", "nomargin", "nomodel", "nosample", "nofair",
+                   "warm") or c.startswith("p")
         over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
         L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
                  f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "

@@ -63,8 +63,9 @@ CONFIGS_CAP = ["cap", "eas", "hmp", "nomargin", "nomodel", "observe", "sbridge",
 # the energy model): whether the tasks sbridge keeps on slow cores hold up
 # the root domain's overutilized state, which turns EAS off for everyone.
 # And sbridge without sampling swaps (act.sample_pct 0): what the visits
-# that measure a task's other core type cost or give.
-CONFIGS_EXTRA = ["sbeas", "nosample"]
+# that measure a task's other core type cost or give; without fairness
+# floors (act.fair 0): what the turns they owe cost or give.
+CONFIGS_EXTRA = ["sbeas", "nosample", "nofair"]
 # configurations that need the kernel's EAS (arm64 boots with capacities)
 CONFIGS_EAS = ("eas", "sbeas")
 CONFIGS_SYM = ["sym", "sbridge", "scx"]
