@@ -153,6 +153,16 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
         assert "CONFIGS='sym sbridge scx'" in text
 
 
+def test_period_configs_name_a_valid_period():
+    assert run.period_config("p2000") and run.period_config("p10")
+    assert not run.period_config("p5") and not run.period_config("p070") and \
+        not run.period_config("p") and not run.period_config("sbridge")
+    mode = dict(run.MODES["quick"], configs=["cap", "p2000"], rounds=2)
+    p = run.plan("1b3s", mode, 5)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, p, 0)
+    assert "CONFIGS='cap p2000'" in text
+
+
 def test_configs_narrow_a_diagnosis_to_the_named_configurations():
     mode = dict(run.MODES["quick"], configs=["cap", "observe", "sbridge", "sym"], rounds=4)
     p = run.plan("1b3s", mode, 5)

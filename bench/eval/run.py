@@ -71,6 +71,12 @@ CONFIGS_EAS = ("eas", "sbeas")
 CONFIGS_SYM = ["sym", "sbridge", "scx"]
 PERIODS = [50, 100, 200, 400]
 
+
+def period_config(c):
+    """True if @c names sbridge at another decision period (pN: N ms,
+    act.period_ms's range), as the full mode's sweep does."""
+    return bool(re.fullmatch(r"p[1-9][0-9]*", c)) and 10 <= int(c[1:]) <= 60000
+
 # Per mode: boots (kind, phases[, configurations]), rounds per boot, sizes. Quick mode is for
 # development (one boot of 1b3s, about 15 minutes); full mode is the
 # evidence (3 boots with capacities and 3 symmetric ones per board,
@@ -185,7 +191,8 @@ def scenario(board, b, mode, p, boot):
         configs = mode["boots"][boot][2]
     if mode.get("configs"):            # --configs: a diagnosis of a few
         configs = [c for c in mode["configs"] if c in (CONFIGS_CAP + CONFIGS_EXTRA
-                                                         if kind == "cap" else CONFIGS_SYM)]
+                                                         if kind == "cap" else CONFIGS_SYM)
+                   or (kind == "cap" and period_config(c))]
     if not arm or kind == "sym":
         configs = [c for c in configs if c not in CONFIGS_EAS]
     rounds = mode["rounds"] if kind == "cap" else mode["sym_rounds"]
@@ -366,10 +373,11 @@ def main():
                 suite=a.suite)
     if a.configs:
         known = CONFIGS_CAP + CONFIGS_EXTRA + CONFIGS_SYM
-        bad = [c for c in a.configs if c not in known]
+        bad = [c for c in a.configs if c not in known and not period_config(c)]
         if bad or not a.configs:
             ap.error(f"--configs: unknown {', '.join(bad)} "
-                     f"(of {', '.join(dict.fromkeys(known))})")
+                     f"(of {', '.join(dict.fromkeys(known))}, "
+                     f"or pN: sbridge at act.period_ms N, 10-60000)")
         mode["configs"] = a.configs
     if a.rounds is not None:
         if not 1 <= a.rounds <= 20:
