@@ -14,6 +14,7 @@ import pytest
 
 import conserve
 import estwin
+import finite
 import promise
 import report
 import run
@@ -151,6 +152,19 @@ def test_generated_scenarios_pass_the_harness_header_checks(board, boot, tmp_pat
             "CONFIGS='cap eas hmp sbridge'" in text
     else:
         assert "CONFIGS='sym sbridge scx'" in text
+
+
+def test_finite_replay_rewards_the_least_remaining_on_the_fast_cpu():
+    # A: 1 s on big, 2 on little; B: 3 and 6; one fast CPU, one slow.
+    # Least remaining: A on big ends at 1 s, B (1/6 done) then takes it:
+    # 3.5 s. Shared equally: A ends at 4/3 s, B at 10/3.
+    big, little = {"a": 1.0, "b": 3.0}, {"a": 2.0, "b": 6.0}
+    stp, span = finite.replay(big, little, 1, finite.hold_least_remaining)
+    assert abs(stp - (1 + 3 / 3.5)) < 0.01 and abs(span - 3.5) < 0.01
+    stp, span = finite.replay(big, little, 1, finite.hold_equal)
+    assert abs(stp - (0.75 + 0.9)) < 0.01 and abs(span - 10 / 3) < 0.01
+    stp, _ = finite.replay(big, little, 1, finite.hold_speedup)   # equal speedups: a tie
+    assert 1.6 < stp < 1.9
 
 
 def test_period_configs_name_a_valid_period():
