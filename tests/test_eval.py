@@ -782,7 +782,6 @@ def test_estwin_says_where_a_measured_speedup_came_from(tmp_path, capsys):
     assert estwin.variants(data) == []
 
 
-
 def test_order_gap_and_the_order_these_truths_allow():
     tr = [1.0, 1.05, 2.0, 4.0]
     es = [1.1, 1.0, 2.5, 3.0]            # the close pair (5 % apart) swapped

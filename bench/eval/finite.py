@@ -32,6 +32,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import report  # noqa: E402
+from boards import BOARDS  # noqa: E402
 
 DT = 0.002  # model step, s
 
@@ -76,8 +77,8 @@ def replay(big, little, nfast, rule):
 
 
 def mixes(d, ncpu):
-    """{(round, mix): {config: [STP]}, programs} of run @d's main-phase
-    mixes with at most @ncpu programs."""
+    """{(boot, round, mix): {"progs": [program], "stp": {config: STP}}}
+    of run @d's main-phase mixes with at most @ncpu programs."""
     out: dict = {}
     for u in csv.DictReader((d / "units.csv").open()):
         progs = u["progs"].split()
@@ -91,7 +92,7 @@ def mixes(d, ncpu):
 def table(d):
     meta, boots = report.load_board(d)
     times = report.alone_times(boots, meta.get("slowdown") or report.SLOWDOWN)
-    b = report.BOARDS[meta["board"]]
+    b = BOARDS[meta["board"]]
     nfast = len(b["big"].split())
     ncpu = nfast + len(b["little"].split())
     rows = []
