@@ -32,6 +32,32 @@ static const char rules_help[] =
 /* --system: the layered directories under this root ("" for /), else NULL */
 static const char *sys_root;
 
+/*
+ * A rule whose factors say the little type is the faster (speedup 1 +
+ * little - big < 1) while it prefers big or says compute contradicts
+ * itself: the shipped video.rules once read little=0.6 meaning "does 0.6
+ * of the work", when a factor is the time taken over the reference type's.
+ */
+static void warn_factors(const struct sb_rp_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		const struct sb_rp_rule *r = &set->rules[i];
+		uint32_t l = r->factors[0], b = r->big;
+
+		if (!l || !b || l >= b ||
+		    (r->pref != SBRIDGE_PREF_BIG && r->cls != SBRIDGE_CLASS_COMPUTE))
+			continue;
+		sb_warn("%s: factor little=%.3f big=%.3f makes a little core the faster "
+			"(speedup %.3f), against its %s: a factor is the time taken "
+			"over the reference type's (> 1 on little for a program big cores speed up)",
+			r->source, (double)l / SBRIDGE_FP_ONE, (double)b / SBRIDGE_FP_ONE,
+			1.0 + ((double)l - b) / SBRIDGE_FP_ONE,
+			r->pref == SBRIDGE_PREF_BIG ? "prefer=big" : "class=compute");
+	}
+}
+
 /* What a user should know about a set that parsed: on stderr, any mode. */
 static void warn_set(const struct sb_rp_set *set)
 {
@@ -48,6 +74,7 @@ static void warn_set(const struct sb_rp_set *set)
 			sys_root, dirs[0], sys_root, dirs[1], sys_root, dirs[2]);
 	if (!set->n)
 		sb_warn("no rules: loading this clears the rules in force");
+	warn_factors(set);
 }
 
 /* Every error of one parse, one a line, and how many did not fit. */

@@ -524,7 +524,7 @@ static int parse_factors(struct sb_rp_ctx *cx, const struct sb_rp_line *ln, unsi
 	int got = 0;
 
 	if (t->val) {
-		set_err(cx->err, at, "write factors as 'factor TYPE=VALUE ...', e.g. factor little=0.6 big=1.0");
+		set_err(cx->err, at, "write factors as 'factor TYPE=VALUE ...', e.g. factor little=1.7 big=1.0");
 		return -1;
 	}
 	while (*i + 1 < ln->n && ln->tok[*i + 1].val) {
@@ -566,7 +566,7 @@ static int parse_factors(struct sb_rp_ctx *cx, const struct sb_rp_line *ln, unsi
 	}
 	if (!got) {
 		at->col = t->col;
-		set_err(cx->err, at, "factor needs TYPE=VALUE pairs, e.g. factor little=0.6 big=1.0 (types: little, big, 0-%d)",
+		set_err(cx->err, at, "factor needs TYPE=VALUE pairs, e.g. factor little=1.7 big=1.0 (types: little, big, 0-%d)",
 			SBRIDGE_MAX_CORE_TYPES - 1);
 		return -1;
 	}

@@ -1532,14 +1532,20 @@ static void test_cli(const char *bin)
 	{
 		char *shipped[] = { "rules", "check", "../../../rules", NULL };
 		char *empty[] = { "rules", "check", "golden/empty.rules", NULL };
+		char *inverted[] = { "rules", "check", "golden/warn-factor-inverted.rules", NULL };
 		char *json[] = { "--json", "rules", "check", "../../../rules", NULL };
 		char *pipe_in[] = { "rules", "check", "/dev/stdin", NULL };
 		char *out, *e2;
 		int code;
 
 		code = run(bin, err, sizeof(err), shipped);
-		result(code == 0 && !strstr(err, "skipped"),
-		       "rules check of rules/ (README.md in it) -> exit 0, the README not warned of: %s",
+		result(code == 0 && !strstr(err, "warning"),
+		       "rules check of rules/ (README.md in it) -> exit 0, nothing warned of: %s",
+		       err);
+		code = run(bin, err, sizeof(err), inverted);
+		result(code == 0 && strstr(err, "warn-factor-inverted.rules:1: factor little=0.600 big=1.000 makes a little core the faster (speedup 0.600), against its prefer=big") &&
+		       !strstr(err, ".rules:2:") && !strstr(err, ".rules:3:"),
+		       "rules check: factors that make little the faster, against prefer=big -> exit 0, warned of that rule only: %s",
 		       err);
 		code = run(bin, err, sizeof(err), empty);
 		result(code == 0 && strstr(err, "warning: no rules"),
