@@ -189,6 +189,55 @@ def test_configs_narrow_a_diagnosis_to_the_named_configurations():
     assert re.search(r"observe\) sb_load \|\| return 1.*\n.*act\.observe 1", guest)
 
 
+def test_truths_is_a_configuration_that_needs_the_alone_phase(monkeypatch, capsys):
+    assert "truths" in run.CONFIGS_EXTRA
+    mode = dict(run.MODES["quick"], configs=["cap", "sbridge", "truths"], rounds=1)
+    text = run.scenario("1b3s", run.BOARDS["1b3s"], mode, run.plan("1b3s", mode, 5), 0)
+    assert "CONFIGS='cap sbridge truths'" in text
+    monkeypatch.setattr("sys.argv", ["run.py", "--quick", "--configs", "cap,truths",
+                                     "--phases", "lat"])
+    with pytest.raises(SystemExit) as e:
+        run.main()
+    assert e.value.code == 2 and "its rules come from the alone phase" in capsys.readouterr().err
+
+
+def test_truths_rules_give_each_program_its_alone_speedup(tmp_path):
+    """guest.sh's truths_rules, run in bash on a written alone phase, with
+    sbridgectl and diag stubbed: the rule file it loads."""
+    guest = (run.HERE / "guest.sh").read_text()
+    fn = re.search(r"^truths_rules\(\) \{\n.*?^\}\n", guest, re.S | re.M)
+    assert fn, "guest.sh has no truths_rules"
+    sdir, odir = tmp_path / "s", tmp_path / "o"
+    sdir.mkdir(), odir.mkdir()
+    (sdir / "cmd-xz").write_text("0\t/dev/null\t/usr/bin/xz\t-6\t-c\n")
+    (sdir / "cmd-stress-matrix").write_text("0\t/dev/null\t/usr/bin/stress-ng\t-q\n")
+    (sdir / "cmd-jq").write_text("0\t/dev/null\t/usr/bin/jq\t-c\n")
+    secs = {("xz", "big"): [4, 6], ("xz", "little"): [10],
+            ("stress-matrix", "big"): [2], ("stress-matrix", "little"): [3]}
+    lines = []
+    for (p, ty), ts in secs.items():
+        lines.append(f"alone {p} {ty} 0")
+        lines += [f"proc {i} {p} 100 1000000000 {1000000000 + int(t * 1e9)} 1" for i, t in enumerate(ts)]
+        lines.append(f"proc 9 {p} 101 0 99000000000 0")   # a failed run counts for nothing
+        lines.append("end")
+    (odir / "alone.txt").write_text("\n".join(lines) + "\n")
+    script = fn.group(0) + f"""
+S={sdir} O={odir}
+diag() {{ echo "diag: $*"; }}
+sbridgectl() {{ cp "$3" {tmp_path}/loaded; }}
+truths_rules xz stress-matrix; echo "rc $?"
+truths_rules xz jq; echo "rc $?"
+"""
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    assert "rc 0" in out.splitlines()[0]
+    assert (tmp_path / "loaded").read_text().splitlines() == [
+        "comm=xz factor little=2.000 big=1.0",
+        "comm=stress-ng-matri factor little=1.500 big=1.0"]
+    # a program without alone times: nothing loaded, said why
+    assert "diag: truths: no alone times of jq" in out and out.splitlines()[-1] == "rc 1"
+    assert "comm=xz " in (odir / "evidence.txt").read_text()
+
+
 def test_sbeas_is_sbridge_over_eas_and_only_where_eas_runs(tmp_path):
     # named with --configs only: not one of a mode's default configurations
     assert "sbeas" not in run.CONFIGS_CAP and "sbeas" in run.CONFIGS_EXTRA

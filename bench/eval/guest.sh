@@ -194,6 +194,8 @@ cfg() {
 		sbridgectl set param act.sample_pct 0 > /dev/null || return 1 ;;
 	nofair) sb_load || return 1	# no fairness floors: no turns owed
 		sbridgectl set param act.fair 0 > /dev/null || return 1 ;;
+	truths) [ -s $O/alone.txt ] || { diag "truths: no alone phase in this boot"; return 1; }
+		sb_load || return 1 ;;	# each mix's truths as rules: truths_rules
 	nomargin) sb_load || return 1	# choose on any difference, errors or not
 		sbridgectl set param act.margin 0 > /dev/null || return 1 ;;
 	observe) sb_load || return 1	# hooks and counters, no lever: their cost
@@ -222,7 +224,7 @@ cfg() {
 		[ "$_caps" -gt 1 ] || return 1
 	fi
 	case $1 in
-	sbridge | sbeas | nomargin | nomodel | nosample | nofair | warm | p[0-9]*)
+	sbridge | sbeas | nomargin | nomodel | nosample | nofair | truths | warm | p[0-9]*)
 		sbridgectl status | grep -q '^in force:.*placement.* on' || {
 			diag "$1: sbridge's placement not in force: $(sbridgectl status | grep -e 'in force' -e note)"
 			return 1; } ;;
@@ -294,6 +296,34 @@ run() {
 	echo "end" >> $RUNS
 	rec_stop
 	log "$_k $_c round $_r $_m: $(awk '$1 == "mix" { printf "makespan %.2f s, %d processes, %d failed", $3 / 1e9, $4, $5 }' /tmp/evalrun.out)"
+}
+
+# truths_rules PROG...: sbridge told each program's alone speedup (its
+# mean little time over its mean big time in the alone phase) as a rule,
+# which wins over anything learned: what the decision layer does with
+# exact speedups, apart from the estimates. Matched by name: a program's
+# comm is its executable's (stress-ng's workers name themselves
+# stress-ng-STRESSOR); two programs of one name share the first's.
+truths_rules() {
+	_of=$S/truths.rules
+	: > $_of
+	for _p; do
+		case $_p in
+		stress-*) _n=stress-ng-${_p#stress-} ;;
+		*) _n=$(basename "$(cut -f3 $S/cmd-$_p)") ;;
+		esac
+		_n=$(printf %.15s "$_n")
+		grep -q "^comm=$_n " $_of && { diag "truths: $_p shares the name $_n"; continue; }
+		_s=$(awk -v p=$_p '
+			$1 == "alone" { cur = ($2 == p) ? $3 : ""; next }
+			cur != "" && $1 == "proc" && $7 == 1 { t[cur] += $6 - $5; n[cur]++ }
+			END { if (n["big"] && n["little"])
+				printf "%.3f", (t["little"] / n["little"]) / (t["big"] / n["big"]) }' $O/alone.txt)
+		[ -n "$_s" ] || { diag "truths: no alone times of $_p"; return 1; }
+		echo "comm=$_n factor little=$_s big=1.0" >> $_of
+	done
+	sbridgectl rules load $_of > /dev/null || { diag "truths: rules: $(sbridgectl rules load $_of 2>&1)"; return 1; }
+	echo "truths $(tr '\n' ';' < $_of)" >> $O/evidence.txt
 }
 
 mix_progs() { echo "$1" | tr ' ' '\n' | awk -F: -v r="$2" -v m="$3" '$1 == r && $2 == m { print $3 }' | tr ',' ' '; }
@@ -394,6 +424,10 @@ while [ $r -le $ROUNDS ]; do
 		evidence $c $r
 		for m in $(mix_names "$MIXES" $r); do
 			spec $S/mix.spec cmd - $(mix_progs "$MIXES" $r $m)
+			if [ $c = truths ] && ! truths_rules $(mix_progs "$MIXES" $r $m); then
+				echo "main $c $r $m" >> /tmp/failed
+				continue
+			fi
 			run main $c $r $m $S/mix.spec
 		done
 		[ "$c" = sbridge ] || [ "$c" = warm ] && sbridgectl matrix save $O/matrix-$c-$r.txt > /dev/null

@@ -38,6 +38,8 @@ BOOTSTRAP = 4000
 ORDER_GAP = 0.10
 ORDER_ERRS = (0.05, 0.10, 0.20)
 STOCK = {"cap": "cap", "sym": "sym"}   # the stock configuration per boot kind
+# the configurations where sbridge's decision layer places tasks
+SB_DECIDES = ("sbridge", "sbeas", "nomargin", "nomodel", "nosample", "nofair", "truths", "warm")
 NAMES = {
     "cap": "stock, capacity-aware (asymmetric capacities: misfit, capacity-aware wakeup)",
     "sym": "stock, symmetric kernel (no capacities: the paper's CFS)",
@@ -48,6 +50,7 @@ NAMES = {
     "nomodel": "sbridge without the model (act.model 0, ablation)",
     "nosample": "sbridge without sampling swaps (act.sample_pct 0, ablation)",
     "nofair": "sbridge without fairness floors (act.fair 0: no turns owed, ablation)",
+    "truths": "sbridge told each program's alone speedup as a rule (no estimates; a limit)",
     "observe": "sbridge observing only (act.observe 1: hooks, counters, matrix; no lever; ablation)",
     "sbridge": "sbridge, cold, shipped defaults",
     "warm": "sbridge, warm (matrix from calibration inputs)",
@@ -633,7 +636,7 @@ def analyse(d):
     for kind in ("cap", "sym"):
         stock = STOCK[kind]
         for base in ("cap", "sym", "eas", "hmp", "nomargin", "nomodel", "observe", "warm"):
-            for top in ("sbridge",) + (("warm", "observe", "nosample", "nofair") if base == "cap" else ()) + \
+            for top in ("sbridge",) + (("warm", "observe", "nosample", "nofair", "truths") if base == "cap" else ()) + \
                     (("sbeas",) if base in ("cap", "eas") else ()):
                 if base == top:
                     continue
@@ -1365,8 +1368,7 @@ def issue29(r):
         def mean_of(k, v=v):
             xs = [u[k] for u in v if math.isfinite(u[k])]
             return fmt(statistics.mean(xs)) if xs else "n/a"
-        sb = c in ("sbridge", "sbeas", "nomargin", "nomodel", "nosample", "nofair",
-                   "warm") or c.startswith("p")
+        sb = c in SB_DECIDES or c.startswith("p")
         over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
         L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
                  f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "

@@ -64,8 +64,10 @@ CONFIGS_CAP = ["cap", "eas", "hmp", "nomargin", "nomodel", "observe", "sbridge",
 # the root domain's overutilized state, which turns EAS off for everyone.
 # And sbridge without sampling swaps (act.sample_pct 0): what the visits
 # that measure a task's other core type cost or give; without fairness
-# floors (act.fair 0): what the turns they owe cost or give.
-CONFIGS_EXTRA = ["sbeas", "nosample", "nofair"]
+# floors (act.fair 0): what the turns they owe cost or give. truths: sbridge
+# told the alone speedups (needs the alone phase): the decisions apart from
+# the estimates.
+CONFIGS_EXTRA = ["sbeas", "nosample", "nofair", "truths"]
 # configurations that need the kernel's EAS (arm64 boots with capacities)
 CONFIGS_EAS = ("eas", "sbeas")
 CONFIGS_SYM = ["sym", "sbridge", "scx"]
@@ -389,6 +391,9 @@ def main():
             ap.error(f"--phases: of {' '.join(known)}")
         mode["boots"] = [(b[0], a.phases) + tuple(b[2:]) for b in mode["boots"]]
         mode["phases"] = a.phases
+    if "truths" in mode.get("configs", ()) and \
+            any("alone" not in b[1].split() for b in mode["boots"] if b[0] == "cap"):
+        ap.error("--configs truths: its rules come from the alone phase (--phases alone ...)")
     for opt, key in (("--core-args", "core_args"), ("--pmu-args", "pmu_args")):
         val = getattr(a, key)
         if val is None:
