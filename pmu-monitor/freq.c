@@ -114,29 +114,6 @@ static void sbridge_pmu_sample_cpufreq(void)
 }
 
 /*
- * The sample runs on an online CPU of the lowest capacity, the first of
- * them, as sbridge_core's own works do (sbridge_topo_house_cpu()): up
- * to ten times a second on the CPU that loaded the module, often a big
- * one, it preempted the task that gains most there. Any CPU if all are
- * alike.
- */
-static int sbridge_pmu_house_cpu(void)
-{
-	unsigned long cap, low = ULONG_MAX, high = 0;
-	int cpu, best = WORK_CPU_UNBOUND;
-
-	for_each_online_cpu(cpu) {
-		cap = sbridge_cpu_capacity(cpu);
-		if (cap < low) {
-			low = cap;
-			best = cpu;
-		}
-		high = max(high, cap);
-	}
-	return low < high ? best : WORK_CPU_UNBOUND;
-}
-
-/*
  * cpufreq's current frequency is the clock only of a CPU whose clock no
  * counter measures (APERF/MPERF, the rig's pair): every
  * SBRIDGE_PMU_SAMPLE_MS while one such CPU is online, else once a second
@@ -156,17 +133,14 @@ static unsigned int sbridge_pmu_sample_ms(void)
 }
 
 /*
- * (Re)arms the sample. The pick and the timer's add with preemption off:
- * that holds off stop_machine, so the CPU cannot leave cpu_online_mask in
- * between, and a timer on an offline CPU would not fire until it came
- * back (queue_delayed_work_on()).
+ * (Re)arms the sample where sbridge_core's own works run, on a CPU of the
+ * slowest type (sbridge_topo_house_queue()): up to ten times a second on
+ * the CPU that loaded the module, often a big one, it preempted the task
+ * that gains most there.
  */
 static void sbridge_pmu_sample_arm(unsigned int ms)
 {
-	preempt_disable();
-	queue_delayed_work_on(sbridge_pmu_house_cpu(), sbridge_percpu_wq,
-			      &sbridge_pmu_sample_work, msecs_to_jiffies(ms));
-	preempt_enable();
+	sbridge_topo_house_queue(&sbridge_pmu_sample_work, msecs_to_jiffies(ms));
 }
 
 static void sbridge_pmu_sample_fn(struct work_struct *work)

@@ -137,7 +137,6 @@ u32 sbridge_type_reach(unsigned int type);
 bool sbridge_topo_regroup_pending(void);
 unsigned int sbridge_topo_cpu_type(int cpu, u32 *from);
 struct delayed_work;
-bool sbridge_topo_house_queue(struct delayed_work *dw, unsigned long delay);
 bool sbridge_topo_house_kick(struct delayed_work *dw, unsigned long delay);
 
 static inline unsigned int sbridge_cpu_type(int cpu)

@@ -124,6 +124,8 @@ bool sbridge_topo_house_queue(struct delayed_work *dw, unsigned long delay)
 {
 	return sbridge_topo_house_arm(dw, delay, false);
 }
+/* sbridge_pmu's clock sample runs there too (API version 6) */
+EXPORT_SYMBOL_GPL(sbridge_topo_house_queue);
 
 /**
  * sbridge_topo_house_kick() - run one of sbridge's periodic works after @delay

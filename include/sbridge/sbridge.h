@@ -14,10 +14,11 @@
 #include <linux/list.h>
 #include <uapi/linux/sbridge.h>
 
-#define SBRIDGE_API_VERSION	5
+#define SBRIDGE_API_VERSION	6
 
 struct task_struct;
 struct module;
+struct delayed_work;
 
 /**
  * struct sbridge_counts - counter deltas a source hands to the core
@@ -118,5 +119,7 @@ u32 sbridge_task_factor(struct task_struct *p, int cpu);
 unsigned long sbridge_task_scaled_load(struct task_struct *p, int cpu,
 				       unsigned long load);
 u32 sbridge_cpu_freq_hint(int cpu);
+/* version 6: a source's periodic work on the CPU where sbridge's run */
+bool sbridge_topo_house_queue(struct delayed_work *dw, unsigned long delay);
 
 #endif /* _SBRIDGE_SBRIDGE_H */

@@ -11,7 +11,7 @@
 # tests/modules/apitest is a consumer module: "report" shows what
 # sbridge_task_factor/_scaled_load/sbridge_cpu_freq_hint return for "pid".
 A=/sys/module/sbridge_apitest/parameters
-plan 18
+plan 22
 
 core_with "consumer module loads and registers" sbridge_apitest
 
@@ -58,4 +58,19 @@ sbridgectl set cpu-factor 0 1.25 >/dev/null
 sleep 0.5
 sbridgectl set cpu-factor 0 clear >/dev/null
 check "later notifications reach no freed consumer" sh -c "! dmesg | grep -q -e 'Unable to handle' -e 'BUG:' -e 'Oops'"
+
+# sbridge_topo_house_queue() (API 6, sbridge_pmu's clock sample uses it):
+# a work runs on a CPU of the slowest core type; with one type, where it
+# was queued. Read from cpu0, so cpu1 is the house's choice.
+insmod $MODDIR/sbridge_apitest.ko
+h=$(taskset -c 0 cat $A/house)
+check "with one core type a house work runs where it was queued ($h)" test "$h" = "house cpu 0"
+rmmod sbridge_apitest
+rmmod sbridge_core
+check "sbridge_core loads with cpu1 the slower type" insmod $MODDIR/sbridge_core.ko "cpu_types=0:1024;1:512"
+insmod $MODDIR/sbridge_apitest.ko
+h=$(taskset -c 0 cat $A/house; taskset -c 0 cat $A/house; taskset -c 0 cat $A/house)
+check "queued from cpu0, a house work runs on cpu1, the slowest type ($(echo $h))" \
+	test "$(echo $h)" = "house cpu 1 house cpu 1 house cpu 1"
+check "the consumer unloads" rmmod sbridge_apitest
 check "sbridge_core unloads" rmmod sbridge_core

@@ -4,7 +4,9 @@
  * tests/scenarios/core-api.sh: registers a consumer and counts its
  * notifications; writing a PID to "pid" makes "report" show what
  * sbridge_task_factor(), sbridge_task_scaled_load() and
- * sbridge_cpu_freq_hint() return for that task on every possible CPU.
+ * sbridge_cpu_freq_hint() return for that task on every possible CPU;
+ * reading "house" queues a work by sbridge_topo_house_queue() and says
+ * which CPU it ran on.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +15,7 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/workqueue.h>
 #include <sbridge/sbridge.h>
 
 static int notified, notified_cpu;
@@ -73,6 +76,30 @@ static const struct kernel_param_ops sbridge_apitest_report_ops = {
 module_param_cb(report, &sbridge_apitest_report_ops, NULL, 0444);
 MODULE_PARM_DESC(report, "API answers for the task in pid");
 
+static int house_ran = -1;
+
+static void sbridge_apitest_house_fn(struct work_struct *w)
+{
+	WRITE_ONCE(house_ran, raw_smp_processor_id());
+}
+
+static DECLARE_DELAYED_WORK(sbridge_apitest_house_work, sbridge_apitest_house_fn);
+
+/* "house cpu N": where a work sbridge_topo_house_queue() queued ran */
+static int sbridge_apitest_house(char *buf, const struct kernel_param *kp)
+{
+	WRITE_ONCE(house_ran, -1);
+	sbridge_topo_house_queue(&sbridge_apitest_house_work, 0);
+	flush_delayed_work(&sbridge_apitest_house_work);
+	return sysfs_emit(buf, "house cpu %d\n", READ_ONCE(house_ran));
+}
+
+static const struct kernel_param_ops sbridge_apitest_house_ops = {
+	.get = sbridge_apitest_house,
+};
+module_param_cb(house, &sbridge_apitest_house_ops, NULL, 0444);
+MODULE_PARM_DESC(house, "the CPU a work queued by sbridge_topo_house_queue() ran on");
+
 static int __init sbridge_apitest_init(void)
 {
 	static struct sbridge_consumer stranger = {
@@ -92,6 +119,7 @@ static int __init sbridge_apitest_init(void)
 
 static void __exit sbridge_apitest_exit(void)
 {
+	cancel_delayed_work_sync(&sbridge_apitest_house_work);
 	if (!leak)
 		sbridge_unregister_consumer(&sbridge_apitest_consumer);
 }
