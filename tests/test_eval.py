@@ -465,6 +465,8 @@ def _board(tmp_path):
         runs += _run_block("ovh-short", c, 1, "short", [(0, "short", 1.0)], cycles=cyc)
         runs += _run_block("ovh-pp", c, 1, "pingpong", [(0, "pingpong", 1.0)], cycles=cyc)
         runs += _run_block("ovh-spin", c, 1, "spin", [(0, "spin", 1.0)], cycles=cyc)
+        runs += _run_block("ovh-prog", c, 1, "progs", [(0, "bzip2", 1.0), (1, "sort", 1.0)],
+                           cycles=2 * cyc)
     (b0 / "runs.txt").write_text(runs)
     (b0 / "evidence.txt").write_text(
         "evidence cap 1 caps 1024,512,512,512,\n"
@@ -561,6 +563,13 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert sum(parts[k] for k in ("switch", "process", "period")) == \
         pytest.approx(r["overhead"]["mix_share"][0], rel=0.5)
     assert parts["period_board"] == pytest.approx(parts["period"] / r["slowdown"])
+    # the pinned programs: measured (+10 M of 8 G) beside what the per-event costs predict
+    on = r["overhead"]["on"]
+    assert on["prog_cycles"][0] == pytest.approx(1e7 * 4 / 8e9)
+    cs, cp, cper = on["per_switch_cycles"][0], on["per_proc_cycles"][0], on["per_period_cycles"][0]
+    assert on["prog_predicted"][0] == pytest.approx((cs * 500 + cp * 10 + cper * 1.0 / 0.2) / 8e9)
+    assert "Two real programs pinned on each CPU (bzip2, sort), cycles +0.50 %" in \
+        (d / "summary.md").read_text()
     assert r["evidence"]["cap"]["overutilized"] == pytest.approx(0.9)
     assert r["evidence"]["eas"]["failed"] == 1
     assert r["lat"]["cap"]["p99"] == 20 and r["lat"]["sbridge"]["p50"] == 10

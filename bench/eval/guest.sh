@@ -567,9 +567,11 @@ case " $PHASES " in *" lat "*)
 esac
 
 # 8. Overhead from the rig's counters (independent of host load): OVH_N
-# short processes over NCPU streams, a pinned ping-pong and NCPU pinned
-# spins (periods), with sbridge out (off), sbridge_core alone (core) and
-# with its counter source (on), alternated.
+# short processes over NCPU streams, a pinned ping-pong, NCPU pinned
+# spins (periods) and two real programs pinned on each CPU (what watching
+# costs work with a working set, switched at every slice), with sbridge
+# out (off), sbridge_core alone (core) and with its counter source (on),
+# alternated.
 case " $PHASES " in *" ovh "*)
 	printf '%s\t-\t0\t/dev/null\t/usr/bin/gzip\t-1\t-c\t/sbridge/lib.sh\n' short > $S/short1.spec
 	: > $S/short.spec
@@ -578,6 +580,14 @@ case " $PHASES " in *" ovh "*)
 	: > $S/spins.spec
 	for c in $(seq 0 $((NCPU - 1))); do
 		printf 'spin\t%s\t0\t/dev/null\t/sbridge/bin/spin\t600\t%s\n' $c $OVH_SPIN >> $S/spins.spec
+	done
+	: > $S/progs.spec
+	_pl=$OVH_PROGS
+	for c in $(seq 0 $((NCPU - 1))); do
+		for _k in 1 2; do
+			_p=${_pl%% *} _pl="${_pl#* } ${_pl%% *}"
+			printf '%s\t%s\t%s\n' $_p $c "$(cat $S/cmd-$_p)" >> $S/progs.spec
+		done
 	done
 	r=1
 	while [ $r -le $OVH_ROUNDS ]; do
@@ -591,6 +601,7 @@ case " $PHASES " in *" ovh "*)
 			run ovh-short $c $r short -n $((OVH_N / NCPU)) $S/short.spec
 			run ovh-pp $c $r pingpong $S/pp.spec
 			run ovh-spin $c $r spin $S/spins.spec
+			run ovh-prog $c $r progs $S/progs.spec
 		done
 		r=$((r + 1))
 	done

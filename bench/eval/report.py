@@ -786,7 +786,9 @@ def overhead(ov, units, slowdown=SLOWDOWN):
                          ctxt=r["ctxt"], forks=r["forks"], secs=r["makespan"],
                          procs=len(r["procs"]), lag=r["lag"]) for r in rs]
         out[test] = t
-    res = {"tests": out}
+    res = {"tests": out,
+           "prog_names": sorted({x["prog"] for r in ov.get("ovh-prog", {}).get("off", [])
+                                 for x in r["procs"]})}
 
     def delta(test, c, what):
         off, on = out.get(test, {}).get("off", []), out.get(test, {}).get(c, [])
@@ -801,6 +803,7 @@ def overhead(ov, units, slowdown=SLOWDOWN):
             short_instr=delta("ovh-short", c, "instr"), short_cycles=delta("ovh-short", c, "cycles"),
             pp_instr=delta("ovh-pp", c, "instr"), pp_cycles=delta("ovh-pp", c, "cycles"),
             spin_instr=delta("ovh-spin", c, "instr"), spin_cycles=delta("ovh-spin", c, "cycles"),
+            prog_instr=delta("ovh-prog", c, "instr"), prog_cycles=delta("ovh-prog", c, "cycles"),
             per_proc_cycles=per_event("ovh-short", c, "cycles", "procs"),
             per_switch_cycles=per_event("ovh-pp", c, "cycles", "ctxt"))
     # per period: extra cycles of the spin test (few switches, no forks)
@@ -809,6 +812,14 @@ def overhead(ov, units, slowdown=SLOWDOWN):
     sp = out.get("ovh-spin", {})
     res["on"]["per_period_cycles"] = [(b["cycles"] - a["cycles"]) / max(1.0, a["secs"] / 0.2)
                                       for a, b in zip(sp.get("off", []), sp.get("on", []))]
+    # the pinned programs: what the per-event costs predict for their
+    # switches, processes and periods, beside what they measured
+    pg, on = out.get("ovh-prog", {}).get("off", []), res["on"]
+    if pg and on["per_switch_cycles"] and on["per_proc_cycles"] and on["per_period_cycles"]:
+        cs, cp, cper = (statistics.median(on[k]) for k in
+                        ("per_switch_cycles", "per_proc_cycles", "per_period_cycles"))
+        on["prog_predicted"] = [(cs * a["ctxt"] + cp * a["forks"] + cper * a["secs"] / 0.2)
+                                / a["cycles"] for a in pg if a["cycles"]]
     # the mixes: per-event costs x events / all cycles
     if units and res["on"]["per_switch_cycles"] and res["on"]["per_proc_cycles"]:
         cs = statistics.median(res["on"]["per_switch_cycles"])
@@ -1250,6 +1261,13 @@ def summary(r, pics, out):
                      f"{', '.join(f'{x:.0f}' for x in o['per_switch_cycles'])} cycles" +
                      (f", per period {', '.join(f'{x:.0f}' for x in o.get('per_period_cycles', []))} cycles"
                       if o.get("per_period_cycles") else "") + ".")
+            if o.get("prog_cycles"):
+                L.append(f"  Two real programs pinned on each CPU ({', '.join(ov.get('prog_names', []))}), "
+                         f"cycles {', '.join(f'{x * 100:+.2f} %' for x in o['prog_cycles'])}, "
+                         f"instructions {', '.join(f'{x * 100:+.2f} %' for x in o['prog_instr'])}" +
+                         (f"; the per-event costs above predict "
+                          f"{', '.join(f'{x * 100:+.2f} %' for x in o['prog_predicted'])}"
+                          if o.get("prog_predicted") else "") + ".")
         if ov.get("mix_share"):
             L.append(f"- In the mixes (sbridge runs): per-event costs x their counts / all cycles: "
                      f"median {ov['mix_share'][0] * 100:.2f} %, worst {ov['mix_share'][1] * 100:.2f} %.")

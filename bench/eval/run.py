@@ -68,6 +68,9 @@ CONFIGS_CAP = ["cap", "eas", "hmp", "nomargin", "nomodel", "observe", "sbridge",
 # told the alone speedups (needs the alone phase): the decisions apart from
 # the estimates.
 CONFIGS_EXTRA = ["sbeas", "nosample", "nofair", "truths"]
+# the overhead phase's real programs, two pinned on each CPU: working sets
+# from a few hundred KiB to several MiB, none of them a spin
+OVH_PROGS = "bzip2 sort sqlite zstd"
 # configurations that need the kernel's EAS (arm64 boots with capacities)
 CONFIGS_EAS = ("eas", "sbeas")
 CONFIGS_SYM = ["sym", "sbridge", "scx"]
@@ -211,6 +214,7 @@ def scenario(board, b, mode, p, boot):
         "MT_ROUNDS": mode["mt_rounds"], "LAT_ROUNDS": mode["lat_rounds"],
         "LAT_LOOPS": mode["lat_loops"], "OVH_ROUNDS": mode["ovh_rounds"],
         "OVH_N": mode["ovh_n"], "OVH_SPIN": mode["ovh_spin"], "PP_TRIPS": mode["pp_trips"],
+        "OVH_PROGS": OVH_PROGS,
         "CPU_TYPES": b.get("cpu_types", ""),
         "EXTRA_CORE_ARGS": mode.get("core_args", ""),
         "PMU_ARGS": mode.get("pmu_args", ""),
