@@ -1428,24 +1428,32 @@ def issue29(r):
     pr = r.get("promise", [])
     if pr:
         cfgs = sorted({c for x in pr for c in x["stp"]})
+        # sbridge first, then the others that place, as their records show
+        placing = ["sbridge"] + sorted({c for x in pr for c in x["fast"]} & set(SB_DECIDES) -
+                                       {"sbridge"})
         L += ["", "## The plan's promise beside the rig (issue 29)", "",
               "tests/unit/plansim: sbridge-core/plan.c built for the host, given each mix's "
               "programs with their alone speedups and work (CPU-bound, nice 0), re-planned as "
               "each finishes (a fluid model: no sampling swaps, no estimation error, no "
-              "turns' granularity). STP = sum of (alone on big / in the mix); fast busy = the "
+              "turns' granularity; nor the recorder's CPU time, the kernel's, or what programs "
+              "sharing a CPU cost each other in its caches, so every configuration measures "
+              "below it where programs outnumber CPUs). STP = sum of (alone on big / in the "
+              "mix); fast busy = the "
               "fast CPUs' busy share with the mix's tasks from its start to its end (planned; "
               "measured from sbridge's record); per program the share of its time on the fast "
-              "type, planned / measured.", "",
+              "type, planned / measured under each configuration sbridge places in.", "",
               "| boot | round | mix | STP planned | " + " | ".join(f"STP {c}" for c in cfgs) +
-              " | fast busy planned / measured | per program: fast share planned / measured |",
+              " | fast busy planned / measured | per program: fast share planned / " +
+              " / ".join(placing) + " |",
               "| --- | --- | --- | --- | " + " --- |" * len(cfgs) + " --- | --- |"]
         for x in pr:
             pm = x["promise"]
-            meas = x["fast"].get("sbridge")
-            per = "; ".join(
-                f"{p} {fmt(pm.fast[i], 2) if pm else '-'}/"
-                f"{fmt(meas[i], 2) if meas and i < len(meas) else '-'}"
-                for i, p in enumerate(x["progs"] or []))
+
+            def shares(i, x=x):
+                return "/".join(fmt(m[i], 2) if m and i < len(m) else "-"
+                                for m in (x["fast"].get(c) for c in placing))
+            per = "; ".join(f"{p} {fmt(pm.fast[i], 2) if pm else '-'}/{shares(i)}"
+                            for i, p in enumerate(x["progs"] or []))
             L.append(f"| {x['boot']} | {x['round']} | {x['mix']} | "
                      f"{fmt(pm.stp) if pm else 'n/a'} | " +
                      " | ".join(fmt(x["stp"].get(c)) for c in cfgs) +
