@@ -189,6 +189,18 @@ def test_configs_narrow_a_diagnosis_to_the_named_configurations():
     assert re.search(r"observe\) sb_load \|\| return 1.*\n.*act\.observe 1", guest)
 
 
+def test_the_configurations_that_place_are_one_list_in_guest_and_report():
+    """guest.sh checks sbridge's placement is in force for exactly the
+    configurations the report counts as deciding, and run.py knows each."""
+    guest = (run.HERE / "guest.sh").read_text()
+    m = re.search(r"^\t(sbridge \|[^)]*)\)\n\t\tsbridgectl status \| grep -q '\^in force:\.\*placement",
+                  guest, re.M)
+    assert m, "guest.sh has no placement-in-force check"
+    names = {x.strip() for x in m.group(1).split("|")}
+    assert names - {"p[0-9]*"} == set(report.SB_DECIDES)
+    assert set(report.SB_DECIDES) <= set(run.CONFIGS_CAP + run.CONFIGS_EXTRA)
+
+
 def test_truths_is_a_configuration_that_needs_the_alone_phase(monkeypatch, capsys):
     assert "truths" in run.CONFIGS_EXTRA
     mode = dict(run.MODES["quick"], configs=["cap", "sbridge", "truths"], rounds=1)
