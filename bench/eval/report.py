@@ -812,19 +812,21 @@ def overhead(ov, units, slowdown=SLOWDOWN):
     sp = out.get("ovh-spin", {})
     res["on"]["per_period_cycles"] = [(b["cycles"] - a["cycles"]) / max(1.0, a["secs"] / 0.2)
                                       for a, b in zip(sp.get("off", []), sp.get("on", []))]
-    # the pinned programs: what the per-event costs predict for their
-    # switches, processes and periods, beside what they measured
-    pg, on = out.get("ovh-prog", {}).get("off", []), res["on"]
-    if pg and on["per_switch_cycles"] and on["per_proc_cycles"] and on["per_period_cycles"]:
-        cs, cp, cper = (statistics.median(on[k]) for k in
-                        ("per_switch_cycles", "per_proc_cycles", "per_period_cycles"))
+    on = res["on"]
+    if not (on["per_switch_cycles"] and on["per_proc_cycles"]):
+        return res
+    # the per-event costs (medians over rounds), for the tests and the mixes
+    cs = statistics.median(on["per_switch_cycles"])
+    cp = statistics.median(on["per_proc_cycles"])
+    cper = statistics.median(on["per_period_cycles"]) if on["per_period_cycles"] else 0
+    # the pinned programs: what those costs predict for their switches,
+    # processes and periods, beside what they measured
+    pg = out.get("ovh-prog", {}).get("off", [])
+    if pg and on["per_period_cycles"]:
         on["prog_predicted"] = [(cs * a["ctxt"] + cp * a["forks"] + cper * a["secs"] / 0.2)
                                 / a["cycles"] for a in pg if a["cycles"]]
     # the mixes: per-event costs x events / all cycles
-    if units and res["on"]["per_switch_cycles"] and res["on"]["per_proc_cycles"]:
-        cs = statistics.median(res["on"]["per_switch_cycles"])
-        cp = statistics.median(res["on"]["per_proc_cycles"])
-        cper = statistics.median(res["on"]["per_period_cycles"]) if res["on"]["per_period_cycles"] else 0
+    if units:
         us = [u for u in units if u["cycles"]]
         # a period is 200 ms of the guest's clock, which on the rig runs at
         # wall speed: @slowdown times as many per modelled cycle as on a board
