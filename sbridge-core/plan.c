@@ -60,6 +60,22 @@ static bool sbridge_plan_wants(const struct sbridge_plan *pl,
 	return t->want == SBRIDGE_PW_AUTO && t->s >= FP + pl->gain;
 }
 
+/*
+ * Could it want the fast type, as far as its estimate's error tells (within
+ * act.margin of it)? The wanting threshold is a line drawn through noisy
+ * estimates as much as a level is: on the rig, estimates that fell below
+ * it were mostly of programs that gain twice (docs/policy.md, step 5).
+ */
+static bool sbridge_plan_could_want(const struct sbridge_plan *pl,
+				    const struct sbridge_plan_task *t)
+{
+	if (sbridge_plan_wants(pl, t))
+		return true;
+	return t->want == SBRIDGE_PW_AUTO && t->err &&
+	       (u64)t->s + (((u64)t->err * pl->margin) >> SBRIDGE_FP_SHIFT) >=
+	       (u64)FP + pl->gain;
+}
+
 /* May the task have fast time at all (to fill what would idle)? */
 static bool sbridge_plan_may(const struct sbridge_plan_task *t)
 {
@@ -429,19 +445,21 @@ bool sbridge_plan_ran_fast(u8 hint, u8 why, bool on_fast)
 
 /*
  * No room for the task on the fast cores: it waits on a slow one, unless
- * it wants the fast type and a tie in its group makes what the fast
- * cores hold the stock scheduler's (a wanter pinned slow beside a tie
- * the stock scheduler put elsewhere would leave a fast core idle).
+ * it wants the fast type (or its estimate's error cannot tell it does not)
+ * and a tie in its group makes what the fast cores hold the stock
+ * scheduler's (a wanter pinned slow beside a tie the stock scheduler put
+ * elsewhere would leave a fast core idle; a task kept slow on an estimate
+ * that cannot tell would be kept from its share by noise).
  */
 static void sbridge_plan_wait(const struct sbridge_plan *pl,
 			      struct sbridge_plan_task *t, bool tie)
 {
-	if (!sbridge_plan_wants(pl, t)) {
-		t->hint = SBRIDGE_HINT_SLOW;
-		t->why = SBRIDGE_WHY_LOW;
-	} else if (tie) {
+	if (tie && sbridge_plan_could_want(pl, t)) {
 		t->hint = SBRIDGE_HINT_NONE;
 		t->why = SBRIDGE_WHY_TIE;
+	} else if (!sbridge_plan_wants(pl, t)) {
+		t->hint = SBRIDGE_HINT_SLOW;
+		t->why = SBRIDGE_WHY_LOW;
 	} else {
 		t->hint = SBRIDGE_HINT_SLOW;
 		t->why = SBRIDGE_WHY_FULL;

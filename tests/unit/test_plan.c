@@ -437,7 +437,41 @@ static void test_ties(void)
 	CHECK(m.idle_waits == 0, "and the big CPU never idles while one waits (%u)",
 	      m.idle_waits);
 
-	/* the same tasks with exact speedups (no error): the plan chooses */
+	/*
+	 * beside that tie, two more CPU-bound tasks the estimates put below
+	 * the wanting line (1.1): one at 0.78 +- 0.55, which the error cannot
+	 * tell from a wanter (on the rig: sort, 2.2 alone), is left to the
+	 * stock scheduler with the tie; one at 1.0 +- 0.02 is kept slow
+	 */
+	sim_init(&m, 1, 3);
+	m.margin = 1024;
+	for (i = 0; i < 4; i++) {
+		sim_add(&m, s4[i], 1024, SBRIDGE_PW_AUTO);
+		m.t[i].err = 300;
+	}
+	sim_add(&m, 2240, 1024, SBRIDGE_PW_AUTO);
+	m.t[4].s = 800;
+	m.t[4].err = 563;
+	sim_add(&m, 1024, 1024, SBRIDGE_PW_AUTO);
+	m.t[5].err = 20;
+	sim_run(&m, 40);
+	CHECK(m.t[4].hint == SBRIDGE_HINT_NONE && m.t[4].why == SBRIDGE_WHY_TIE,
+	      "0.78 +- 0.55 beside a tie: left to stock with it (hint %u why %u)",
+	      m.t[4].hint, m.t[4].why);
+	CHECK(m.t[5].hint == SBRIDGE_HINT_SLOW && m.t[5].why == SBRIDGE_WHY_LOW,
+	      "1.0 +- 0.02 beside a tie: kept slow (hint %u why %u)",
+	      m.t[5].hint, m.t[5].why);
+	m.margin = 0;
+	sim_run(&m, 40);
+	CHECK(m.t[4].hint == SBRIDGE_HINT_SLOW && m.t[4].why == SBRIDGE_WHY_LOW,
+	      "act.margin 0: 0.78 +- 0.55 kept slow as before (hint %u why %u)",
+	      m.t[4].hint, m.t[4].why);
+
+	/* the four tasks with exact speedups (no error): the plan chooses */
+	sim_init(&m, 1, 3);
+	m.margin = 1024;
+	for (i = 0; i < 4; i++)
+		sim_add(&m, s4[i], 1024, SBRIDGE_PW_AUTO);
 	for (i = 0; i < 4; i++)
 		m.t[i].err = 0;
 	sim_run(&m, 40);
