@@ -691,6 +691,8 @@ def test_conservation_replays_waits_idle_fast_time_and_wanters(tmp_path):
     # a wanter: only C, from its decision at 100 until it ran at 300
     assert res.idle_wanter == 200 * MS and res.share_wanter == pytest.approx(0.2)
     assert res.decisions == 2 and res.ncpu == 3 and res.recorder == 0
+    # what each decision was taken on, by the mix's process it belongs to
+    assert res.estimates == {103: [(2000, 100)], 102: [(1100, 100)]}
     # the kworker ran on cpu2 (little) 500-600: its CPU time, none on fast CPUs
     assert (res.kworker, res.kworker_fast) == (100 * MS, 0)
     assert res.share_all(res.kworker) == pytest.approx(100 / 3000)
@@ -803,6 +805,26 @@ def test_report_shows_conservation_starvation_and_the_promise(tmp_path):
         "sbridge all." in s
     h = json.loads((d / "summary.json").read_text())
     assert h["issue29"]["cap/sbridge"]["idle_any"] == pytest.approx(0.4)
+    # issue 27: b was decided on at 1.1 +- 0.1, its alone speedup 2.2 / 2
+    assert [(x["prog"], x["est"], x["err"]) for x in r["estcal"]] == [("b", 1.1, 0.1)]
+    assert r["estcal"][0]["truth"] == pytest.approx(1.1)
+    assert "## The estimates sbridge decided on" in s and "| sbridge | 1 | 0.00 |" in s
+
+
+def test_estcal_says_how_often_the_stated_errors_cover_the_truth():
+    def row(c, est, err, truth, prog="p"):
+        return dict(config=c, prog=prog, est=est, err=err, truth=truth, round="1", mix="n4")
+    rows = [row("sbridge", 2.0, 0.1, 2.05), row("sbridge", 1.0, 0.2, 1.3),
+            row("sbridge", 0.8, 0.1, 2.0, "sort"), row("sbridge", 1.5, 0, 1.5),
+            row("truths", 2.0, 0.3, 2.0)]
+    st = report.estcal(rows)
+    # err 0 (a rule) and truths (decided on rules) are left out
+    assert list(st) == ["sbridge"] and st["sbridge"]["n"] == 3
+    # within one error: 2.0 (0.5 errors off); within two: 1.0 too (1.5); sort is 12 off
+    assert st["sbridge"]["in1"] == pytest.approx(1 / 3)
+    assert st["sbridge"]["in2"] == pytest.approx(2 / 3)
+    assert st["sbridge"]["below"] == 1.0 and st["sbridge"]["worst"]["prog"] == "sort"
+    assert st["sbridge"]["mae"] == pytest.approx(math.log(1.3))
 
 
 def test_estwin_says_where_a_measured_speedup_came_from(tmp_path, capsys):

@@ -56,6 +56,9 @@ class Conservation:
     run: dict[int, int] = field(default_factory=dict)  # pid: ns running anywhere
     owner: dict[int, int] = field(default_factory=dict)  # the mix's tasks: pid: its root
     decisions: int = 0  # sbridge_decide events seen
+    # root: [(speedup, err)] in thousandths, each sbridge_decide of its
+    # tasks in time order (err 0: a rule's or the user's exact factor)
+    estimates: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     ncpu: int = 0
     recorder: int = 0  # ns the recorder (comm sbridgectl) ran, all CPUs
     recorder_fast: int = 0  # ... on fast CPUs
@@ -241,6 +244,10 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
                 waiting[r.pid] = r.dest
         elif isinstance(r, record.Event):
             res.decisions += 1
+            pid = r.f["pid"]
+            if mine(pid) and "err" in r.f:
+                res.estimates.setdefault(owner[pid] if owner else pid, []).append(
+                    (int(r.f["speedup"]), int(r.f["err"])))
             if _wants_fast(r):
                 wanter.add(r.f["pid"])
             else:

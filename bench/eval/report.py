@@ -490,6 +490,7 @@ def analyse(d):
     unit_rows = []
     bounds = {}
     res["promise"] = []
+    res["estcal"] = []
     for key, cfgs in sorted(main.items()):
         bootno, kind, phase, rnd, mix = key
         progs = None
@@ -525,6 +526,17 @@ def analyse(d):
                     prom["fast"][c] = [cons.root_fast(p["pid"]) / (p["secs"] * 1e9)
                                        if p["secs"] > 0 else float("nan")
                                        for p in sorted(r["procs"], key=lambda p: p["slot"])]
+            # issue 27: what sbridge decided on, each program's estimate
+            # over the second half of its decisions, beside its truth
+            for p in (r["procs"] if cons is not None and phase == "main" else ()):
+                a, es = wall.get(p["prog"], {}), cons.estimates.get(p["pid"], [])
+                es = es[len(es) // 2:]
+                if a.get("big") and a.get("little") and es:
+                    res["estcal"].append(dict(
+                        boot=bootno, kind=kind, config=c, round=rnd, mix=mix, prog=p["prog"],
+                        truth=a["little"] / a["big"],
+                        est=statistics.median(x[0] for x in es) / 1000,
+                        err=statistics.median(x[1] for x in es) / 1000))
             # CPU time per unit of work: each program's fast and slow CPU
             # time over its alone times on those types (1: what it took
             # alone; above: the same work cost more CPU time, whatever the
@@ -1156,6 +1168,7 @@ def summary(r, pics, out):
             L.append(f"| {c} | {fmt(statistics.mean(u['makespan'] / u['bound'] for u in v))} | "
                      f"{fmt(statistics.mean(u['makespan'] / u['oracle'] for u in v if math.isfinite(u['oracle'])))} | {len(v)} |")  # noqa: E501
     L += issue29(r)
+    L += estcal_section(r)
     # modelled energy (the rig's: the energy model's power at the OPP in
     # force x busy time, plus idle power)
     en = defaultdict(list)
@@ -1461,6 +1474,49 @@ def issue29(r):
                      " | ".join(fmt(x["stp"].get(c)) for c in cfgs) +
                      f" | {_pctf(pm.fast_busy, 0) if pm else 'n/a'} / "
                      f"{_pctf(x['fast_busy'].get('sbridge', float('nan')), 0)} | {per} |")
+    return L
+
+
+def estcal(rows):
+    """{config: stats} of how the estimates sbridge decided on stood to the
+    truth: only estimates with an error (rules and set factors have none)."""
+    out = {}
+    # truths decides on rules (the plan takes their factors as exact); its
+    # decide events show the rule's speedup beside the estimate's error
+    for c in sorted({x["config"] for x in rows} - {"truths"}):
+        v = [x for x in rows if x["config"] == c and x["err"] > 0 and x["est"] > 0]
+        if not v:
+            continue
+        dev = [abs(x["est"] - x["truth"]) / x["err"] for x in v]
+        out[c] = dict(n=len(v),
+                      mae=statistics.median(abs(math.log(x["est"] / x["truth"])) for x in v),
+                      rel=statistics.median(x["err"] / x["est"] for x in v),
+                      in1=sum(d <= 1 for d in dev) / len(v), in2=sum(d <= 2 for d in dev) / len(v),
+                      below=sum(x["est"] < x["truth"] for x in v) / len(v),
+                      worst=max(v, key=lambda x: abs(math.log(x["est"] / x["truth"]))))
+    return out
+
+
+def estcal_section(r):
+    """summary.md: the estimates' stated errors against the truth (issue 27)."""
+    st = estcal(r.get("estcal", []))
+    if not st:
+        return []
+    L = ["", "## The estimates sbridge decided on, and their stated errors (issue 27)", "",
+         "Per program and mix, the median speedup and error in the second half of its "
+         "tasks' `sbridge_decide` events (the record), beside its alone speedup (the truth). "
+         "Were the errors standard errors of unbiased estimates, about 68 % of the truths "
+         "would lie within one error and 95 % within two; the decision layer's ties "
+         "(`act.margin`) assume so.", "",
+         "| config | programs x mixes | median abs. log error | median stated error | "
+         "truth within 1 error | within 2 | estimate below truth | worst |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c, x in st.items():
+        w = x["worst"]
+        L.append(f"| {c} | {x['n']} | {fmt(x['mae'], 2)} | {_pctf(x['rel'], 0)} | "
+                 f"{_pctf(x['in1'], 0)} | {_pctf(x['in2'], 0)} | {_pctf(x['below'], 0)} | "
+                 f"{w['prog']} {fmt(w['est'], 2)} +- {fmt(w['err'], 2)} (truth "
+                 f"{fmt(w['truth'], 2)}, r{w['round']} {w['mix']}) |")
     return L
 
 
