@@ -590,7 +590,9 @@ static void sbridge_swap_apply(struct sbridge_decision *d, int who, int partner,
  * visits the kind it is not on), paired with the most uncertain holder of
  * the place it visits. The holder goes back
  * after (big-little-big): its time on either side of the visit brackets
- * it. Never in start-up (only hot, settled tasks are planned).
+ * it. A swap a later plan has made no swap ends at once
+ * (sbridge_plan_swap_holds(): a fast place would idle). Never in
+ * start-up (only hot, settled tasks are planned).
  */
 static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 {
@@ -614,6 +616,8 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 		who = sbridge_swap_find(d, sbridge_swp.who);
 		partner = sbridge_swap_find(d, sbridge_swp.partner);
 		if (who < 0 || (sbridge_swp.partner && partner < 0) ||
+		    !sbridge_plan_swap_holds(sbridge_swp.who_hint, d->task[who].hint,
+					     partner >= 0 ? d->task[partner].hint : -1) ||
 		    ++sbridge_swp.periods > SBRIDGE_SWAP_PERIODS ||
 		    ((u8)(sbridge_swap_warm(who, sbridge_swp.who_type) -
 			  sbridge_swp.who_warm) >= SBRIDGE_SWAP_WINDOWS &&

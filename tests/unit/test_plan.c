@@ -523,6 +523,30 @@ static void test_ties(void)
 	      "two prefer=big rules take turns, never a tie");
 }
 
+/*
+ * A sampling swap under way meets a later plan (eval 3b1s, 2026-11-30:
+ * bzip2 sampled on the slow CPU, sqlite its partner on a fast one; the
+ * next plan gave sqlite a fast place of its own and kept gzip slow, so
+ * going on left a fast CPU idle for 0.7 s beside two tasks on the slow one)
+ */
+static void test_swap_holds(void)
+{
+	const u8 F = SBRIDGE_HINT_FAST, S = SBRIDGE_HINT_SLOW, N = SBRIDGE_HINT_NONE;
+
+	CHECK(sbridge_plan_swap_holds(S, F, S),
+	      "planned as when it began (task fast, partner slow): the swap goes on");
+	CHECK(!sbridge_plan_swap_holds(S, F, F),
+	      "the partner planned fast already: it ends (its fast place would idle)");
+	CHECK(!sbridge_plan_swap_holds(S, S, S),
+	      "the task planned where it visits: it ends (one fast place too many)");
+	CHECK(sbridge_plan_swap_holds(F, S, F), "a visit to a fast core, its holder planned there: on");
+	CHECK(!sbridge_plan_swap_holds(F, S, N), "the holder now a tie: it ends");
+	CHECK(sbridge_plan_swap_holds(S, N, -1), "a tie visiting a slow core, no partner: on");
+	CHECK(!sbridge_plan_swap_holds(S, F, -1),
+	      "the same task now planned fast, no partner to take its place: it ends");
+	CHECK(sbridge_plan_swap_holds(F, N, -1), "a tie visiting a fast core, no partner: on");
+}
+
 /* ---- invariants over random task sets ---- */
 
 static void test_random(unsigned int margin)
@@ -826,6 +850,7 @@ int main(void)
 	test_shares();
 	test_slow_only_when_fast_full();
 	test_ties();
+	test_swap_holds();
 	test_random(1024);
 	test_noise();
 	return TAP_DONE();
