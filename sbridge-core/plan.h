@@ -49,7 +49,8 @@ enum sbridge_plan_want {
 
 /**
  * struct sbridge_plan_task - one hot task in a plan
- * @s: its speedup of the fast type over the slow ones (fp)
+ * @s: its speedup of the fast type over the slow ones (fp); an estimate
+ *	(@err > 0) below 1.0 is raised to 1.0 in place by the plan
  * @err: the standard error of @s (fp); 0 for a rule's or the user's factor
  * @busy: share of the CPU it runs on that it keeps busy (fp)
  * @weight: its nice weight (nice 0: 1024)

@@ -467,6 +467,28 @@ static void test_ties(void)
 	      "act.margin 0: 0.78 +- 0.55 kept slow as before (hint %u why %u)",
 	      m.t[4].hint, m.t[4].why);
 
+	/*
+	 * alone on 1 big + 3 little, a CPU-bound task whose estimate reads
+	 * 0.38 +- 0.40 (on the rig: jq, 4.7 alone, the others done) is not
+	 * kept off the idle big CPU; declared 0.38 by the user (no error),
+	 * it is
+	 */
+	sim_init(&m, 1, 3);
+	m.margin = 1024;
+	sim_add(&m, 4800, 1024, SBRIDGE_PW_AUTO);
+	m.t[0].s = 390;
+	m.t[0].err = 410;
+	sim_run(&m, 10);
+	CHECK(m.t[0].hint != SBRIDGE_HINT_SLOW && m.t[0].on_fast,
+	      "an estimate of 0.38 +- 0.40 alone: not kept slow, it runs on the idle big CPU "
+	      "(hint %u why %u, on fast %u)", m.t[0].hint, m.t[0].why, m.t[0].on_fast);
+	sim_init(&m, 1, 3);
+	sim_add(&m, 390, 1024, SBRIDGE_PW_AUTO);
+	sim_run(&m, 10);
+	CHECK(m.t[0].hint == SBRIDGE_HINT_SLOW && !m.t[0].on_fast,
+	      "a user's factor of 0.38 (no error) alone: kept slow (hint %u why %u)",
+	      m.t[0].hint, m.t[0].why);
+
 	/* the four tasks with exact speedups (no error): the plan chooses */
 	sim_init(&m, 1, 3);
 	m.margin = 1024;
