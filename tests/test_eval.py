@@ -688,6 +688,8 @@ def test_conservation_replays_waits_idle_fast_time_and_wanters(tmp_path):
     # a mix task waited on a little CPU while cpu0 idled: C 0-300, B
     # 500-600 (the kworker's wait does not count), D 700-800 (A's fork), B 800-1000
     assert res.idle_any == 700 * MS and res.share_any == pytest.approx(0.7)
+    # ran or waited: A ran on cpu1 throughout, so cpu0's whole idle 900
+    assert res.idle_runnable == 900 * MS and res.share_runnable == pytest.approx(0.9)
     # a wanter: only C, from its decision at 100 until it ran at 300
     assert res.idle_wanter == 200 * MS and res.share_wanter == pytest.approx(0.2)
     assert res.decisions == 2 and res.ncpu == 3 and res.recorder == 0

@@ -6,7 +6,9 @@ evaluation records every main-phase mix (bench/eval/guest.sh, RECORD=1);
 this module replays a record file (format version 2 or 3, docs/record-format.md)
 and measures, over the mix:
 
-- fast-CPU idle time while any task of the mix waited on a slower CPU;
+- fast-CPU idle time while any task of the mix waited on a slower CPU,
+  and while one ran or waited there (runnable: a task running on a slow
+  CPU beside an idle fast one loses what the fast one would do);
 - the same while a *wanter* waited: a task whose latest `sbridge_decide`
   gives it fast time (`hint=fast`, or a target above 0);
 - each task's running time on the fast CPUs (for the simulator's fast
@@ -51,6 +53,9 @@ class Conservation:
     fast_idle: int = 0  # fast-CPU ns idle
     idle_any: int = 0  # fast-CPU ns idle while a mix task waited on a slower CPU
     idle_wanter: int = 0  # ... while a wanter (latest decision: fast) did
+    # ... while a mix task ran or waited on a slower CPU (a task running
+    # slow beside an idle fast CPU is runnable there too: its loss)
+    idle_runnable: int = 0
     waited_slow: int = 0  # task ns waiting on slower CPUs (mix tasks)
     fast_run: dict[int, int] = field(default_factory=dict)  # pid: ns running on fast CPUs
     run: dict[int, int] = field(default_factory=dict)  # pid: ns running anywhere
@@ -80,6 +85,10 @@ class Conservation:
     @property
     def share_any(self) -> float:
         return self.share(self.idle_any)
+
+    @property
+    def share_runnable(self) -> float:
+        return self.share(self.idle_runnable)
 
     @property
     def share_wanter(self) -> float:
@@ -213,6 +222,8 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
         slow_wait = [p for p, c in waiting.items() if c not in fast and mine(p)]
         res.fast_idle += idle * dt
         res.idle_any += min(idle, len(slow_wait)) * dt
+        slow_run = sum(1 for c, p in running.items() if c not in fast and mine(p))
+        res.idle_runnable += min(idle, len(slow_wait) + slow_run) * dt
         res.idle_wanter += min(idle, sum(1 for p in slow_wait if p in wanter)) * dt
         res.waited_slow += len(slow_wait) * dt
         for c, p in running.items():

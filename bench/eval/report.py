@@ -573,6 +573,7 @@ def analyse(d):
                 recorded=cons is not None,
                 fast_idle=cons.share_idle if cons else float("nan"),
                 idle_any=cons.share_any if cons else float("nan"),
+                idle_runnable=cons.share_runnable if cons else float("nan"),
                 idle_wanter=cons.share_wanter if cons else float("nan"),
                 recorder=cons.recorder_share if cons else float("nan"),
                 recorder_fast=cons.share(cons.recorder_fast) if cons else float("nan"),
@@ -1385,10 +1386,11 @@ def issue29(r):
          "the placement: what runs in its context, watching among it), the median program of "
          "a mix, mean over mixes.", "",
          "| boot | config | mixes recorded | fast CPUs idle | idle while a mix task waited on a slower "
-         "CPU: mean (worst) | idle while a wanter waited: mean (worst) | mixes over 1 % (wanter) | "
+         "CPU: mean (worst) | ... ran or waited there | idle while a wanter waited: mean (worst) | "
+         "mixes over 1 % (wanter) | "
          "the recorder's CPU: of the board, of the fast CPUs (mean) | kworkers' CPU: of the "
          "board, of the fast CPUs (mean) | CPU time per work |",
-         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     by = defaultdict(list)
     for u in us:
         if u["recorded"]:
@@ -1404,12 +1406,13 @@ def issue29(r):
         sb = c in SB_DECIDES or c.startswith("p")
         over = sum(1 for u in v if math.isfinite(u["idle_wanter"]) and u["idle_wanter"] > 0.01)
         L.append(f"| {kind} | {c} | {len(v)} | {mw('fast_idle')} | {mw('idle_any')} | "
+                 f"{mw('idle_runnable')} | "
                  f"{mw('idle_wanter') if sb else 'n/a (no decisions)'} | "
                  f"{over if sb else '-'} | {mw('recorder').split(' (')[0]}, "
                  f"{mw('recorder_fast').split(' (')[0]} | {mw('kworker').split(' (')[0]}, "
                  f"{mw('kworker_fast').split(' (')[0]} | {mean_of('cpu_work')} |")
     if not by:
-        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | | | |")
+        L.append("| - | - | 0 | no records (RECORD=0, or a run before records) | | | | | | | |")
     else:
         # issue 28: records before --sbridge-events held every sbridge event
         # where it was loaded (sbridge_window: a recorder cost stock never had)
@@ -1588,7 +1591,7 @@ def headline(r):
         if u["phase"] != "main":
             continue
         k = f"{u['kind']}/{u['config']}"
-        for f, agg in (("fair_min", min), ("idle_any", max), ("idle_wanter", max)):
+        for f, agg in (("fair_min", min), ("idle_any", max), ("idle_runnable", max), ("idle_wanter", max)):
             if math.isfinite(u[f]):
                 i29[k][f] = agg(i29[k].get(f, u[f]), u[f])
     h["issue29"] = dict(i29)
