@@ -214,8 +214,9 @@ def test_truths_is_a_configuration_that_needs_the_alone_phase(monkeypatch, capsy
 
 
 def test_truths_rules_give_each_program_its_alone_speedup(tmp_path):
-    """guest.sh's truths_rules runs in bash on a written alone phase, with
-    sbridgectl and diag stubbed; the rule file it loads is checked."""
+    """guest.sh's truths_rules runs in bash on a written alone phase; shell
+    functions stand in for sbridgectl (it copies the file it is given) and
+    diag (it echoes), and the rule file so loaded is checked."""
     guest = (run.HERE / "guest.sh").read_text()
     fn = re.search(r"^truths_rules\(\) \{\n.*?^\}\n", guest, re.S | re.M)
     assert fn, "guest.sh has no truths_rules"

@@ -260,9 +260,9 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
                 res.estimates.setdefault(owner[pid] if owner else pid, []).append(
                     (int(r.f["speedup"]), int(r.f["err"])))
             if _wants_fast(r):
-                wanter.add(r.f["pid"])
+                wanter.add(pid)
             else:
-                wanter.discard(r.f["pid"])
+                wanter.discard(pid)
     account(stop)
     return res
 
