@@ -353,8 +353,8 @@ BAD = {
     "empty": (lambda ls: "", 1, "empty file"),
     "binary": (lambda ls: "\x7fELF\x02\x01\x01\x00\x00", 1, "binary data"),
     "not a record": (lambda ls: "hello\n", 1, "not an sbridge record file"),
-    "wrong version": (lambda ls: "\n".join(["sbridge-record 4"] + ls[1:]) + "\n", 1,
-                      "record format version '4'; this reader knows versions 1, 2, 3"),
+    "wrong version": (lambda ls: "\n".join(["sbridge-record 5"] + ls[1:]) + "\n", 1,
+                      "record format version '5'; this reader knows versions 1, 2, 3, 4"),
     "v1 has no sbridge_events": (lambda ls: "\n".join(ls[:5] + ["meta sbridge_events decide"]
                                                       + ls[5:]) + "\n", 6,
                                  "unknown meta key 'sbridge_events'"),

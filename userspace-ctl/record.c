@@ -8,7 +8,11 @@
  * the samples. It wakes at the sample rate (at least every 100 ms), drains
  * the instance's trace_pipe without blocking and takes a sample when one
  * is due: no wakeup per event, so recording does not feed the switches it
- * records. Every exit path after the instance exists removes it.
+ * records. With --defer it does not read at all until the end: the events
+ * wait in the instance's buffer and the samples in memory, merged by time
+ * when the recording stops, so what is recorded pays for none of the
+ * text formatting (the dear part, and all of it on the recorder's CPU).
+ * Every exit path after the instance exists removes it.
  */
 #define _GNU_SOURCE	/* memmem */
 #include <dirent.h>
@@ -31,7 +35,8 @@
 
 static const char record_help[] =
 "usage: sbridgectl record [-o FILE] [-d SECONDS] [-r HZ] [-s MAX_BYTES]\n"
-"                         [--sbridge-events=LIST] [--no-switches] [--force]\n"
+"                         [-b BUFFER] [--defer] [--sbridge-events=LIST]\n"
+"                         [--no-switches] [--force]\n"
 "\n"
 "Record sbridge's trace events, the scheduler's context switches, wakeups\n"
 "and migrations and a per-CPU sample (runnable tasks, busy share,\n"
@@ -50,6 +55,13 @@ static const char record_help[] =
 "  -r, --rate=HZ           samples per CPU a second, 1-100 (default 20)\n"
 "  -s, --max-size=BYTES    size limit, 4096 to 1G, suffix K, M or G\n"
 "                          (default 16M); the end line fits within it\n"
+"  -b, --buffer=BYTES      the kernel's trace buffer per CPU, 64K to 1G\n"
+"                          (default: the kernel's, 1408K on most)\n"
+"  --defer                 read nothing until the recording ends: the\n"
+"                          events wait in the kernel's buffer (-b; when it\n"
+"                          is full later events are lost, and counted),\n"
+"                          the samples in memory; the recorder only wakes\n"
+"                          to sample, so it takes almost no CPU meanwhile\n"
 "  --sbridge-events=LIST   sbridge's trace events to record: all (default),\n"
 "                          none, or a comma list of window, phase, period,\n"
 "                          decide, act, report (e.g. decide,act); window,\n"
@@ -74,6 +86,15 @@ static const char record_help[] =
 #define REC_RESYNC_NS	10000000000ULL
 #define REC_RESYNC_MIN_NS 1000000000ULL
 
+/* What the command line asks of a recording. */
+struct rec_opts {
+	unsigned long long duration, rate, max;
+	unsigned long long buffer;	/* kernel buffer per CPU, bytes; 0: the kernel's */
+	const char *out;
+	int switches, force, defer;
+	unsigned int sbev;		/* sbridge events, a mask of sb_rec_events */
+};
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -92,6 +113,7 @@ struct rec {
 	char inst[128];			/* our instance's directory, "" if none */
 	int mounted;			/* we mounted tracefs */
 	int pipe_fd;
+	int defer;			/* --defer: read only at the end */
 	/* samples */
 	unsigned int ncpu;		/* highest possible CPU + 1 */
 	struct sb_cpuset possible;
@@ -103,6 +125,13 @@ struct rec {
 	uint64_t resync_at, resynced;	/* next and last /proc reseed */
 	unsigned long long resyncs;
 	int *khz_fd;
+	/* --defer: samples held until the events before them are read */
+	struct rec_held {
+		uint64_t ts;
+		unsigned int cpu, nr, busy;
+		unsigned long long khz;
+	} *held;
+	size_t nheld, held_cap, held_next;
 	int stat_fd;
 	char *stat_buf;
 	size_t stat_len;
@@ -353,7 +382,66 @@ static int enable_sbridge(struct rec *r, unsigned int mask, int *have, char *nam
 	return 0;
 }
 
-static int make_instance(struct rec *r, int switches, unsigned int mask, int *sbridge_events,
+/*
+ * The instance's buffer: @bytes per CPU (0 keeps the kernel's size), and
+ * with --defer no overwriting, so a full buffer loses the newest events
+ * and what is kept stays a whole prefix the runnable count can replay.
+ */
+static int size_buffer(struct rec *r, unsigned long long bytes, int defer)
+{
+	char kb[32];
+	int ret;
+
+	if (bytes) {
+		snprintf(kb, sizeof(kb), "%llu", (bytes + 1023) / 1024);
+		ret = inst_write(r, "buffer_size_kb", kb);
+		if (ret) {
+			sb_err("record: cannot size the trace buffer to %s KiB per CPU: %s", kb,
+			       strerror(-ret));
+			return SB_EXIT_ERR;
+		}
+	}
+	if (defer) {
+		ret = inst_write(r, "options/overwrite", "0");
+		if (ret) {
+			sb_err("record: cannot turn off overwriting in %s: %s", r->inst,
+			       strerror(-ret));
+			return SB_EXIT_ERR;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Events the kernel could not keep, from each CPU's stats: overwritten
+ * before they were read ("overrun") or refused by a full buffer that does
+ * not overwrite ("dropped events", 4.x and later).
+ */
+static unsigned long long lost_events(struct rec *r)
+{
+	unsigned long long n = 0;
+	char p[256], l[128];
+	unsigned int c;
+
+	for (c = 0; c < r->ncpu; c++) {
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/per_cpu/cpu%u/stats", r->inst, c);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		while (fgets(l, sizeof(l), f)) {
+			if (!strncmp(l, "overrun: ", 9))
+				n += strtoull(l + 9, NULL, 10);
+			else if (!strncmp(l, "dropped events: ", 16))
+				n += strtoull(l + 16, NULL, 10);
+		}
+		fclose(f);
+	}
+	return n;
+}
+
+static int make_instance(struct rec *r, const struct rec_opts *o, int *sbridge_events,
 			 char *names, size_t len)
 {
 	static const char *const track[] = { "sched_wakeup", "sched_wakeup_new",
@@ -380,7 +468,10 @@ static int make_instance(struct rec *r, int switches, unsigned int mask, int *sb
 	}
 	/* the parser reads either header; without irq-info it is shorter */
 	inst_write(r, "options/irq-info", "0");
-	if (switches) {
+	ret = size_buffer(r, o->buffer, o->defer);
+	if (ret)
+		return ret;
+	if (o->switches) {
 		ret = inst_write(r, "events/sched/sched_switch/enable", "1");
 		if (ret) {
 			sb_err("record: cannot enable sched/sched_switch: %s", strerror(-ret));
@@ -404,7 +495,7 @@ static int make_instance(struct rec *r, int switches, unsigned int mask, int *sb
 				inst_write(r, ev, "0");
 			}
 	}
-	ret = enable_sbridge(r, mask, sbridge_events, names, len);
+	ret = enable_sbridge(r, o->sbev, sbridge_events, names, len);
 	if (ret)
 		return ret;
 	snprintf(p, sizeof(p), "%s/trace_pipe", r->inst);
@@ -430,6 +521,59 @@ static void emit(struct rec *r, const char *s, size_t len)
 	r->size += len + 1;
 }
 
+/* One sample line; @nr from the event-driven count when it is kept. */
+static void emit_sample(struct rec *r, uint64_t ts, unsigned int cpu, unsigned int nr,
+			unsigned int busy, unsigned long long khz)
+{
+	char line[128];
+	int len;
+
+	len = snprintf(line, sizeof(line), "sample %llu %u %u %u %llu",
+		       (unsigned long long)ts, cpu, r->track ? r->nr[cpu] : nr, busy, khz);
+	emit(r, line, (size_t)len);
+	if (!r->full)
+		r->samples++;
+}
+
+/*
+ * --defer: writes the held samples taken up to @ts, with the runnable
+ * count the events replayed so far give, as the live recorder would have.
+ */
+static void flush_held(struct rec *r, uint64_t ts)
+{
+	struct rec_held *h;
+
+	for (; r->held_next < r->nheld && r->held[r->held_next].ts <= ts; r->held_next++) {
+		h = &r->held[r->held_next];
+		emit_sample(r, h->ts, h->cpu, h->nr, h->busy, h->khz);
+	}
+}
+
+/* --defer: keeps one CPU's sample; past what the file could hold, drops it. */
+static void hold_sample(struct rec *r, uint64_t ts, unsigned int cpu, unsigned int nr,
+			unsigned int busy, unsigned long long khz)
+{
+	struct rec_held *h;
+
+	/* a sample line is at least 16 bytes: more could not be written */
+	if (r->nheld >= r->max / 16) {
+		r->dropped++;
+		return;
+	}
+	if (r->nheld == r->held_cap) {
+		size_t cap = r->held_cap ? r->held_cap * 2 : 1024;
+
+		h = realloc(r->held, cap * sizeof(*h));
+		if (!h) {
+			r->dropped++;
+			return;
+		}
+		r->held = h;
+		r->held_cap = cap;
+	}
+	r->held[r->nheld++] = (struct rec_held){ ts, cpu, nr, busy, khz };
+}
+
 static void trace_line(struct rec *r, const char *s, size_t len)
 {
 	struct sb_rec_trace tr;
@@ -449,6 +593,7 @@ static void trace_line(struct rec *r, const char *s, size_t len)
 		}
 		return;
 	}
+	flush_held(r, tr.ts_ns);
 	kind = sb_rec_format_trace(&tr, r->obuf, sizeof(r->obuf));
 	/* a bad switch line counts once, below */
 	if (r->track && sb_rec_rq_event(&r->rq, &tr) < 0 && kind >= 0)
@@ -650,12 +795,13 @@ static void sample(struct rec *r)
 	struct sb_cpuset seen;
 	uint64_t ts;
 	unsigned int c;
-	char line[128], kbuf[32];
+	char kbuf[32];
 
 	if (read_stat(r, busy, total, &seen))
 		return;
 	ts = now_ns(CLOCK_MONOTONIC);
-	if (!r->track || ts >= r->resync_at) {
+	/* deferred events are replayed later: no reseed can be placed among them */
+	if (!r->track || (!r->defer && ts >= r->resync_at)) {
 		/* what the pipe holds is older than the scan: replayed after it */
 		count_runnable(r);
 		r->resynced = ts;
@@ -664,7 +810,7 @@ static void sample(struct rec *r)
 	}
 	for (c = 0; c < r->ncpu; c++) {
 		unsigned long long db, dt, khz = 0;
-		int len;
+		unsigned int permille;
 
 		if (!sb_cpuset_has(&seen, c))
 			continue;
@@ -676,13 +822,14 @@ static void sample(struct rec *r)
 		r->total[c] = total[c];
 		if (r->khz_fd[c] >= 0 && reread(r->khz_fd[c], kbuf, sizeof(kbuf)) > 0)
 			khz = strtoull(kbuf, NULL, 10);
-		len = snprintf(line, sizeof(line), "sample %llu %u %u %llu %llu",
-			       (unsigned long long)ts, c, r->nr[c],
-			       dt ? (db > dt ? 1000 : db * 1000 / dt) : 0, khz);
-		emit(r, line, (size_t)len);
+		permille = dt ? (db > dt ? 1000 : (unsigned int)(db * 1000 / dt)) : 0;
+		if (r->defer) {
+			hold_sample(r, ts, c, r->nr[c], permille, khz);
+			continue;
+		}
+		emit_sample(r, ts, c, r->nr[c], permille, khz);
 		if (r->full)
 			return;
-		r->samples++;
 	}
 }
 
@@ -736,6 +883,7 @@ static void free_samples(struct rec *r)
 	free(r->nr);
 	free(r->khz_fd);
 	free(r->stat_buf);
+	free(r->held);
 }
 
 /* Appends to a growing text buffer; -1 when out of memory. */
@@ -810,7 +958,7 @@ static int make_meta(struct rec *r, struct sbuf *b, unsigned int rate, int *load
 	sb_rec_escape(u.release, strlen(u.release), rel, sizeof(rel));
 	wall = now_ns(CLOCK_REALTIME);
 	mono = now_ns(CLOCK_MONOTONIC);
-	if (sbuf_add(b, "sbridge-record 3\nmeta kernel %s\nmeta start %llu %llu\n"
+	if (sbuf_add(b, "sbridge-record 4\nmeta kernel %s\nmeta start %llu %llu\n"
 		     "meta rate_hz %u\nmeta sbridge %s\n", rel,
 		     (unsigned long long)wall, (unsigned long long)mono, rate,
 		     *loaded ? "loaded" : "absent")) {
@@ -919,13 +1067,17 @@ static int parse_size(const char *s, unsigned long long *out)
 	return 0;
 }
 
-/* What the command line asks of a recording. */
-struct rec_opts {
-	unsigned long long duration, rate, max;
-	const char *out;
-	int switches, force;
-	unsigned int sbev;		/* sbridge events, a mask of sb_rec_events */
-};
+/* What is wrong with --sbridge-events=@arg, whose name @bad (@blen) failed. */
+static int events_usage(const char *arg, const char *bad, size_t blen)
+{
+	if (!blen)
+		return sb_usage(record_help, "--sbridge-events '%s': an empty name", arg);
+	if ((blen == 3 && !memcmp(bad, "all", 3)) || (blen == 4 && !memcmp(bad, "none", 4)))
+		return sb_usage(record_help, "--sbridge-events '%s': '%.*s' stands alone, not "
+				"in a list", arg, (int)blen, bad);
+	return sb_usage(record_help, "--sbridge-events: unknown event '%.*s' (known: window, "
+			"phase, period, decide, act, report; or all, none)", (int)blen, bad);
+}
 
 /* The options, checked: -1 to go on, else the exit code (0 after --help). */
 static int record_options(int argc, char **argv, struct rec_opts *o)
@@ -938,13 +1090,15 @@ static int record_options(int argc, char **argv, struct rec_opts *o)
 		{ "no-switches", no_argument, NULL, 'S' },
 		{ "sbridge-events", required_argument, NULL, 'E' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "defer", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *bad;
 	size_t blen;
 	int c;
 
-	while ((c = sb_getopt(argc, argv, "o:d:r:s:f", opts, record_help)) != -1) {
+	while ((c = sb_getopt(argc, argv, "o:d:r:s:b:f", opts, record_help)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -966,22 +1120,21 @@ static int record_options(int argc, char **argv, struct rec_opts *o)
 				continue;
 			return sb_usage(record_help, "bad size limit '%s' (bytes, 4096 to 1G; "
 					"K, M, G suffixes)", optarg);
+		case 'b':
+			if (!parse_size(optarg, &o->buffer) && o->buffer >= 65536)
+				continue;
+			return sb_usage(record_help, "bad buffer size '%s' (bytes per CPU, 64K "
+					"to 1G; K, M, G suffixes)", optarg);
+		case 'D':
+			o->defer = 1;
+			continue;
 		case 'S':
 			o->switches = 0;
 			continue;
 		case 'E':
 			if (!sb_rec_parse_events(optarg, &o->sbev, &bad, &blen))
 				continue;
-			if (!blen)
-				return sb_usage(record_help, "--sbridge-events '%s': an empty name",
-						optarg);
-			if ((blen == 3 && !memcmp(bad, "all", 3)) ||
-			    (blen == 4 && !memcmp(bad, "none", 4)))
-				return sb_usage(record_help, "--sbridge-events '%s': '%.*s' stands "
-						"alone, not in a list", optarg, (int)blen, bad);
-			return sb_usage(record_help, "--sbridge-events: unknown event '%.*s' (known: "
-					"window, phase, period, decide, act, report; or all, none)",
-					(int)blen, bad);
+			return events_usage(optarg, bad, blen);
 		case 'f':
 			o->force = 1;
 			continue;
@@ -1018,6 +1171,7 @@ static int record_prepare(struct rec *r, const struct rec_opts *o, struct sbuf *
 	r->pipe_fd = -1;
 	r->stat_fd = -1;
 	r->max = o->max;
+	r->defer = o->defer;
 	/* Before the instance exists, so a signal never leaves it behind. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1105,7 +1259,7 @@ static int record_run(struct rec *r, const struct rec_opts *o, uint64_t *end_ns)
 			/* a signal cuts the wait short (no SA_RESTART) */
 			poll(NULL, 0, (int)((wait + 999999) / 1000000));
 		}
-		if (drain(r, 4 << 20))
+		if (!r->defer && drain(r, 4 << 20))
 			return SB_EXIT_ERR;
 		t = now_ns(CLOCK_MONOTONIC);
 		if (t >= next && !stop) {
@@ -1118,7 +1272,13 @@ static int record_run(struct rec *r, const struct rec_opts *o, uint64_t *end_ns)
 	/* Stop the kernel side first, then take what it had. */
 	inst_write(r, "tracing_on", "0");
 	*end_ns = now_ns(CLOCK_MONOTONIC);
-	return drain(r, (size_t)-1) ? SB_EXIT_ERR : 0;
+	if (drain(r, (size_t)-1))
+		return SB_EXIT_ERR;
+	flush_held(r, UINT64_MAX);
+	t = lost_events(r);
+	if (t > r->lost)	/* the pipe's LOST lines count the overruns too */
+		r->lost = t;
+	return 0;
 }
 
 /* The end line, what went missing and the summary: the exit code. */
@@ -1130,8 +1290,9 @@ static int record_end(struct rec *r, uint64_t t, int sbev, int loaded, unsigned 
 
 	reason = r->full ? "size" : stop ? "signal" : "duration";
 	c = snprintf(end, sizeof(end), "end %llu %s events=%llu samples=%llu switches=%llu "
-		     "dropped=%llu wakeups=%llu migrations=%llu", (unsigned long long)t, reason,
-		     r->events, r->samples, r->switches, r->dropped, r->wakeups, r->migrations);
+		     "dropped=%llu wakeups=%llu migrations=%llu lost=%llu",
+		     (unsigned long long)t, reason, r->events, r->samples, r->switches,
+		     r->dropped, r->wakeups, r->migrations, r->lost);
 	fwrite(end, 1, (size_t)c, r->out);
 	fputc('\n', r->out);
 	r->size += (size_t)c + 1;
@@ -1142,8 +1303,9 @@ static int record_end(struct rec *r, uint64_t t, int sbev, int loaded, unsigned 
 		ret = SB_EXIT_ERR;
 	}
 	if (r->lost)
-		sb_err("record: the kernel's trace buffer overran: %llu events lost",
-		       r->lost);
+		sb_err("record: %s: %llu events lost", r->defer ?
+		       "the kernel's trace buffer filled (a larger -b holds more)" :
+		       "the kernel's trace buffer overran", r->lost);
 	if (r->bad)
 		sb_err("record: %llu trace lines not understood, left out", r->bad);
 	if (r->rq.overflow)
@@ -1161,7 +1323,7 @@ static int record_end(struct rec *r, uint64_t t, int sbev, int loaded, unsigned 
 
 int cmd_record(int argc, char **argv)
 {
-	struct rec_opts o = { 0, 20, 16 << 20, "sbridge.rec", 1, 0, SB_REC_EV_ALL };
+	struct rec_opts o = { 0, 20, 16 << 20, 0, "sbridge.rec", 1, 0, 0, SB_REC_EV_ALL };
 	char evnames[REC_EVNAMES_MAX];
 	struct sbuf meta = { NULL, 0, 0 };
 	static struct rec rr;
@@ -1176,7 +1338,7 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out_free;
 	reap_stale(r);
-	ret = make_instance(r, o.switches, o.sbev, &sbev, evnames, sizeof(evnames));
+	ret = make_instance(r, &o, &sbev, evnames, sizeof(evnames));
 	if (ret)
 		goto out_inst;
 	/*

@@ -39,11 +39,11 @@ kv() { tail -n 1 "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # lines come first, events only of those meta sbridge_events names, times
 # lie between the start and the end (all mono)
 shape() {
-	awk 'NR == 1 { if ($0 != "sbridge-record 3") { print "line 1: " $0; bad = 1 }; next }
+	awk 'NR == 1 { if ($0 != "sbridge-record 4") { print "line 1: " $0; bad = 1 }; next }
 	$1 == "meta" { if (body) { print NR ": meta after records"; bad = 1 }
 		if ($2 == "sbridge_events") { evs = 1; n = split($3, a, ","); for (i = 1; i <= n; i++) ev["sbridge_" a[i]] = 1 }
 		if ($2 == "start") t0 = $4; next }
-	$1 == "end" { if (NF != 9) { print NR ": end has " NF " fields"; bad = 1 }; te = $2; ended = NR; next }
+	$1 == "end" { if (NF != 10) { print NR ": end has " NF " fields"; bad = 1 }; te = $2; ended = NR; next }
 	{ body = 1
 	  if (ended) { print NR ": after the end line"; bad = 1 }
 	  if ($1 == "sample" && NF != 6) { print NR ": " $0; bad = 1 }
@@ -71,7 +71,7 @@ counts() {
 		if (got != want) { print "end says " got ", file has " want; exit 1 } }' "$1"
 }
 
-plan 66
+plan 81
 
 sw0=$(cat $T/events/sched/sched_switch/enable)
 clk0=$(cat $T/trace_clock)
@@ -97,7 +97,7 @@ run sbridgectl record -d 4 -o $D/a.rec
 expect_rc 0 "record -d 4 exits 0"
 diag "$cout"
 A=$D/a.rec
-check "first line is 'sbridge-record 3'" test "$(head -n 1 $A)" = "sbridge-record 3"
+check "first line is 'sbridge-record 4'" test "$(head -n 1 $A)" = "sbridge-record 4"
 _o=$(shape $A) && ok "every line is a known record, meta first, times within start..end" || not_ok "every line is a known record, meta first, times within start..end" "$_o"
 check "meta kernel is $(uname -r)" grep -qx "meta kernel $(uname -r)" $A
 check "meta rate_hz $RATE" grep -qx "meta rate_hz $RATE" $A
@@ -129,11 +129,15 @@ check "samples' busy share 0..1000, a busy CPU among them" \
 	awk '$1 == "sample" { if ($5 < 0 || $5 > 1000) exit 1; if ($5 > 500) b = 1 } END { exit !b }' $A
 # the runnable count (kept from sched events): spin and chase are always
 # runnable, little else is; a count that leaks or loses tasks fails this
-nrs=$(awk '$1 == "sample" { n[$2] += $4 } END { for (t in n) { k++; if (n[t] >= 2 && n[t] <= 4) g++ }
-	printf "%d %d", g, k }' $A)
-diag "sample times counting 2..4 runnable tasks: ${nrs% *} of ${nrs#* }"
-check "runnable count: spin and chase in 3/4 of the samples (${nrs% *} of ${nrs#* } count 2..4)" \
-	test "${nrs#* }" -gt 0 -a "$(( ${nrs% *} * 4 ))" -ge "$(( ${nrs#* } * 3 ))"
+# runnable FILE [WHAT]: 1 TAP point
+runnable() {
+	nrs=$(awk '$1 == "sample" { n[$2] += $4 } END { for (t in n) { k++; if (n[t] >= 2 && n[t] <= 4) g++ }
+		printf "%d %d", g, k }' $1)
+	diag "sample times counting 2..4 runnable tasks: ${nrs% *} of ${nrs#* }"
+	check "${2}runnable count: spin and chase in 3/4 of the samples (${nrs% *} of ${nrs#* } count 2..4)" \
+		test "${nrs#* }" -gt 0 -a "$(( ${nrs% *} * 4 ))" -ge "$(( ${nrs#* } * 3 ))"
+}
+runnable $A
 check "switch records name the spinner (pid $sp)" \
 	awk -v p=$sp '$1 == "switch" && (($4 == p && $5 == "spin") || ($6 == p && $7 == "spin")) { f = 1 } END { exit !f }' $A
 check "switch records name the chaser (pid $cp)" \
@@ -158,6 +162,54 @@ _o=$(counts $A) && ok "end line's counts match the file" || not_ok "end line's c
 no_instance "after -d"
 check "global sched_switch enable untouched ($sw0)" test "$(cat $T/events/sched/sched_switch/enable)" = "$sw0"
 check "global trace_clock untouched" test "$(cat $T/trace_clock)" = "$clk0"
+
+# 1b. --defer: nothing is read while recording (the events wait in the
+# instance's buffer, the samples in memory), everything at the end, in
+# time order, with the runnable count replayed as the live recorder has it.
+sbridgectl record --defer -b 1M -d 3 -o $D/d.rec > $D/d.out 2>&1 &
+rp=$!
+nap 1.5
+I=$T/instances/sbridge-record-$rp
+held=$(cat $I/per_cpu/cpu*/stats 2>/dev/null | awk '$1 == "entries:" { n += $2 } END { print n + 0 }')
+nsw=$(grep -c '^switch ' $D/d.rec)
+check "--defer: events wait in the kernel's buffer ($held), none in the file yet ($nsw)" \
+	test "$held" -gt 0 -a "$nsw" = 0
+check "--defer -b 1M: the instance's buffer is 1 MiB a CPU, to pages ($(cat $I/buffer_size_kb 2>&1) KiB)" \
+	test "$(cat $I/buffer_size_kb 2>/dev/null)" -ge 1024 -a "$(cat $I/buffer_size_kb 2>/dev/null)" -lt 1100
+check "--defer: the instance's buffer does not overwrite" test "$(cat $I/options/overwrite 2>/dev/null)" = 0
+wait $rp
+crc=$? cout=$(cat $D/d.out)
+expect_rc 0 "record --defer -d 3 exits 0"
+_o=$(shape $D/d.rec) && ok "--defer: every line a known record" || not_ok "--defer: every line a known record" "$_o"
+_o=$(counts $D/d.rec) && ok "--defer: end line's counts match the file" || not_ok "--defer: end line's counts match the file" "$_o"
+check "--defer: nothing lost or dropped (end: lost=$(kv $D/d.rec lost) dropped=$(kv $D/d.rec dropped))" \
+	test "$(kv $D/d.rec lost)" = 0 -a "$(kv $D/d.rec dropped)" = 0
+_o=$(awk '$1 != "meta" && $1 != "end" && NR > 1 { if ($2 + 0 < t) { print NR ": " $0 " before " t; exit 1 }; t = $2 + 0 }' $D/d.rec) &&
+	ok "--defer: samples and events in time order" || not_ok "--defer: samples and events in time order" "$_o"
+check "--defer: samples of every CPU and the workload's switches" \
+	awk -v n=$ncpu -v p=$sp '$1 == "sample" { c[$3] = 1 } $1 == "switch" && ($4 == p || $6 == p) { w = 1 }
+	END { for (i = 0; i < n; i++) if (!c[i]) exit 1; exit !w }' $D/d.rec
+runnable $D/d.rec "--defer: "
+no_instance "after --defer"
+
+# 1c. --defer with a buffer too small for a pipe storm: the kernel drops
+# the newest events, the end line and the warning count them.
+sbridgectl record --defer -b 64K -o $D/l.rec > $D/l.out 2>&1 &
+rp=$!
+nap 1
+dd if=/dev/zero bs=1 count=20000 2>/dev/null | cat > /dev/null
+kill -INT $rp
+wait $rp
+crc=$? cout=$(cat $D/l.out)
+expect_rc 0 "--defer -b 64K, a pipe storm: exits 0"
+case "$cout" in
+*"buffer filled"*": "*" events lost"*) _w=1 ;;
+*) _w= ;;
+esac
+check "--defer -b 64K: end line lost=$(kv $D/l.rec lost) > 0, and says so (${cout##*record: })" \
+	test "$(kv $D/l.rec lost)" -gt 0 -a -n "$_w"
+_o=$(shape $D/l.rec) && ok "--defer -b 64K: still a whole file" || not_ok "--defer -b 64K: still a whole file" "$_o"
+no_instance "after --defer -b 64K"
 
 # 2. Stopped with SIGINT, stdout as the file.
 sbridgectl record -o - > $D/b.rec 2>$D/b.err &

@@ -1,4 +1,4 @@
-"""Reader for `sbridgectl record` files, format versions 1 to 3 (docs/record-format.md).
+"""Reader for `sbridgectl record` files, format versions 1 to 4 (docs/record-format.md).
 
 Strict: anything the format does not allow is a RecordError naming the line,
 so a plot never silently shows half a file. Derived views (running intervals,
@@ -14,9 +14,10 @@ import statistics
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
-VERSION = "3"
-# version 2 added wakeup/migrate, prev_state and meta wakeups; 3 meta sbridge_events
-VERSIONS = ("1", "2", "3")
+VERSION = "4"
+# version 2 added wakeup/migrate, prev_state and meta wakeups; 3 meta
+# sbridge_events; 4 lost= on the end line (events the kernel could not keep)
+VERSIONS = ("1", "2", "3", "4")
 EVENT_NAME = re.compile(r"[a-z0-9_]+\Z")
 NUM = re.compile(r"-?[0-9]+\Z")
 BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -38,6 +39,7 @@ EVENTS = {
 WORDS = {"hint", "prev", "why", "act", "op", "val", "action", "comm", "kind"}
 END_COUNTS = ("events", "samples", "switches", "dropped")
 END_COUNTS_2 = END_COUNTS + ("wakeups", "migrations")
+END_COUNTS_4 = END_COUNTS_2 + ("lost",)
 END_REASONS = ("duration", "signal", "size")
 META_ONCE = ("kernel", "start", "rate_hz", "sbridge")
 
@@ -505,7 +507,8 @@ class _Parser:
 
     def endrec(self, n, f):
         path = self.path
-        names = END_COUNTS if self.version == "1" else END_COUNTS_2
+        names = (END_COUNTS if self.version == "1" else
+                 END_COUNTS_4 if self.version == "4" else END_COUNTS_2)
         _need(path, n, "end", f, 3 + len(names),
               "ts reason " + " ".join(f"{k}=" for k in names))
         ts = _num(path, n, "ts", f[1], 0)

@@ -26,7 +26,7 @@ _sbridgectl()
 	--pid|--limit|--interval|--iterations|--count|--timeout|--comm|--base) return ;;
 	--uid) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 	--root) COMPREPLY=($(compgen -d -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
-	-d|--duration|-r|--rate|-s|--max-size) [[ $cmd == record ]] && return ;;
+	-d|--duration|-r|--rate|-s|--max-size|-b) [[ $cmd == record ]] && return ;;
 	-o|--output) [[ $cmd == record ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
 	--sbridge-events) COMPREPLY=($(compgen -W "all none window phase period decide act report" -- "$cur")); return ;;
 	esac
@@ -48,7 +48,7 @@ _sbridgectl()
 	top) opts+=" --interval= --iterations= --limit= --comm= --uid=" ;;
 	events) opts+=" --count= --timeout=" ;;
 	calibrate) opts+=" --dry-run --auto --budget= --wait= --buffer= --state=" ;;
-	record) opts+=" --output= --duration= --rate= --max-size= --sbridge-events= --no-switches --force" ;;
+	record) opts+=" --output= --duration= --rate= --max-size= --buffer= --defer --sbridge-events= --no-switches --force" ;;
 	rules)
 		[[ $sub == check ]] && opts+=" --print"
 		[[ $sub == check || $sub == load ]] && opts+=" --system --root=" ;;

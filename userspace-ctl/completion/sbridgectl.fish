@@ -84,6 +84,8 @@ complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s r -l rate -x -
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s s -l max-size -x -d 'size limit (K, M, G)'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l sbridge-events -x -a 'all none window phase period decide act report' -d 'sbridge trace events (comma list)'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l no-switches -d 'no context switches'
+complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s b -l buffer -x -d 'kernel buffer per CPU (K, M, G)'
+complete -c sbridgectl -n "__fish_seen_subcommand_from record" -l defer -d 'read the events at the end'
 complete -c sbridgectl -n "__fish_seen_subcommand_from record" -s f -l force -d 'overwrite the output'
 # calibrate
 complete -c sbridgectl -n "__fish_seen_subcommand_from calibrate" -s n -l dry-run -d 'measure, write nothing'
