@@ -172,6 +172,10 @@ def analyse(rec: record.Record, roots: Iterable[int] | None = None,
         raise ValueError(f"{rec.path}: sbridge was loaded but its decisions were not "
                          f"recorded{rec.not_recorded('sbridge_decide')}: the wanters are "
                          "not known")
+    lost = rec.end.counts.get("lost", 0) if rec.end else 0
+    if lost:
+        raise ValueError(f"{rec.path}: the kernel's trace buffer lost {lost} events: "
+                         "the waiting tasks are not known")
     fast = fast_cpus(rec)
     owner = family(rec, roots) if roots is not None else None
 

@@ -254,7 +254,11 @@ spec() {
 # 10-20 % of the fast CPU's time (the contested resource) in every
 # configuration under TCG, where formatting trace_pipe text is dear
 # (2026-11-29, slowdown 100: 1.2-4.5 s of the big CPU per mix); a
-# pinned task is left alone by sbridge's placement.
+# pinned task is left alone by sbridge's placement. Pinned and reading
+# live it still took 8-15 % of the board (half of its CPU), more the
+# more the configuration switched (2026-11-30: cap 13 %, sbridge 15 % of
+# an n8 mix): --defer leaves the events in the kernel's buffer until the
+# mix is over and the recorder only wakes to sample meanwhile.
 _recpid= _recf=
 rec_start() {
 	[ "$RECORD" = 1 ] || [ -n "$2" ] || return 0
@@ -262,7 +266,7 @@ rec_start() {
 	rm -f $_recf
 	taskset -c "${LITTLE##* }" \
 		sbridgectl record -r 5 -s 256M -d 3600 --sbridge-events=${2:-decide} \
-		${2:+--no-switches} -o $_recf > /tmp/rec.out 2>&1 &
+		${2:+--no-switches} ${2:---defer -b 4M} -o $_recf > /tmp/rec.out 2>&1 &
 	_recpid=$!
 	# tracing is on once the header is out (record writes it, then traces)
 	_w=0
