@@ -751,6 +751,25 @@ def test_conservation_of_a_version_3_record(tmp_path):
     assert conserve.analyse(conserve.record.parse(p), roots=[101, 102, 103]).decisions == 0
 
 
+def test_conservation_of_a_version_4_record_refuses_lost_events(tmp_path):
+    """`--defer` (what guest.sh records since 2026-11-30): version 4 reads
+    as before while the kernel kept every event; a lost one leaves the
+    waiting unknown, and the record is refused, not replayed short."""
+    p = _record(tmp_path / "e.rec")
+    v4 = p.read_text().replace("sbridge-record 2", "sbridge-record 4").replace(
+        "meta wakeups yes", "meta wakeups yes\nmeta sbridge_events decide")
+    p.write_text(v4.replace(" migrations=1\n", " migrations=1 lost=0\n"))
+    res = conserve.analyse(conserve.record.parse(p), roots=[101, 102, 103])
+    assert res.idle_any == 700 * MS and res.idle_wanter == 200 * MS
+    p.write_text(v4.replace(" migrations=1\n", " migrations=1 lost=7\n"))
+    with pytest.raises(ValueError, match="lost 7 events: the waiting tasks are not known"):
+        conserve.analyse(conserve.record.parse(p), roots=[101, 102, 103])
+    # version 4 needs lost=
+    p.write_text(v4)
+    with pytest.raises(conserve.record.RecordError, match="end"):
+        conserve.record.parse(p)
+
+
 def test_fairness_against_the_equal_share_rate():
     t = {"x": {"big": 1.0, "little": 2.0}}
     # 1 fast + 1 slow, two programs of speedup 2 from 0: both run (c = 1),
