@@ -10,6 +10,10 @@
 # debug: no
 # Not a test: prints ratios (bench/README.md). N (targets), J (make -j)
 # and ROUNDS come from the environment (harness.py --set N=...).
+# On a host with fewer cores than pc4's four, run it with
+# SBRIDGE_RIG_SLOWDOWN=150: at rig.conf's 50 the host cannot keep the
+# pace while more than two vCPUs are busy (lag 21-24 % alone on a
+# 2-core host), and every wall-clock ratio carries that.
 #
 # pc4 (tools/rig/rig.conf): 4 big cores, each its own clock domain (per-core
 # DVFS, as the x86 servers of seed 000), OPPs 800..1600 MHz, schedutil on
