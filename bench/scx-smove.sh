@@ -58,33 +58,37 @@ i=0
 while [ $i -lt $N ]; do sed "s/^/$i /" /sbridge/lib.sh > $D/p$i.txt; i=$((i + 1)); done
 build() { /usr/bin/make -s -B -j$J -C $D > /dev/null; }
 
-# rig totals over the CPUs: cycles, reference ns (busy), lag_ns, then
-# busy_us, wake_low_us, wakeups, energy_uj
+# rig totals over the CPUs: cycles, reference ns (busy), lag_ns,
+# kernel-mode cycles, LLC misses, then busy_us, wake_low_us, wakeups,
+# energy_uj
 rig_tot() {
-	awk 'NR > 1 && $1 ~ /^[0-9]+$/ { c += $5; r += $11; l += $10 }
-		END { printf "%.0f %.0f %.0f ", c, r, l }' "$(rig_dev)/counters"
+	awk 'NR > 1 && $1 ~ /^[0-9]+$/ { c += $5; r += $11; l += $10; kc += $21; m += $7 }
+		END { printf "%.0f %.0f %.0f %.0f %.0f ", c, r, l, kc, m }' "$(rig_dev)/counters"
 	awk 'NR > 1 && $1 ~ /^[0-9]+$/ { b += $4; w += $10; k += $11; e += $8 }
 		END { printf "%.0f %.0f %.0f %.0f\n", b, w, k, e }' "$(rig_dev)/energy"
 }
 ncpu=$(nproc)
 # measure CONFIG ROUND: one build; appends "CONFIG ROUND secs MHz wl% busy_ms
-# wakeups energy_mJ lag%" to /tmp/smove.res (MHz: cycles per busy ns, the
-# clock the work ran at; lag: the share of the run the host could not keep
-# the rig's pace, per CPU)
+# wakeups energy_mJ lag% kernel% llc_misses" to /tmp/smove.res (MHz: cycles
+# per busy ns, the clock the work ran at; lag: the share of the run the
+# host could not keep the rig's pace, per CPU; kernel%: the share of the
+# cycles run in kernel mode, the scheduler's own work among them)
 measure() {
 	pace 1
 	set -- "$1" "$2" $(rig_tot) $(awk '{ print $1 }' /proc/uptime)
 	build
 	set -- "$@" $(rig_tot) $(awk '{ print $1 }' /proc/uptime)
 	pace 0
-	awk -v cfg="$1" -v r="$2" -v c=$((${11} - $3)) -v ref=$((${12} - $4)) \
-		-v lag=$((${13} - $5)) -v b=$((${14} - $6)) -v w=$((${15} - $7)) \
-		-v k=$((${16} - $8)) -v e=$((${17} - $9)) -v t0="${10}" -v t1="${18}" -v n=$ncpu 'BEGIN {
+	awk -v cfg="$1" -v r="$2" -v c=$((${13} - $3)) -v ref=$((${14} - $4)) \
+		-v lag=$((${15} - $5)) -v kc=$((${16} - $6)) -v m=$((${17} - $7)) \
+		-v b=$((${18} - $8)) -v w=$((${19} - $9)) -v k=$((${20} - ${10})) \
+		-v e=$((${21} - ${11})) -v t0="${12}" -v t1="${22}" -v n=$ncpu 'BEGIN {
 		s = t1 - t0
-		printf "%s %d %.2f %.0f %.1f %d %d %d %.1f\n", cfg, r, s,
+		printf "%s %d %.2f %.0f %.1f %d %d %d %.1f %.1f %d\n", cfg, r, s,
 			(ref > 0 ? c * 1000 / ref : 0), (b > 0 ? 100 * w / b : 0),
-			b / 1000, k, e / 1000, (s > 0 ? lag / s / 1e7 / n : 0) }' >> /tmp/smove.res
-	tail -n 1 /tmp/smove.res | awk '{ printf "bench: %s round %d: %s s, busy clock %s MHz, wake-low %s %% of busy, busy %s ms, %s wakeups, %s mJ, lag %s %%\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
+			b / 1000, k, e / 1000, (s > 0 ? lag / s / 1e7 / n : 0),
+			(c > 0 ? 100 * kc / c : 0), m }' >> /tmp/smove.res
+	tail -n 1 /tmp/smove.res | awk '{ printf "bench: %s round %d: %s s, busy clock %s MHz, wake-low %s %% of busy, busy %s ms, %s wakeups, %s mJ, lag %s %%, kernel %s %% of cycles, %s LLC misses\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
 }
 # run CONFIG ROUND: one build under CONFIG
 run() {
@@ -133,7 +137,8 @@ for c in stock scx nosmove; do
 	[ -n "$s" ] || continue
 	echo "bench: scx-smove config=$c rounds=$(grep -c "^$c " /tmp/smove.res) secs=$s" \
 		"ratio=$(awk -v a=$s -v b=$st 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" \
-		"busy_mhz=$(med $c 4) wake_low_pct=$(med $c 5) busy_ms=$(med $c 6) energy_mj=$(med $c 8) lag_pct=$(med $c 9)"
+		"busy_mhz=$(med $c 4) wake_low_pct=$(med $c 5) busy_ms=$(med $c 6) energy_mj=$(med $c 8) lag_pct=$(med $c 9)" \
+		"kernel_pct=$(med $c 10) llc_misses=$(med $c 11)"
 done
 # the same, paired within each round (host drift cancels)
 awk '{ t[$2, $1] = $3; r[$2] = 1 } END {
