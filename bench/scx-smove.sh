@@ -9,7 +9,9 @@
 # debs: make gzip
 # debug: no
 # Not a test: prints ratios (bench/README.md). N (targets), J (make -j)
-# and ROUNDS come from the environment (harness.py --set N=...).
+# and ROUNDS come from the environment (harness.py --set N=...), and
+# SCX_ARGS, more options for scx_sbridge in both of its configurations
+# (e.g. -G: the global queues only).
 # On a host with fewer cores than pc4's four, run it with
 # SBRIDGE_RIG_SLOWDOWN=150: at rig.conf's 50 the host cannot keep the
 # pace while more than two vCPUs are busy (lag 21-24 % alone on a
@@ -31,6 +33,7 @@
 #            own idle search, its cpuperf signal to schedutil)
 . "${SBRIDGE_LIB:-/sbridge/lib.sh}"
 N=${N:-40}
+SCX_ARGS=${SCX_ARGS:-}
 J=${J:-2}
 ROUNDS=${ROUNDS:-5}
 D=/tmp/smove
@@ -97,7 +100,7 @@ run() {
 	scx) a= ;;
 	nosmove) a="-m 0" ;;
 	esac
-	scx_sbridge $a > /tmp/scx.log 2>&1 &
+	scx_sbridge $a $SCX_ARGS > /tmp/scx.log 2>&1 &
 	_p=$!
 	scx_wait enabled || scx_wait enabled || scx_wait enabled
 	if [ "$(scx_state)" != enabled ]; then
@@ -112,7 +115,7 @@ run() {
 	sed -n "s/^stats: .*smove_kept=\([0-9]*\) smove_ran=\([0-9]*\) smove_moved=\([0-9]*\).*/bench: $1 round $2: Smove kept \1 wakees on the waker's CPU, \2 ran there, \3 moved after the delay/p" /tmp/scx.log
 }
 
-echo "bench: $(uname -r), pc4, schedutil, make -j$J of $N gzip pipelines, $ROUNDS rounds; $(sbridgectl status | grep -e '^clock' | head -n 1)"
+echo "bench: $(uname -r), pc4, schedutil, make -j$J of $N gzip pipelines, $ROUNDS rounds, scx_sbridge ${SCX_ARGS:-(defaults)}; $(sbridgectl status | grep -e '^clock' | head -n 1)"
 pace 1
 build		# warm: page cache, make's and gzip's first exec
 pace 0
