@@ -869,7 +869,11 @@ void sbridge_memrate_default(bool on_fast, u32 gain, u32 ratio,
  * (SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX) is a bound, not a value: one
  * type's throughput starved (a vCPU the host left waiting reads 8.0 on
  * the rig), so it is not added; every task the ratio predicts would
- * inherit it.
+ * inherit it. Nor is one below 1: the fast type slower is what its
+ * capacity denies (sbridge_est_bound() doubts it in the task's own
+ * estimate), and a fit that took such samples in taught every compute-
+ * bound task a speedup below 1 (eval 1b3s fcc8718: 0.87 for gawk, perl,
+ * gnugo, bzip2 and sort, 1.95 to 2.26 alone, all pinned slow).
  */
 void sbridge_memfit_add(struct sbridge_memfit *f, u32 share, bool on_fast,
 			const struct sbridge_est *sp)
@@ -878,7 +882,7 @@ void sbridge_memfit_add(struct sbridge_memfit *f, u32 share, bool on_fast,
 	s64 y;
 
 	if (!sp->val || sp->val >= SBRIDGE_FACTOR_MAX ||
-	    sp->val <= SBRIDGE_FACTOR_MIN || f->m >= SBRIDGE_MEMFIT_MAX)
+	    sp->val < SBRIDGE_FP_ONE || f->m >= SBRIDGE_MEMFIT_MAX)
 		return;
 	s = sh << (SBRIDGE_MEMFIT_SHIFT - SBRIDGE_FP_SHIFT);
 	x = SBRIDGE_MEMFIT_ONE - s;
@@ -921,18 +925,20 @@ static s64 sbridge_clamp64(s64 v, s64 lo, s64 hi)
  * Least squares on s and x, each coefficient pulled towards the prior as
  * if the prior were one more workload of the least weight, a quarter
  * compute, and one a quarter stalled (which also keeps the fit defined
- * while every workload stalls alike). The error of the memory ratio is the workloads' spread
- * about the fit per unit of x^2 (their stalls differ: latency, capacity),
- * shrunk towards half the prior's error as if that were two more
- * workloads (one or two say little of their spread), plus the ratio's
- * own uncertainty (the spread over the workloads).
+ * while every workload stalls alike); the compute factor kept within
+ * [1, 1 + 2 gain] (its inverse seen on the slow type). The error of the
+ * memory ratio is the workloads' spread about the fit per unit of x^2
+ * (their stalls differ: latency, capacity), shrunk towards half the
+ * prior's error as if that were two more workloads (one or two say little
+ * of their spread), plus the ratio's own uncertainty (the spread over the
+ * workloads).
  */
 void sbridge_memfit_result(const struct sbridge_memfit *f, bool on_fast,
 			   u32 gain, struct sbridge_memrate *r)
 {
 	/* the prior's weight: one sample of weight 1 at s (or x) = 1/4, in Q12 */
 	const s64 l = 1LL << (2 * SBRIDGE_MEMFIT_SHIFT - 20 - 4);
-	s64 a11, a12, a22, b1, b2, det, ca, cb, ssr;
+	s64 a11, a12, a22, b1, b2, det, ca, cb, ssr, lo, hi;
 	struct sbridge_memrate p;
 	u64 n = f->n, spread, vs, p2, v, sxx;
 
@@ -953,7 +959,23 @@ void sbridge_memfit_result(const struct sbridge_memfit *f, bool on_fast,
 	/* the coefficients in fp */
 	ca = SBRIDGE_SDIV64((a22 * b1 - a12 * b2) * SBRIDGE_FP_ONE, det);
 	cb = SBRIDGE_SDIV64((a11 * b2 - a12 * b1) * SBRIDGE_FP_ONE, det);
-	ca = sbridge_clamp64(ca, SBRIDGE_FACTOR_MIN, SBRIDGE_FACTOR_MAX);
+	/*
+	 * The compute factor within what the core types can explain,
+	 * [1, 1 + 2 gain] (sbridge_task_bound()'s range; seen on the slow
+	 * type, its inverse); where the samples pull it out, the memory
+	 * ratio is refitted with the factor at the edge.
+	 */
+	hi = (s64)sbridge_min64(SBRIDGE_FP_ONE + 2ULL * gain, SBRIDGE_FACTOR_MAX);
+	lo = SBRIDGE_FP_ONE;
+	if (!on_fast) {
+		lo = (s64)SBRIDGE_DIV64((u64)SBRIDGE_FP_ONE * SBRIDGE_FP_ONE +
+					(u64)hi / 2, (u64)hi);
+		hi = SBRIDGE_FP_ONE;
+	}
+	if (ca < lo || ca > hi) {
+		ca = ca < lo ? lo : hi;
+		cb = SBRIDGE_SDIV64(b2 * SBRIDGE_FP_ONE - a12 * ca, a22);
+	}
 	cb = sbridge_clamp64(cb, SBRIDGE_FP_ONE / 64, SBRIDGE_FACTOR_MAX);
 	/* residual sum of squares, Q12: sum w (y - ca s - cb x)^2 */
 	ssr = (s64)(f->syy >> 20) -

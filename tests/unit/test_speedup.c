@@ -841,6 +841,48 @@ static void test_memfit_compute(void)
 	      fp(c.val), fp(m.val), 0.8 * 2.2 + 0.2);
 }
 
+/*
+ * What the core types cannot explain stays out of the fit: a speedup
+ * below 1 is not a sample, and the compute factor stays within
+ * [1, 1 + 2 gain]. In the eval of fcc8718 (1b3s, round 3 of eight
+ * programs) the fit on shares seen on the little type taught a compute
+ * factor of 0.87, so every compute-bound task not yet measured was
+ * predicted 0.87 and pinned slow (gawk, perl, gnugo: 1.95 to 2.04 alone).
+ */
+static void test_memfit_physical(void)
+{
+	/* compute-bound workloads measured low in company, one cache-bound */
+	static const double sh[] = { 1.0, 0.97, 0.95, 0.9, 0.5 };
+	static const double sp[] = { 0.85, 0.9, 1.02, 1.05, 3.0 };
+	struct sbridge_memfit f = { 0 }, g = { 0 };
+	struct sbridge_memrate r, q;
+	struct sbridge_est e, c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sh); i++) {
+		e = meas(sp[i], 0.05);
+		sbridge_memfit_add(&f, (u32)lround(sh[i] * 1024), false, &e);
+		sbridge_memfit_add(&g, (u32)lround(sh[i] * 1024), true, &e);
+	}
+	CHECK(f.m == 3, "speedups below 1 are not samples (%u of %zu)", f.m,
+	      ARRAY_SIZE(sh));
+	sbridge_memfit_result(&f, false, GAIN, &r);
+	sbridge_memfit_result(&g, true, GAIN, &q);
+	CHECK(r.comp <= 1024 && r.comp >= 1024 / 3,
+	      "seen on slow: 1 / compute factor %.3f within [1/3, 1]", fp(r.comp));
+	CHECK(q.comp >= 1024 && q.comp <= 3 * 1024,
+	      "seen on fast: compute factor %.3f within [1, 3]", fp(q.comp));
+	sbridge_est_predict_mem(1024, false, GAIN, &r, 205, &c);
+	CHECK(c.val >= 1024, "a compute-bound task seen on slow: %.3f, not below 1",
+	      fp(c.val));
+	sbridge_est_predict_mem(1024, true, GAIN, &q, 205, &c);
+	CHECK(c.val >= 1024, "seen on fast: %.3f, not below 1", fp(c.val));
+	/* at the edge, the memory ratio still follows the cache-bound one */
+	sbridge_est_predict_mem(512, true, GAIN, &q, 205, &c);
+	CHECK(c.val > 2 * 1024, "the cache-bound share 0.5 on fast: %.3f (measured 3.0)",
+	      fp(c.val));
+}
+
 int main(void)
 {
 	test_log();
@@ -866,5 +908,6 @@ int main(void)
 	test_memfit_error();
 	test_memfit_compute();
 	test_memfit_censored();
+	test_memfit_physical();
 	return TAP_DONE();
 }
