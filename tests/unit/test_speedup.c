@@ -556,11 +556,17 @@ static void test_bound(void)
 	e.err = 50;
 	sbridge_est_bound(&e, 1024, 3072, 4);
 	r4 = fp(e.err) / fp(e.val);
-	CHECK(r4 < r1 && r4 > 0.4, "four agreeing stays doubt it less (%.3f < %.3f)", r4, r1);
+	CHECK(r4 >= r1, "below 1, four agreeing stays doubt it as much (%.3f, one %.3f)",
+	      r4, r1);
 	e = (struct sbridge_est){ .val = 4300, .err = 500, .n = 1 };
 	sbridge_est_bound(&e, 1024, 3072, 1);
-	CHECK(fp(e.err) / fp(e.val) > 0.3, "4.2 beyond 3.0: doubted (%.3f)",
-	      fp(e.err) / fp(e.val));
+	r1 = fp(e.err) / fp(e.val);
+	CHECK(r1 > 0.3, "4.2 beyond 3.0: doubted (%.3f)", r1);
+	e.err = 500;
+	sbridge_est_bound(&e, 1024, 3072, 4);
+	r4 = fp(e.err) / fp(e.val);
+	CHECK(r4 < r1 && r4 > 0.15, "above 3.0, four agreeing stays doubt it less (%.3f < %.3f)",
+	      r4, r1);
 	b = in;
 	sbridge_est_bound(&b, 1024, 3072, 1);
 	CHECK(b.val == in.val && b.err == in.err, "2.0 in [1, 3]: unchanged");
