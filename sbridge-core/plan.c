@@ -471,23 +471,26 @@ static void sbridge_plan_wait(const struct sbridge_plan *pl,
  * @visit: the hint the swap gives its task (the kind it visits)
  * @who: this period's planned hint of the task
  * @partner: this period's planned hint of its partner, or -1 for none
+ * @tied: the partner was a tie when the swap began (its place was the
+ *	stock scheduler's, not the plan's)
  *
  * A swap moves its task to the kind of core its partner leaves, and the
  * partner to the one the task leaves. When a later plan already gives
  * the task that kind, or no longer gives the partner the place the task
  * visits, going on would not be a swap: a fast place the task leaves
  * would stay empty beside tasks the plan keeps slow (or the fast cores
- * would take one more than planned). The same holds for a task visiting
- * a slow core without a partner that the plan now gives a fast place.
+ * would take one more than planned). A partner taken from a tie still a
+ * tie holds its place as it did. The same holds for a task visiting a
+ * slow core without a partner that the plan now gives a fast place.
  *
  * Return: true if the swap may be applied again this period.
  */
-bool sbridge_plan_swap_holds(u8 visit, u8 who, int partner)
+bool sbridge_plan_swap_holds(u8 visit, u8 who, int partner, bool tied)
 {
 	if (who == visit)
 		return false;
 	if (partner >= 0)
-		return partner == visit;
+		return partner == visit || (tied && partner == SBRIDGE_HINT_NONE);
 	return !(visit == SBRIDGE_HINT_SLOW && who == SBRIDGE_HINT_FAST);
 }
 

@@ -160,6 +160,6 @@ void sbridge_plan_solve(struct sbridge_plan *pl, struct sbridge_plan_task *t,
 u32 sbridge_plan_got(u32 got, bool fast);
 u32 sbridge_plan_fast_demand(const struct sbridge_plan_task *t);
 bool sbridge_plan_ran_fast(u8 hint, u8 why, bool on_fast);
-bool sbridge_plan_swap_holds(u8 visit, u8 who, int partner);
+bool sbridge_plan_swap_holds(u8 visit, u8 who, int partner, bool tied);
 
 #endif /* _SBRIDGE_CORE_PLAN_H */

@@ -100,6 +100,8 @@ struct sbridge_pgroup {
  * @who: the task measured on the other kind of core (a reference held)
  * @partner: the task it swaps places with (a reference held), or NULL
  * @who_hint: the hint @who has during the swap
+ * @tied: @partner was a tie when the swap began: it holds its place by
+ *	the stock scheduler, not by the plan
  * @who_type: the core type @who visits
  * @who_warm: its warm windows there when the swap began
  * @partner_type: the core type @partner visits
@@ -115,6 +117,7 @@ struct sbridge_pgroup {
 struct sbridge_swap {
 	struct task_struct *who, *partner;
 	u8 who_hint;
+	bool tied;
 	u8 who_type, partner_type;
 	u8 who_warm, partner_warm;
 	u32 periods;
@@ -582,15 +585,41 @@ static void sbridge_swap_apply(struct sbridge_decision *d, int who, int partner,
 }
 
 /*
+ * A swap that measured what it was for sends its tasks back: big-little-
+ * big, the holder's time on either side brackets the visit. The plan
+ * places a task it tells apart itself; a tie it leaves where the stock
+ * scheduler has it, which after a visit to a fast core is that core:
+ * without this, the sampled task (the most uncertain, often the most
+ * memory-bound, which gains least) kept the fast CPU it visited and the
+ * holder the slow one it was sent to (eval 1b3s 4d832f0: stress-stream,
+ * 1.59 alone, ran 84 % of its time on the big CPU after one visit). One
+ * period of the old hints moves them; the tie keeps them there.
+ */
+static void sbridge_swap_back(struct sbridge_decision *d, int who, int partner)
+{
+	u8 home = sbridge_swp.who_hint == SBRIDGE_HINT_FAST ? SBRIDGE_HINT_SLOW :
+		  SBRIDGE_HINT_FAST;
+
+	if (d->task[who].hint != SBRIDGE_HINT_NONE)
+		return;
+	d->task[who].hint = home;
+	d->task[who].why = SBRIDGE_WHY_SAMPLE;
+	if (partner >= 0 && d->task[partner].hint == SBRIDGE_HINT_NONE) {
+		d->task[partner].hint = sbridge_swp.who_hint;
+		d->task[partner].why = SBRIDGE_WHY_SAMPLE;
+	}
+}
+
+/*
  * One decision's part of the sampling swaps (act.sample_pct of the fast
  * time at most): go on with the one under way until both tasks have
  * SBRIDGE_SWAP_WINDOWS warm windows on the type they visit (or the swap
  * ran SBRIDGE_SWAP_PERIODS), else start one for the task whose uncertain
  * estimate matters most (its error times how busy it is; a tied task
  * visits the kind it is not on), paired with the most uncertain holder of
- * the place it visits. The holder goes back
- * after (big-little-big): its time on either side of the visit brackets
- * it. A swap a later plan has made no swap ends at once
+ * the place it visits (planned there, or tied and there). Both go back
+ * after (big-little-big, sbridge_swap_back()). A swap a later plan has
+ * made no swap ends at once
  * (sbridge_plan_swap_holds(): a fast place would idle). Never in
  * start-up (only hot, settled tasks are planned).
  */
@@ -617,13 +646,18 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 		partner = sbridge_swap_find(d, sbridge_swp.partner);
 		if (who < 0 || (sbridge_swp.partner && partner < 0) ||
 		    !sbridge_plan_swap_holds(sbridge_swp.who_hint, d->task[who].hint,
-					     partner >= 0 ? d->task[partner].hint : -1) ||
-		    ++sbridge_swp.periods > SBRIDGE_SWAP_PERIODS ||
+					     partner >= 0 ? d->task[partner].hint : -1,
+					     sbridge_swp.tied)) {
+			sbridge_swap_end();
+			return;
+		}
+		if (++sbridge_swp.periods > SBRIDGE_SWAP_PERIODS ||
 		    ((u8)(sbridge_swap_warm(who, sbridge_swp.who_type) -
 			  sbridge_swp.who_warm) >= SBRIDGE_SWAP_WINDOWS &&
 		     (partner < 0 ||
 		      (u8)(sbridge_swap_warm(partner, sbridge_swp.partner_type) -
 			   sbridge_swp.partner_warm) >= SBRIDGE_SWAP_WINDOWS))) {
+			sbridge_swap_back(d, who, partner);
 			sbridge_swap_end();
 			return;
 		}
@@ -658,13 +692,20 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 	visit = d->task[who].hint == SBRIDGE_HINT_FAST ||
 		(d->task[who].hint == SBRIDGE_HINT_NONE && sbridge_pt[who].on_fast) ?
 		SBRIDGE_HINT_SLOW : SBRIDGE_HINT_FAST;
-	/* its partner: the most uncertain task holding what it visits */
+	/*
+	 * its partner: the most uncertain task holding what it visits,
+	 * planned there or tied and running there
+	 */
 	best = 0;
 	for (i = 0; i < d->n; i++) {
+		bool there = d->task[i].hint == visit ||
+			     (d->task[i].hint == SBRIDGE_HINT_NONE &&
+			      d->task[i].why == SBRIDGE_WHY_TIE &&
+			      !!sbridge_pt[i].on_fast == (visit == SBRIDGE_HINT_FAST));
+
 		if (i == who || sbridge_pc[i].kind != SBRIDGE_PC_PLAN ||
 		    sbridge_pt[i].want == SBRIDGE_PW_BIG ||
-		    sbridge_pt[i].want == SBRIDGE_PW_LITTLE ||
-		    d->task[i].hint != visit)
+		    sbridge_pt[i].want == SBRIDGE_PW_LITTLE || !there)
 			continue;
 		v = d->task[i].err + 1;
 		if (v > best) {
@@ -679,6 +720,7 @@ static void sbridge_policy_swap(struct sbridge_decision *d, unsigned long now)
 	sbridge_swp.who_warm = sbridge_swap_warm(who, sbridge_swp.who_type);
 	sbridge_swp.who = d->task[who].p;
 	get_task_struct(sbridge_swp.who);
+	sbridge_swp.tied = partner >= 0 && d->task[partner].hint == SBRIDGE_HINT_NONE;
 	if (partner >= 0) {
 		sbridge_swp.partner_type = sbridge_swp.who_type == fast ? 0 : fast;
 		sbridge_swp.partner_warm = sbridge_swap_warm(partner,

@@ -555,18 +555,23 @@ static void test_swap_holds(void)
 {
 	const u8 F = SBRIDGE_HINT_FAST, S = SBRIDGE_HINT_SLOW, N = SBRIDGE_HINT_NONE;
 
-	CHECK(sbridge_plan_swap_holds(S, F, S),
+	CHECK(sbridge_plan_swap_holds(S, F, S, false),
 	      "planned as when it began (task fast, partner slow): the swap goes on");
-	CHECK(!sbridge_plan_swap_holds(S, F, F),
+	CHECK(!sbridge_plan_swap_holds(S, F, F, false),
 	      "the partner planned fast already: it ends (its fast place would idle)");
-	CHECK(!sbridge_plan_swap_holds(S, S, S),
+	CHECK(!sbridge_plan_swap_holds(S, S, S, false),
 	      "the task planned where it visits: it ends (one fast place too many)");
-	CHECK(sbridge_plan_swap_holds(F, S, F), "a visit to a fast core, its holder planned there: on");
-	CHECK(!sbridge_plan_swap_holds(F, S, N), "the holder now a tie: it ends");
-	CHECK(sbridge_plan_swap_holds(S, N, -1), "a tie visiting a slow core, no partner: on");
-	CHECK(!sbridge_plan_swap_holds(S, F, -1),
+	CHECK(sbridge_plan_swap_holds(F, S, F, false), "a visit to a fast core, its holder planned there: on");
+	CHECK(!sbridge_plan_swap_holds(F, S, N, false), "the holder now a tie: it ends");
+	CHECK(sbridge_plan_swap_holds(S, N, -1, false), "a tie visiting a slow core, no partner: on");
+	CHECK(!sbridge_plan_swap_holds(S, F, -1, false),
 	      "the same task now planned fast, no partner to take its place: it ends");
-	CHECK(sbridge_plan_swap_holds(F, N, -1), "a tie visiting a fast core, no partner: on");
+	CHECK(sbridge_plan_swap_holds(F, N, -1, false), "a tie visiting a fast core, no partner: on");
+	CHECK(sbridge_plan_swap_holds(F, N, N, true),
+	      "a tie visiting a fast core, its partner a tie there at the start and still: on");
+	CHECK(!sbridge_plan_swap_holds(F, N, S, true),
+	      "that partner now planned where it was sent: it ends");
+	CHECK(!sbridge_plan_swap_holds(F, F, N, true), "the task now planned fast: it ends");
 }
 
 /* ---- invariants over random task sets ---- */
