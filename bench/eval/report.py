@@ -1086,8 +1086,8 @@ def summary(r, pics, out):
         L += [f"**Runs with a failed program: {len(r['failed'])}** (left out of every ratio): " +
               "; ".join(f"boot {b} {k} {c} r{rn} {m}: {' '.join(p)}" for b, k, c, rn, m, p in r["failed"][:8]), ""]
     L += ["## Throughput (cold, defaults)", "",
-          "| boot | sbridge vs | STP ratio [95 % CI] | ANTT ratio (higher better) | makespan ratio | "
-          "per-program (geo. mean) | worst program (p05) | headroom captured | units (boots) |",
+          "| boot | sbridge (cold, defaults) against | STP ratio [95 % CI] | ANTT ratio (higher better) | "
+          "makespan ratio | per-program (geo. mean) | worst program (p05) | headroom captured | units (boots) |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for (kind, base, top), m in sorted(r["comps"].items()):
         if top not in ("sbridge", "sbeas"):
@@ -1121,7 +1121,8 @@ def summary(r, pics, out):
         L += ["", f"Observing only (sbridge loaded, act.observe 1: what watching costs, no "
               f"lever) vs capacity-aware stock: STP {ci(obs['stp'])}, per program "
               f"{ci(obs['per_program'])}, worst {fmt(obs['worst'])}; the decisions' own worth "
-              f"is the row against it above."]
+              f"is the row against it above (sbridge against `observe`, not `observe` against "
+              f"stock)."]
     # targets
     hc = r["comps"].get(("cap", "cap", "sbridge"))
     hs = r["comps"].get(("sym", "sym", "sbridge"))
