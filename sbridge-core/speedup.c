@@ -973,7 +973,7 @@ void sbridge_memfit_result(const struct sbridge_memfit *f, bool on_fast,
 	 * type, its inverse); where the samples pull it out, the memory
 	 * ratio is refitted with the factor at the edge.
 	 */
-	hi = (s64)sbridge_min64(SBRIDGE_FP_ONE + 2ULL * gain, SBRIDGE_FACTOR_MAX);
+	hi = (s64)sbridge_min64(SBRIDGE_EST_PLAUSIBLE_HI(gain), SBRIDGE_FACTOR_MAX);
 	lo = SBRIDGE_FP_ONE;
 	if (!on_fast) {
 		lo = (s64)SBRIDGE_DIV64((u64)SBRIDGE_FP_ONE * SBRIDGE_FP_ONE +

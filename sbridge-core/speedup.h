@@ -208,6 +208,13 @@ int sbridge_est_own(const struct sbridge_est_state *st, unsigned int fast,
 int sbridge_est_measure(const struct sbridge_acc *fast,
 			const struct sbridge_acc *slow, unsigned int nph,
 			unsigned int cur, u32 visits, struct sbridge_est *out);
+/*
+ * The highest speedup the core types can explain (fp): a non-stalled
+ * cycle gaining at most twice what their nominal factors say, 1 + @gain;
+ * the lowest is 1. sbridge_task_bound() doubts a measurement outside,
+ * sbridge_memfit_result() keeps the compute factor inside.
+ */
+#define SBRIDGE_EST_PLAUSIBLE_HI(gain)	(SBRIDGE_FP_ONE + 2ULL * (gain))
 void sbridge_est_bound(struct sbridge_est *e, u32 lo, u32 hi, u32 visits);
 u64 sbridge_est_weight(const struct sbridge_est *e);
 void sbridge_est_combine(const struct sbridge_est *a,

@@ -321,7 +321,7 @@ void sbridge_task_bound(struct sbridge_est *e, unsigned int fast,
 	u32 gain = sbridge_task_gain(fast, slow);
 
 	sbridge_est_bound(e, SBRIDGE_FP_ONE,
-			  gain ? SBRIDGE_FP_ONE + 2 * gain : 0, visits);
+			  gain ? (u32)SBRIDGE_EST_PLAUSIBLE_HI(gain) : 0, visits);
 }
 
 /*
