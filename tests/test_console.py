@@ -190,3 +190,31 @@ def test_fault_warnings_tolerated_only_where_faults_are_injected():
     r = vm.parse(base.replace("4608", "4096") + alloc + "@@SB-END\n", False, injects=True)
     assert r.fault_warnings == {"allocation-failure report": 1} and not r.problems
     assert vm.parse(base.replace("4608", "4096") + alloc + "@@SB-END\n", False).problems
+
+
+def test_a_kernel_oops_says_where():
+    """An oops fails the run and its problems name the CPU, the PC and the
+    first frames: a run on a machine nobody can log into still says where."""
+    from sbridge_testbed import vm
+    oops = ("[ 58.574984] Oops: int3: 0000 [#1] SMP NOPTI\n"
+            "[ 58.575100] CPU: 1 UID: 0 PID: 0 Comm: swapper/1 Tainted: G O 7.3.4+deb13-amd64 #1\n"
+            "[ 58.575200] Hardware name: QEMU Standard PC\n"
+            "[ 58.575300] RIP: 0010:0xffffffffc0a01234\n"
+            "[ 58.575400] Code: cc cc cc cc <cc> cc cc\n"
+            "[ 58.575500] RSP: 0018:ffffc90000003f08 EFLAGS: 00000246\n"
+            "[ 58.577448] Call Trace:\n"
+            "[ 58.577449]  <IRQ>\n"
+            "[ 58.577450]  ? die+0x36/0x90\n"
+            "[ 58.577451]  __hrtimer_run_queues+0x112/0x2a0\n"
+            "[ 58.577452]  hrtimer_interrupt+0xf8/0x230\n"
+            "[ 58.577453] Modules linked in: rig_pmu(O) [last unloaded: sbridge_core(O)]\n"
+            "[ 58.577448] Kernel panic - not syncing: Fatal exception in interrupt\n")
+    r = vm.parse("@@SB-BEGIN 7.3 4cpu\n1..1\nok 1 - a\n" + oops, timed_out=False)
+    where = [p for p in r.problems if p.startswith("kernel:   ")]
+    assert [w.split("] ", 1)[1].strip() for w in where] == [
+        "CPU: 1 UID: 0 PID: 0 Comm: swapper/1 Tainted: G O 7.3.4+deb13-amd64 #1",
+        "RIP: 0010:0xffffffffc0a01234", "? die+0x36/0x90",
+        "__hrtimer_run_queues+0x112/0x2a0", "hrtimer_interrupt+0xf8/0x230",
+        "Modules linked in: rig_pmu(O) [last unloaded: sbridge_core(O)]"]
+    assert vm.parse("@@SB-BEGIN 7.3 4cpu\n1..1\nok 1 - a\n@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n",
+                    timed_out=False).crash == []

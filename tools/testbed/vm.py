@@ -41,6 +41,10 @@ BOOT_ALLOWANCE = 30  # seconds for the kernel to boot before the scenario starts
 FILE_BEGIN = re.compile(r"^@@SB-FILE ([A-Za-z0-9._-]+) (\d+)$")
 FILE_END = "@@SB-FILE-END "
 BASE64_LINE = re.compile(r"^[A-Za-z0-9+/=]*$")
+# An oops's where: the faulting CPU and task, the PC (x86 RIP, arm64 pc/lr)
+# and, after "Call Trace:", the frames (symbol+0xoff/0xlen).
+CRASH_WHERE = re.compile(r"\bCPU: \d+ .*PID: |\bRIP: |\] pc : |\] lr : |Modules linked in:")
+CRASH_FRAME = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 
 @dataclass
@@ -53,6 +57,7 @@ class Result:
     failed: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
     kernel_errors: list = field(default_factory=list)
+    crash: list = field(default_factory=list)  # crash_context() of the first report
     dmesg: str = ""
     wall: float = 0.0
     throttle: str = ""  # how little vCPUs were slowed: "cgroup v1", "cgroup v2"
@@ -86,6 +91,7 @@ class Result:
         p += self.file_problems
         p += self.tap_problems
         p += [f"kernel: {line}" for line in self.kernel_errors[:10]]
+        p += [f"kernel:   {line}" for line in self.crash]
         if self.taint and not self.kernel_errors:
             p.append(f"kernel tainted {', '.join(self.taint)}, its report not in the log")
         if self.kmemleak_off:
@@ -94,6 +100,30 @@ class Result:
         if self.leaks and len(self.leaks) > 5:
             p.append(f"kmemleak: {len(self.leaks) - 5} more unreferenced objects")
         return p
+
+
+def crash_context(text, frames=12):
+    """Where the first kernel report happened: the lines of @text after its
+    first "Oops"/"BUG:"/"WARNING:"/panic line that name the CPU and task,
+    the PC and the modules, and up to @frames call-trace frames, so that a
+    run that failed on a machine nobody can log into still says where.
+    """
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if KERNEL_BAD.search(line)
+                  and "Call Trace:" not in line and "@@SB-" not in line), None)
+    if start is None:
+        return []
+    out: list[str] = []
+    n = 0
+    for line in lines[start + 1:start + 80]:
+        if CRASH_WHERE.search(line) and len(out) - n < 5:
+            out.append(line.strip()[:200])
+        elif CRASH_FRAME.search(line) and n < frames:
+            out.append(line.strip()[:200])
+            n += 1
+        if "Kernel panic" in line or "end trace" in line:
+            break
+    return list(dict.fromkeys(out))
 
 
 def extract_files(console):
@@ -301,6 +331,8 @@ def parse(console, timed_out, wall=0.0, injects=False):
     r.kernel_errors = list(dict.fromkeys(
         line.strip() for line in (console + "\n" + r.dmesg).splitlines()
         if KERNEL_BAD.search(line) and "@@SB-" not in line))
+    if r.kernel_errors:
+        r.crash = crash_context(console + "\n" + r.dmesg)
     return r
 
 
