@@ -9,7 +9,7 @@ TALLY: collections.defaultdict[str, collections.Counter[str]] = \
 THROTTLE: collections.Counter[str] = collections.Counter()  # host throttling mode -> boots
 # cell -> seconds its tests took (builds and boots): where the suite's hour goes
 SECONDS: collections.Counter[str] = collections.Counter()
-RETRIES: list[str] = []  # boots thrown away for never reaching init (harness.run)
+RETRIES: list[str] = []  # boots thrown away: the emulator hung or ran a stale int3 (harness.run)
 
 
 def record(cell, result):

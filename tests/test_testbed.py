@@ -182,20 +182,27 @@ def test_reliability_names_the_tree_of_each_cell_and_merges_directories(
     assert "| x86_64-bookworm | 6.1.192 | 0.2.0-1-gaaaaaaa |" in out
 
 
+def _retry_scenario(tmp_path, monkeypatch, name):
+    """A scenario @name whose boots the caller fakes (vm.boot), with the
+    build directory and the reliability table's scenarios in @tmp_path."""
+    from sbridge_testbed import guest, harness, kernels, reliability
+    monkeypatch.setattr(kernels, "BUILD", tmp_path)
+    monkeypatch.setattr(guest, "scenario_initramfs", lambda *a, **kw: None)
+    scen = tmp_path / "scenarios"
+    scen.mkdir()
+    path = scen / f"{name}.sh"
+    path.write_text(f"#!/bin/sh\n# scenario: {name}\n")
+    monkeypatch.setattr(reliability, "SCENARIOS", scen)
+    return harness.load_scenario(path)
+
+
 def test_a_boot_that_never_reached_init_is_retried_once_and_said(tmp_path, monkeypatch):
     """harness.run boots again when the kernel never ran init (no
     @@SB-BEGIN: nothing of sbridge's had loaded), says so in the result,
     on the console and in the reliability table; a scenario that timed out
     after init is not retried."""
-    from sbridge_testbed import guest, harness, kernels, reliability, vm
-    monkeypatch.setattr(kernels, "BUILD", tmp_path)
-    monkeypatch.setattr(guest, "scenario_initramfs", lambda *a, **kw: None)
-    scen = tmp_path / "scenarios"
-    scen.mkdir()
-    path = scen / "hang.sh"
-    path.write_text("#!/bin/sh\n# scenario: hang\n")
-    monkeypatch.setattr(reliability, "SCENARIOS", scen)
-    s = harness.load_scenario(path)
+    from sbridge_testbed import harness, kernels, reliability, vm
+    s = _retry_scenario(tmp_path, monkeypatch, "hang")
     k = kernels.Kernel("x86_64", "bookworm", "6.1.192", "", "")
     done = "@@SB-BEGIN 6.1.192 2cpu\n1..1\nok 1 - fine\n@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n"
     hung = vm.Result(console="SeaBIOS\nBooting from ROM..\n", timed_out=True, wall=330.0,
@@ -217,3 +224,46 @@ def test_a_boot_that_never_reached_init_is_retried_once_and_said(tmp_path, monke
         rows = reliability.cell_rows(tmp_path / "cells")
         assert rows[0][3] == ["hang: first boot never reached init (booted again)"]
     assert hung.problems[0] == "timed out before init (vCPU program counters ffffffff81000000)"
+
+
+STALE_INT3 = """\
+[    2.860581] Oops: int3: 0000 [#1] SMP NOPTI
+[    2.864056] CPU: 3 UID: 0 PID: 0 Comm: swapper/3 Not tainted 7.3.4+deb13-amd64 #1 PREEMPT(lazy)
+[    2.864056] RIP: 0010:enqueue_task_fair+0xa0b/0xcc0
+[    2.864056] Code: e5 f7 ff ff 48 8b 74 24 08 e9 77 fa ff ff {byte} <1f> 44 00 00 48 81 bd 18
+[    2.864056] Call Trace:
+[    2.864056]  <IRQ>
+[    2.864056]  enqueue_task+0x86/0x190
+[    2.864056] Modules linked in:
+[    2.864056] Kernel panic - not syncing: Fatal exception in interrupt
+"""
+
+
+def test_the_emulators_stale_int3_is_booted_again_and_said(tmp_path, monkeypatch):
+    """An "Oops: int3" in kernel text whose trapping byte is back to the
+    patched instruction (x86 multi-threaded TCG ran a stale int3 after a
+    finished text patch; seen at 2.9 s of a boot, no module loaded) is
+    booted once more and said; an int3 still in the text (0xcc: freed
+    module text, a real int3) or in a module's code fails the run."""
+    from sbridge_testbed import harness, kernels, reliability, vm
+    s = _retry_scenario(tmp_path, monkeypatch, "clocks")
+    k = kernels.Kernel("x86_64", "backports", "7.3.4", "", "")
+    done = "@@SB-BEGIN 7.3.4 4cpu\n1..1\nok 1 - fine\n@@SB-RC 0\n@@SB-DMESG\n@@SB-END\n"
+    stale = STALE_INT3.format(byte="0f")
+    for oops, retried in ((stale, True), (STALE_INT3.format(byte="cc"), False),
+                          (stale.replace("0xcc0", "0xcc0 [rig_pmu]"), False)):
+        first = vm.parse("@@SB-BEGIN 7.3.4 4cpu\n1..1\n" + oops, False)
+        boots = [first, vm.parse(done, False)]
+        monkeypatch.setattr(vm, "boot", lambda *a, b=boots, **kw: b.pop(0))
+        r = harness.run(k, s, tmp_path)
+        if not retried:
+            assert r is first and not r.boot_retry and len(boots) == 1
+            assert "kernel: [    2.860581] Oops: int3: 0000 [#1] SMP NOPTI" in r.problems
+            continue
+        assert not boots and not r.problems
+        assert r.boot_retry == ("the first boot ended on the emulator ran a stale int3 at "
+                                "enqueue_task_fair+0xa0b/0xcc0 (byte before it now 0f, a "
+                                "finished text patch); booted again")
+        assert harness.console_log(k, s).read_text().startswith("@@SB-RETRY ")
+        rows = reliability.cell_rows(tmp_path / "cells")
+        assert rows[0][3] == ["clocks: first boot ran the emulator's stale int3 (booted again)"]

@@ -380,13 +380,20 @@ def run(k, s, base, echo=None):
                                    capacities=s.capacities, eas=s.eas)
     slow = (DEBUG_SLOWDOWN if k.flavour == "debug" else 1) * timeout_scale() * stretch
     r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
+    why = ""
     if r.timed_out and "@@SB-BEGIN" not in r.console:
         # The kernel never ran init, which says so before anything of
         # sbridge's loads: an emulator hang (seen with x86 multi-threaded
-        # TCG on a 2-core host), not the scenario's. Boot once more, and
-        # keep the reason in the result and on top of the console.
+        # TCG on a 2-core host), not the scenario's.
         why = (f"the first boot never reached init in {r.wall:.0f} s "
                f"({r.stuck}); booted again")
+    elif stale := vm.stale_int3(r):
+        # x86 multi-threaded TCG's stale int3 after a finished text
+        # patch (vm.stale_int3): the emulator's, wherever it strikes
+        why = f"the first boot ended on {stale}; booted again"
+    if why:
+        # Boot once more; the reason stays in the result and on top of
+        # the console, and the second boot is judged as any other.
         r = vm.boot(k, s, initrd, cmd=cmd, echo=echo, slowdown=slow)
         r.boot_retry = why
         r.console = f"@@SB-RETRY {why}\n{r.console}"

@@ -80,7 +80,9 @@ def cell_rows(cells_dir):
             if bad and "selftest-" not in c.name and "tcg-textpoke" not in c.name:
                 findings.append(f"{c.stem}: {bad[0][:90]}")
             if text.startswith("@@SB-RETRY"):
-                findings.append(f"{c.stem}: first boot never reached init (booted again)")
+                what = ("never reached init" if "never reached init" in text.split("\n", 1)[0]
+                        else "ran the emulator's stale int3")
+                findings.append(f"{c.stem}: first boot {what} (booted again)")
         rows.append((cell.name, release, t, findings,
                      datetime.date.fromtimestamp(newest).isoformat(), sorted(trees)))
     return rows

@@ -45,6 +45,8 @@ BASE64_LINE = re.compile(r"^[A-Za-z0-9+/=]*$")
 # and, after "Call Trace:", the frames (symbol+0xoff/0xlen).
 CRASH_WHERE = re.compile(r"\bCPU: \d+ .*PID: |\bRIP: |\] pc : |\] lr : |Modules linked in:")
 CRASH_FRAME = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
+# x86 oops bytes: "Code: ... XX <YY> ..."; for an int3 trap the PC is past it
+TRAP_CODE = re.compile(r"Code: (?:[0-9a-f]{2} )*([0-9a-f]{2}) <[0-9a-f]{2}>")
 
 
 @dataclass
@@ -124,6 +126,36 @@ def crash_context(text, frames=12):
         if "Kernel panic" in line or "end trace" in line:
             break
     return list(dict.fromkeys(out))
+
+
+def stale_int3(r):
+    """The emulator's stale int3, if that is what ended run @r.
+
+    x86 patches live kernel text (static keys, static calls) with
+    text_poke_bp(): an int3 on the first byte, the rest, the first byte,
+    syncing every CPU in between, and an int3 handler that steps over the
+    site while a patch is in flight. With one host thread per vCPU (the
+    rig's guests, which pace each vCPU thread) QEMU 7.2 lets a vCPU run a
+    stale translation of the int3 after the patch finished: "Oops: int3"
+    in kernel text whose Code line shows the byte before the PC back to
+    what it was patched to, not 0xcc (tests/scenarios/tcg-textpoke.sh;
+    seen at 2.9 s of a boot, no module loaded). A call into freed module
+    text (x86 fills it with int3) or a genuine int3 shows 0xcc there, and
+    so does not qualify.
+    Returns the reason in words, or "".
+    """
+    if not r.kernel_errors or "Oops: int3" not in r.kernel_errors[0]:
+        return ""
+    text = r.console + "\n" + r.dmesg
+    start = text.find("Oops: int3")
+    where = next((line.strip() for line in text[start:].splitlines()[1:40]
+                  if "RIP: " in line), "")
+    m = TRAP_CODE.search(text, start)
+    rip = where.partition("RIP: 0010:")[2]
+    if not m or m.group(1) == "cc" or not rip or "[" in rip:  # "[module]": not kernel text
+        return ""
+    return (f"the emulator ran a stale int3 at {rip} (byte before it now {m.group(1)}, "
+            "a finished text patch)")
 
 
 def extract_files(console):
