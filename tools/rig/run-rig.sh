@@ -95,7 +95,11 @@ arm64|aarch64)
 x86_64|amd64)
 	qemu=qemu-system-x86_64
 	mach=pc cpu=qemu64
-	[ -n "$append" ] || append="console=ttyS0 loglevel=5 panic=-1 log_buf_len=4M" ;;
+	# tsc=unstable: sched_clock is never marked stable, then unstable
+	# (as the tsc's cpufreq notifier does when rig_cpufreq loads): each
+	# mark patches kernel text on every CPU, and the rig's multi-threaded
+	# TCG can then run a stale int3 (docs/testing.md, "retried, once")
+	[ -n "$append" ] || append="console=ttyS0 loglevel=5 panic=-1 log_buf_len=4M tsc=unstable" ;;
 *) die "--arch must be arm64 or x86_64" ;;
 esac
 command -v $qemu >/dev/null || die "$qemu not installed"
