@@ -83,6 +83,18 @@ def test_bootstrap_interval_covers_and_narrows():
     assert hi1 - lo1 > (hi - lo) * 0.8   # fewer units: no narrower
 
 
+def test_resolution_says_what_an_interval_can_tell_and_what_would():
+    """An interval [0.90, 1.10] around 1.0 over 6 units is +-~10 % wide;
+    +-2 % at that spread takes ~23 x the units; nothing for no interval."""
+    half, need = report.resolution((1.0, 1 / 1.1, 1.1), 6)
+    assert half == pytest.approx(0.1)
+    assert need == math.ceil(6 * (math.log(1.1) / math.log(1.02)) ** 2)
+    wide, narrow = (report.resolution((1.0, 1 / w, w), 100)[1] for w in (1.1, 1.05))
+    assert narrow == pytest.approx(wide / 4, rel=0.1)  # half the width: a quarter
+    assert report.resolution((1.0, float("nan"), 1.1), 6) is None
+    assert report.resolution((1.0, 0.9, 1.1), 0) is None
+
+
 def test_histogram_quantiles():
     h = {10: 50, 20: 49, 100: 1}
     assert report.quantile_hist(h, 0, 0.5) == 10
@@ -588,6 +600,7 @@ def test_report_on_synthetic_measurements(tmp_path):
     assert r["lat"]["cap"]["p99"] == 20 and r["lat"]["sbridge"]["p50"] == 10
     text = (d / "summary.md").read_text()
     assert "STP ratio" in text and "R|pmtn|Cmax" in text and "Leave one program out" in text
+    assert "What the cap row against" in text and "not told from noise by 3 units" in text
     assert "held out" in text.lower() and "**missed**" in text
     assert "Modelled energy per mix" in text and "Frequency sweep" in text
     # latencies are in rig wall time: the run's own slowdown, not rig.conf's

@@ -966,6 +966,19 @@ def ci(t, d=3):
     return f"{fmt(t[0], d)} [{fmt(t[1], d)}, {fmt(t[2], d)}]"
 
 
+def resolution(t, n_units, target=0.02):
+    """What a ratio's interval @t = (est, lo, hi) over @n_units paired units
+    can tell: its half-width as a fraction (a ratio closer to 1 than that
+    is not told from noise), and about how many units an interval of
+    +-@target would take at the same spread (the width falls as one over
+    the square root of the units). None for an interval it cannot read.
+    """
+    if not n_units or any(x is None or not math.isfinite(x) or x <= 0 for x in t[1:]):
+        return None
+    half = (math.log(t[2]) - math.log(t[1])) / 2
+    return math.expm1(half), math.ceil(n_units * (half / math.log1p(target)) ** 2)
+
+
 def commit():
     q = subprocess.run(["git", "-C", str(TOP), "describe", "--always", "--dirty", "--abbrev=7"],
                        capture_output=True, text=True)
@@ -1101,6 +1114,15 @@ def summary(r, pics, out):
         L.append(f"| {kind} | {NAMES.get(base, base)}: **every run, lag not gated** (sensitivity) | "
                  f"{ci(m['stp'])} | {ci(m['antt'])} | {ci(m['makespan'])} | {ci(m['per_program'])} | "
                  f"{fmt(m['worst'])} ({fmt(m['p05'])}) | {ci(m['headroom'], 2)} | {m['n_units']} ({m['n_boots']}) |")
+    for (kind, base, top), m in sorted(r["comps"].items()):
+        res = resolution(m["stp"], m["n_units"]) \
+            if top == "sbridge" and base == STOCK.get(kind) else None
+        if res:
+            L += ["", f"What the {kind} row against {NAMES.get(base, base)} can tell: its STP "
+                  f"interval is +-{res[0] * 100:.1f} % wide, so a gain or loss smaller than "
+                  f"that is not told from noise by {m['n_units']} units; +-2 % at the same "
+                  f"spread would take about {res[1]} units ({res[1] / m['n_units']:.0f} x "
+                  f"these, over more boots as well as more rounds: the interval resamples both)."]
     if len({top for _k, top in r.get("all_nolag", {})}) > 1:
         L += ["", "Every configuration against the same stock runs, **lag not gated** (a "
               "diagnosis: what watching, the model and the margin each cost or give, read "
