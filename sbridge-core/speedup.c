@@ -981,7 +981,7 @@ void sbridge_memfit_result(const struct sbridge_memfit *f, bool on_fast,
 		hi = SBRIDGE_FP_ONE;
 	}
 	if (ca < lo || ca > hi) {
-		ca = ca < lo ? lo : hi;
+		ca = sbridge_clamp64(ca, lo, hi);
 		cb = SBRIDGE_SDIV64(b2 * SBRIDGE_FP_ONE - a12 * ca, a22);
 	}
 	cb = sbridge_clamp64(cb, SBRIDGE_FP_ONE / 64, SBRIDGE_FACTOR_MAX);
