@@ -147,11 +147,9 @@ def stale_int3(r):
     if not r.kernel_errors or "Oops: int3" not in r.kernel_errors[0]:
         return ""
     text = r.console + "\n" + r.dmesg
-    start = text.find("Oops: int3")
-    where = next((line.strip() for line in text[start:].splitlines()[1:40]
-                  if "RIP: " in line), "")
-    m = TRAP_CODE.search(text, start)
-    rip = where.partition("RIP: 0010:")[2]
+    m = TRAP_CODE.search(text, text.find("Oops: int3"))
+    # r.crash: crash_context() of this report, its own RIP line first
+    rip = next((line for line in r.crash if "RIP: " in line), "").partition("RIP: 0010:")[2]
     if not m or m.group(1) == "cc" or not rip or "[" in rip:  # "[module]": not kernel text
         return ""
     return (f"the emulator ran a stale int3 at {rip} (byte before it now {m.group(1)}, "
