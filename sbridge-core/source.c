@@ -301,14 +301,12 @@ const char *sbridge_status_message(u32 events, bool has_source)
 /**
  * sbridge_learning_possible() - can the model learn right now
  *
+ * Context: any (the decision's estimates too); RCU inside, lock-free.
  * Return: true if learning is on and the source gives cycles and
  *	instructions.
  */
 bool sbridge_learning_possible(void)
 {
-	char name[8];
-	u32 ev = sbridge_source_describe(name, sizeof(name));
-
 	return READ_ONCE(sbridge_params.learning) &&
-	       (ev & SBRIDGE_EV_LEARN) == SBRIDGE_EV_LEARN;
+	       (sbridge_source_events() & SBRIDGE_EV_LEARN) == SBRIDGE_EV_LEARN;
 }

@@ -787,6 +787,32 @@ u32 sbridge_est_predict(u32 share, bool on_fast, u32 gain)
 }
 
 /**
+ * sbridge_est_unknown() - the prediction of a task nothing is counted of
+ * @gain: as for sbridge_est_predict()
+ * @rel_err: the prediction's relative error (fp), learn.pred_err
+ * @out: the middle of the speedups the prediction spans, [1, 1 + @gain],
+ *	with half of that range as its error (at least @rel_err of it)
+ *
+ * Before its first counter window a task has no CPI stack: every speedup
+ * from a memory-bound 1 to a compute-bound 1 + @gain is as likely. 1.0
+ * with the prediction's usual error read as "gains nothing, surely", and
+ * the decision layer pinned every new process to a slow core at its first
+ * decision (eval 1b3s: perl and sort pinned little before a window of
+ * theirs existed). This estimate ties with any other in range, so the
+ * stock scheduler places the task until it is measured.
+ */
+void sbridge_est_unknown(u32 gain, u32 rel_err, struct sbridge_est *out)
+{
+	u32 half = gain / 2, least;
+
+	out->val = sbridge_model_clamp(SBRIDGE_FP_ONE + (u64)half);
+	least = (u32)(((u64)out->val * rel_err) >> SBRIDGE_FP_SHIFT);
+	out->err = half > least ? half : least;
+	out->err = out->err ?: 1;
+	out->n = 0;
+}
+
+/**
  * sbridge_share_on_fast() - a slow-type CPI_B share seen on the fast type
  * @share: share measured on the slow type (fp)
  * @gain: as for sbridge_est_predict()

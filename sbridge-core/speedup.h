@@ -220,6 +220,7 @@ u64 sbridge_est_weight(const struct sbridge_est *e);
 void sbridge_est_combine(const struct sbridge_est *a,
 			 const struct sbridge_est *b, struct sbridge_est *out);
 u32 sbridge_est_predict(u32 share, bool on_fast, u32 gain);
+void sbridge_est_unknown(u32 gain, u32 rel_err, struct sbridge_est *out);
 u32 sbridge_share_on_fast(u32 share, u32 gain);
 u64 sbridge_isqrt(u64 x);
 

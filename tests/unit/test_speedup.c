@@ -281,6 +281,23 @@ static void test_predict(void)
 	EQ(sbridge_share_on_fast(0, 1024), 0, "all stall stays 0");
 }
 
+/* Nothing counted yet: the middle of [1, 1 + gain], half of it the error. */
+static void test_unknown(void)
+{
+	struct sbridge_est e;
+
+	sbridge_est_unknown(1024, 205, &e);
+	EQ(e.val, 1536, "gain 1.0: 1.5 in the middle of [1, 2]");
+	EQ(e.err, 512, "with 0.5, half the range, as its error");
+	CHECK(e.val - e.err == 1024 && e.val + e.err == 2048,
+	      "one error either side spans the range (%u +- %u)", e.val, e.err);
+	sbridge_est_unknown(0, 205, &e);
+	EQ(e.val, 1024, "one kind of core (gain 0): 1.0");
+	EQ(e.err, 205, "with the prediction's own error, not 0");
+	sbridge_est_unknown(102, 205, &e);
+	EQ(e.err, (1024 + 51) * 205 >> 10, "a small gain: the prediction's error is the least");
+}
+
 /* ---- the review's bias cases, replayed ---- */
 
 #define WIN	1000000ULL	/* instructions a window */
@@ -899,6 +916,7 @@ int main(void)
 	test_window();
 	test_measure();
 	test_predict();
+	test_unknown();
 	test_bias_startup();
 	test_bias_refill();
 	test_bias_trust();
