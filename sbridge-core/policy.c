@@ -557,8 +557,14 @@ static bool sbridge_swap_worth(const struct sbridge_decision *d, unsigned int i,
 	const struct sbridge_hint *h = &d->task[i];
 	u64 rel = div_u64((u64)h->err << SBRIDGE_FP_SHIFT, max(h->speedup, 1U));
 
-	/* a rule's or the user's factor is no estimate to measure */
+	/*
+	 * a rule's or the user's factor is no estimate to measure; a task
+	 * with no warm stay yet on either kind (nothing counted: the whole
+	 * range as its error) is measured where it runs first
+	 */
 	if (sbridge_pc[i].kind != SBRIDGE_PC_PLAN || rel < SBRIDGE_SWAP_ERR ||
+	    !(READ_ONCE(sbridge_pc[i].t->est.visits[d->fast_type]) |
+	      READ_ONCE(sbridge_pc[i].t->est.visits[0])) ||
 	    sbridge_pt[i].want != SBRIDGE_PW_AUTO ||
 	    sbridge_pc[i].src == SBRIDGE_SRC_RULE ||
 	    sbridge_pc[i].src == SBRIDGE_SRC_OVERRIDE)
