@@ -179,6 +179,16 @@ def test_finite_replay_rewards_the_least_remaining_on_the_fast_cpu():
     assert 1.6 < stp < 1.9
 
 
+def test_finite_best_over_stock_is_the_best_rule_per_mix():
+    rows = [("0/1/n4", ["a"], {"x": (2.0, 0), "y": (2.2, 0)}, {"cap": 2.0, "sbridge": 1.9}),
+            ("0/2/n4", ["b"], {"x": (3.0, 0), "y": (2.5, 0)}, {"cap": 3.3}),
+            ("0/3/n4", ["c"], {"x": (1.0, 0)}, {"sbridge": 1.0})]   # no stock run: left out
+    ratios, gm = finite.best_over(rows)
+    assert [round(r, 3) for r in ratios] == [1.1, round(3.0 / 3.3, 3)]
+    assert abs(gm - (1.1 * 3.0 / 3.3) ** 0.5) < 1e-9
+    assert finite.best_over(rows[2:]) == ([], None)
+
+
 def test_period_configs_name_a_valid_period():
     assert run.period_config("p2000") and run.period_config("p10")
     assert not run.period_config("p5") and not run.period_config("p070") and \
