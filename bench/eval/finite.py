@@ -24,7 +24,6 @@ says sbridge loses to stock"). A diagnosis, not a benchmark.
 from __future__ import annotations
 
 import csv
-import math
 import sys
 from pathlib import Path
 
@@ -119,7 +118,7 @@ def best_over(rows, config="cap"):
               for _, _, model, stp in rows if stp.get(config)]
     if not ratios:
         return [], None
-    return ratios, math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    return ratios, report.gmean(ratios)
 
 
 def main(argv):
