@@ -503,12 +503,12 @@ static u8 sbridge_task_predict(const struct sbridge_task *t, unsigned int fast,
 	    sbridge_task_predict_mix(t, fast, slow, e, kind))
 		return SBRIDGE_SRC_PRED;
 	s = sbridge_task_phase_share(t, fast, slow, &on_fast);
-	if (s == SBRIDGE_SHARE_UNKNOWN && sbridge_learning_possible()) {
-		/* nothing counted yet: the user's factors give its range, no more */
-		sbridge_est_unknown(sbridge_task_gain(fast, slow), err, e);
-		return SBRIDGE_SRC_PRED;
-	}
 	if (s == SBRIDGE_SHARE_UNKNOWN) {
+		if (sbridge_learning_possible()) {
+			/* nothing counted yet: the user's factors give its range */
+			sbridge_est_unknown(sbridge_task_gain(fast, slow), err, e);
+			return SBRIDGE_SRC_PRED;
+		}
 		/* nothing ever will be: neutral, as without a counter source */
 		e->val = SBRIDGE_FP_ONE;
 		e->err = max_t(u32, (e->val * err) >> SBRIDGE_FP_SHIFT, 1);
